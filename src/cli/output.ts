@@ -1,0 +1,21 @@
+// The output events that actors and commands emit; the text and JSON-lines renderers subscribe to them.
+
+export type OutputLevel = 'info' | 'success' | 'warn' | 'dim';
+
+export type OutputEvent =
+  /** A line (or block) of text for people. */
+  | { type: 'output.message'; level: OutputLevel; text: string }
+  /** An expected failure: what went wrong, and what to do. */
+  | { type: 'output.error'; code: string; message: string; remedy: string }
+  /** A structured result. `text` is its rendering for people; `data` is what --json prints. */
+  | { type: 'output.result'; kind: string; data: unknown; text: string }
+  /** Progress on long work (clones, installs, container starts, scans). */
+  | { type: 'output.progress'; id: string; label: string; current?: number; total?: number; done?: boolean }
+  /** Live output of a running process. */
+  | { type: 'output.stream'; stream: 'stdout' | 'stderr'; chunk: string };
+
+export type OutputSink = (event: OutputEvent) => void;
+
+export const say = (text: string, level: OutputLevel = 'info'): OutputEvent => ({ type: 'output.message', level, text });
+
+export const result = (kind: string, data: unknown, text: string): OutputEvent => ({ type: 'output.result', kind, data, text });
