@@ -1,0 +1,41 @@
+// What command handlers may use of the running system; the composition root (root.ts) implements it.
+import type { CommandDefinition } from '../commands/types.js';
+
+/** The session as people see it in /status. */
+export interface SessionView {
+  name: string;
+  state: string;
+  mode: 'approve' | 'auto';
+  agent: 'universal-agent' | 'vm-agent';
+  usage: { inputTokens: number; outputTokens: number };
+  budget: { limit: number; used: number };
+  containers: string[];
+  currentContainer: string | null;
+  tasks: string[];
+  transcriptLength: number;
+}
+
+export interface SessionListing {
+  name: string;
+  savedAt: string | null;
+  size: number;
+  unreadable?: string;
+}
+
+export interface Runtime {
+  version: string;
+  cwd: string;
+  registry: readonly CommandDefinition[];
+  session: {
+    view(): SessionView;
+    send(event: { type: string } & Record<string, unknown>): void;
+  };
+  saveSession(name: string): Promise<{ file: string; bytes: number }>;
+  /** Replaces the current session with a saved one. */
+  resumeSession(name: string): Promise<SessionView>;
+  listSessions(): Promise<SessionListing[]>;
+  /** Appends a record to the audit trail (secrets are redacted by the writer). */
+  audit(type: string, data: Record<string, unknown>): void;
+  /** Which model answers, e.g. "offline (no model configured)". */
+  describeModel(): string;
+}

@@ -1,0 +1,18 @@
+// /agent: runs one of the two registered agents on a free-text task.
+import { z } from 'zod';
+import { defineCommand } from './types.js';
+
+export const agentCommand = defineCommand({
+  name: 'agent',
+  summary: 'Run universal-agent or vm-agent on a task described in free text',
+  usage: '/agent <universal-agent|vm-agent> "<task>" [--container <id>]',
+  examples: ['/agent universal-agent "add a dark-mode toggle to the header"'],
+  positionals: ['agentName', 'task'],
+  variadic: true,
+  args: z.object({
+    agentName: z.enum(['universal-agent', 'vm-agent']).describe('the registered agent to run'),
+    task: z.string().min(1).describe('the task, in free text (quote it; it may span lines)'),
+    container: z.string().optional().describe('vm-agent: the container to work in (default: the last created)'),
+  }),
+  pending: 'the agents',
+});

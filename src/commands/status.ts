@@ -1,0 +1,28 @@
+// /status: the session, mode, agent, model, token usage and containers.
+import { z } from 'zod';
+import { result } from '../cli/output.js';
+import { defineCommand } from './types.js';
+
+export const statusCommand = defineCommand({
+  name: 'status',
+  summary: 'Show the session, mode, agent, model, token usage and containers',
+  usage: '/status',
+  args: z.object({}),
+  run: async (_args, ctx) => {
+    const view = ctx.runtime.session.view();
+    const model = ctx.runtime.describeModel();
+    const total = view.usage.inputTokens + view.usage.outputTokens;
+    const text = [
+      `Session     ${view.name} (${view.state})`,
+      `Project     ${ctx.runtime.cwd}`,
+      `Mode        ${view.mode === 'auto' ? 'autonomous (/auto)' : 'approve each plan'}`,
+      `Agent       ${view.agent}`,
+      `Model       ${model}`,
+      `Tokens      ${total} used (${view.usage.inputTokens} in, ${view.usage.outputTokens} out)`,
+      `Budget      vm-agent ${view.budget.used} of ${view.budget.limit} tokens`,
+      `Tasks       ${view.tasks.length === 0 ? 'none' : view.tasks.join(', ')}`,
+      `Containers  ${view.containers.length === 0 ? 'none' : view.containers.map((c) => (c === view.currentContainer ? `${c} (current)` : c)).join(', ')}`,
+    ].join('\n');
+    ctx.emit(result('status', { ...view, model, project: ctx.runtime.cwd }, text));
+  },
+});
