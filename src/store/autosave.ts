@@ -1,0 +1,119 @@
+// Autosave and crash recovery: serialized, coalescing writes of .autosave.json guarded by a .autosave.lock {pid, startedAt}.
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CadreError } from '../errors.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { readSessionFile, type SessionData, type SessionFile } from './session-file.js';
+import { autosaveFileName, writeSessionFile } from './sessions.js';
+
+export const autosaveLockName = '.autosave.lock';
+
+export interface Autosaver {
+  file: string;
+  /**
+   * Queues `data` for writing. Writes never overlap; while one is running, later calls
+   * coalesce and only the newest is written. Resolves once this data, or newer data, is on disk.
+   */
+  save(data: SessionData): Promise<void>;
+  /** Waits for pending writes; `clean: true` removes the lock (a normal exit, nothing to recover). */
+  close(options: { clean: boolean }): Promise<void>;
+}
+
+interface Lock {
+  pid: number;
+  startedAt: string;
+}
+
+/**
+ * Starts autosaving into `dir/.autosave.json` and writes the lock. Throws
+ * session.autosave-in-use when a live cadre process holds the lock for this project.
+ */
+export async function createAutosaver(dir: string, { sessionName }: { sessionName: string }): Promise<Autosaver> {
+  const file = join(dir, autosaveFileName);
+  const lockFile = join(dir, autosaveLockName);
+  const held = await readLock(lockFile);
+  if (held !== undefined && held.pid !== process.pid && isAlive(held.pid)) {
+    throw new CadreError('session.autosave-in-use', `Another cadre (pid ${held.pid}, since ${held.startedAt}) is autosaving in ${dir}.`, {
+      remedy: 'Close the other cadre on this project, or continue without autosave.',
+    });
+  }
+  const lock: Lock = { pid: process.pid, startedAt: new Date().toISOString() };
+  await writeFileAtomic(lockFile, `${JSON.stringify(lock)}\n`);
+
+  let pending: { data: SessionData; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
+  let running: Promise<void> | undefined;
+
+  const drain = async (): Promise<void> => {
+    while (pending !== undefined) {
+      const batch = pending;
+      pending = undefined;
+      try {
+        await writeSessionFile(file, sessionName, batch.data);
+        for (const waiter of batch.waiters) waiter.resolve();
+      } catch (error) {
+        for (const waiter of batch.waiters) waiter.reject(error);
+      }
+    }
+    running = undefined;
+  };
+
+  return {
+    file,
+    save(data) {
+      return new Promise<void>((resolve, reject) => {
+        if (pending === undefined) pending = { data, waiters: [] };
+        pending.data = data;
+        pending.waiters.push({ resolve, reject });
+        running ??= drain();
+      });
+    },
+    async close({ clean }) {
+      while (running !== undefined) await running;
+      if (clean) await rm(lockFile, { force: true });
+    },
+  };
+}
+
+/**
+ * The session a crash left behind: the autosave data when a lock exists whose process is
+ * no longer alive. Undefined when there is no lock, or its process still runs. Throws
+ * session.corrupt or session.newer-version when the autosave file is unusable.
+ */
+export async function findCrashedSession(dir: string): Promise<{ data: SessionFile; pid: number; startedAt: string } | undefined> {
+  const held = await readLock(join(dir, autosaveLockName));
+  if (held === undefined || isAlive(held.pid)) return undefined;
+  const read = await readSessionFile(join(dir, autosaveFileName));
+  if (read.ok) return { data: read.data, pid: held.pid, startedAt: held.startedAt };
+  if (read.missing) return undefined;
+  throw read.error;
+}
+
+async function readLock(lockFile: string): Promise<Lock | undefined> {
+  let text: string;
+  try {
+    text = await readFile(lockFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const lock = JSON.parse(text) as Partial<Lock>;
+    if (typeof lock.pid === 'number' && Number.isInteger(lock.pid) && lock.pid > 0) {
+      return { pid: lock.pid, startedAt: typeof lock.startedAt === 'string' ? lock.startedAt : 'unknown' };
+    }
+  } catch {
+    // A torn or hand-edited lock: its writer is not one we can check, so treat it as dead.
+  }
+  return { pid: 0, startedAt: 'unknown' };
+}
+
+/** Whether a process exists (EPERM means it exists but belongs to someone else). */
+export function isAlive(pid: number): boolean {
+  if (pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,70 @@
+// `cadre config`: the effective config as rows of key, value (secrets masked) and where the value came from.
+import { getPath, isPlainObject, objectShape, type Json } from './config-layers.js';
+import { configSchema, secretKeyPaths } from './config-schema.js';
+import type { ConfigSource, LoadedConfig } from './config.js';
+
+export interface ConfigRow {
+  key: string;
+  /** The value as shown to people: JSON for lists, masked for secrets, "(not set)" when absent. */
+  value: string;
+  /** "default", "user <file>", "project <file>", "env <VAR>", "flag …", or "" when not set. */
+  source: string;
+  description: string;
+}
+
+const secretEnvName = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL)/i;
+
+/** Every key of the schema (set or not) plus every entry of records such as vm.env, in schema order. */
+export function describeConfig(loaded: LoadedConfig): { rows: ConfigRow[] } {
+  const rows: ConfigRow[] = [];
+  const visit = (shape: Record<string, { description?: string | undefined }>, prefix: string): void => {
+    for (const [name, schema] of Object.entries(shape)) {
+      const key = prefix === '' ? name : `${prefix}.${name}`;
+      const inner = objectShape(schema as never);
+      if (inner !== undefined) {
+        visit(inner, key);
+        continue;
+      }
+      const value = getPath(loaded.config, key);
+      const description = schema.description ?? '';
+      if (isPlainObject(value) && Object.keys(value).length > 0) {
+        for (const [entry, entryValue] of Object.entries(value as Json)) {
+          const entryKey = `${key}.${entry}`;
+          const masked = secretEnvName.test(entry) ? mask(String(entryValue)) : JSON.stringify(entryValue);
+          rows.push({ key: entryKey, value: masked, source: sourceText(loaded.sources.get(entryKey)), description });
+        }
+        continue;
+      }
+      rows.push({ key, value: showValue(key, value), source: sourceText(loaded.sources.get(key)), description });
+    }
+  };
+  visit(objectShape(configSchema) ?? {}, '');
+  return { rows };
+}
+
+/** The text `cadre config` prints: one aligned line per key. */
+export function renderConfigText(description: { rows: ConfigRow[] }): string {
+  const keyWidth = Math.max(...description.rows.map((row) => row.key.length));
+  const valueWidth = Math.min(48, Math.max(...description.rows.map((row) => row.value.length)));
+  return description.rows
+    .map((row) => `${row.key.padEnd(keyWidth)}  ${row.value.padEnd(valueWidth)}  ${row.source}`.trimEnd())
+    .join('\n');
+}
+
+/** Shows a secret as its first 4 characters and an ellipsis, or only dots when it is too short to reveal any. */
+export function mask(secret: string): string {
+  return secret.length >= 12 ? `${secret.slice(0, 4)}…` : '••••';
+}
+
+function showValue(key: string, value: unknown): string {
+  if (value === undefined) return '(not set)';
+  if (secretKeyPaths.includes(key)) return mask(String(value));
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+function sourceText(source: ConfigSource | undefined): string {
+  if (source === undefined) return '';
+  if (source.layer === 'default') return 'default';
+  return `${source.layer} ${source.origin}`;
+}

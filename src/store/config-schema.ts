@@ -1,0 +1,93 @@
+// The zod schema of cadre's configuration: defaults, allowed values, and the help text of every key.
+import { z } from 'zod';
+
+const patternList = z.array(z.string().min(1));
+
+const accessRule = (what: string) =>
+  z.strictObject({
+    allow: patternList.default(['**']).describe(`Glob patterns of project paths universal-agent may ${what}`),
+    deny: patternList
+      .default(['.env*', '.git/**', '**/*.pem', '**/id_rsa*', '**/*.key'])
+      .describe(`Glob patterns it may never ${what}; deny wins over allow, and lists from every layer add up`),
+  });
+
+const capability = z.strictObject({
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a kebab-case name like api-review').describe('Capability name'),
+  description: z.string().min(1).describe('One line saying what it does'),
+  instructions: z.string().min(1).describe('Instructions given to the agent when the capability is used'),
+  tools: z.array(z.string().min(1)).default([]).describe('Names of the tools it may use'),
+});
+
+export const configSchema = z.strictObject({
+  model: z
+    .strictObject({
+      provider: z
+        .enum(['offline', 'anthropic', 'openai', 'openai-compatible'])
+        .default('offline')
+        .describe('Model provider; offline uses the embedded deterministic engine'),
+      name: z.string().min(1).optional().describe('Model name, as the provider spells it'),
+      baseUrl: z.url().optional().describe('Provider API base URL (required for openai-compatible servers)'),
+      apiKey: z.string().min(1).optional().describe('Provider API key (secret)'),
+    })
+    .prefault({})
+    .describe('The model behind the agents'),
+  permissions: z
+    .strictObject({
+      read: accessRule('read').prefault({}),
+      write: accessRule('write').prefault({}),
+    })
+    .prefault({})
+    .describe("universal-agent's file permissions on the host project"),
+  vm: z
+    .strictObject({
+      memory: z
+        .string()
+        .regex(/^\d+(\.\d+)?(MB|GB)$/i, 'a size with a unit, like 2GB or 512MB')
+        .default('2GB')
+        .describe('Container memory limit'),
+      cpu: z.number().int().min(1).max(64).default(2).describe('Container CPU cores'),
+      timeoutMinutes: z.number().int().min(1).default(30).describe('Container timeout in minutes'),
+      env: z
+        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string())
+        .default({})
+        .describe('Environment variables set inside the container'),
+      networkIsolation: z.boolean().default(false).describe('Deny all network egress from the container'),
+      allowedDomains: z.array(z.string().min(1)).default([]).describe('Extra domains the container may reach'),
+      tokenBudget: z.number().int().min(1).default(50_000).describe('Model tokens per vm-agent session'),
+      image: z.string().min(1).default('cadre-sandbox:latest').describe('Docker image of the sandbox'),
+    })
+    .prefault({})
+    .describe('vm-agent containers'),
+  exec: z
+    .strictObject({
+      timeoutSeconds: z.number().int().min(1).default(600).describe('Time limit of /exec commands in seconds'),
+    })
+    .prefault({})
+    .describe('The /exec command'),
+  git: z
+    .strictObject({
+      authorName: z.string().min(1).optional().describe('Author name of commits cadre makes'),
+      authorEmail: z.email().optional().describe('Author email of commits cadre makes'),
+    })
+    .prefault({})
+    .describe('Git identity'),
+  github: z
+    .strictObject({
+      token: z.string().min(1).optional().describe('GitHub token for pull requests (secret)'),
+      baseUrl: z.url().default('https://api.github.com').describe('GitHub API base URL'),
+    })
+    .prefault({})
+    .describe('Pull requests'),
+  capabilities: z.array(capability).default([]).describe('Extra capabilities added to the agents'),
+  audit: z
+    .strictObject({
+      enabled: z.boolean().default(true).describe('Write the hash-chained audit trail'),
+    })
+    .prefault({})
+    .describe('The audit trail'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Key paths whose values are secrets: masked when shown, registered for redaction. */
+export const secretKeyPaths: readonly string[] = ['model.apiKey', 'github.token'];

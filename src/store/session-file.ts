@@ -1,0 +1,75 @@
+// The saved-session file format (schema version 1) and reading one file into a typed value or a clear error.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { CadreError } from '../errors.js';
+
+export const sessionSchemaVersion = 1;
+
+export const transcriptEntrySchema = z.looseObject({
+  role: z.enum(['user', 'agent', 'system', 'tool']),
+  text: z.string(),
+  at: z.string().optional(),
+  agent: z.string().optional(),
+});
+
+export const sessionFileSchema = z.strictObject({
+  schemaVersion: z.literal(sessionSchemaVersion),
+  name: z.string(),
+  savedAt: z.iso.datetime(),
+  cadreVersion: z.string(),
+  /** The persisted XState snapshot of the session actor (`actor.getPersistedSnapshot()`). */
+  snapshot: z.unknown(),
+  transcript: z.array(transcriptEntrySchema),
+  usage: z.looseObject({
+    inputTokens: z.number().int().min(0),
+    outputTokens: z.number().int().min(0),
+  }),
+  mode: z.enum(['approve', 'auto']),
+  agent: z.enum(['universal-agent', 'vm-agent']),
+});
+
+export type SessionFile = z.infer<typeof sessionFileSchema>;
+/** What callers hand to save: the file minus the fields cadre fills in. */
+export type SessionData = Omit<SessionFile, 'schemaVersion' | 'name' | 'savedAt'>;
+
+export type SessionRead = { ok: true; data: SessionFile } | { ok: false; missing: boolean; error: CadreError };
+
+/** Reads and validates a session file; every failure is a value, never a throw. */
+export async function readSessionFile(file: string): Promise<SessionRead> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return { ok: false, missing, error: corrupt(file, `it cannot be read (${(error as Error).message})`, error) };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, missing: false, error: corrupt(file, `it is not valid JSON (${(error as Error).message})`, error) };
+  }
+  const version = typeof raw === 'object' && raw !== null ? (raw as { schemaVersion?: unknown }).schemaVersion : undefined;
+  if (typeof version === 'number' && version > sessionSchemaVersion) {
+    const error = new CadreError(
+      'session.newer-version',
+      `Session file ${file} has schema version ${version}; this cadre reads version ${sessionSchemaVersion}. The file was left untouched.`,
+      { remedy: 'Open it with the newer cadre that wrote it, or upgrade cadre.' },
+    );
+    return { ok: false, missing: false, error };
+  }
+  const parsed = sessionFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue === undefined ? '' : ` at ${issue.path.join('.') || '(top level)'}: ${issue.message}`;
+    return { ok: false, missing: false, error: corrupt(file, `it does not match the session format${where}`, parsed.error) };
+  }
+  return { ok: true, data: parsed.data };
+}
+
+function corrupt(file: string, why: string, cause: unknown): CadreError {
+  return new CadreError('session.corrupt', `Session file ${file} is unusable: ${why}. The file was left untouched.`, {
+    remedy: 'Move it aside or delete it; save under another name meanwhile.',
+    cause,
+  });
+}
