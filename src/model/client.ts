@@ -1,0 +1,124 @@
+// The ModelClient over the AI SDK: Anthropic, OpenAI (chat completions) and OpenAI-compatible servers, with 429 retry.
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { streamText, type LanguageModel } from 'ai';
+import { CadreError } from '../errors.js';
+import { retryAfterMs, toModelError } from './errors.js';
+import { toModelMessages, toToolSet } from './messages.js';
+import type { ResolvedModel } from './resolve.js';
+import type { ModelClient, ModelRequest, ModelStreamPart } from './types.js';
+
+export interface RetryPolicy {
+  /** Retries after a 429 before giving up (default 3). */
+  maxRetries: number;
+  /** First backoff when the server sends no retry-after (default 1 s), doubled each time. */
+  initialDelayMs: number;
+  /** Longest wait cadre accepts, retry-after included (default 60 s). */
+  maxDelayMs: number;
+}
+
+export interface ModelClientOptions {
+  retry?: Partial<RetryPolicy>;
+  /** Told before each wait, so the user sees why nothing happens. */
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** Waits between retries; injectable so tests need not sleep. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const defaultRetry: RetryPolicy = { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 60_000 };
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CadreError('model.cancelled', 'The model request was cancelled.', { exitCode: 130 }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function languageModel(resolved: ResolvedModel): LanguageModel {
+  if (resolved.provider === 'anthropic') {
+    return createAnthropic({ apiKey: resolved.apiKey, ...(resolved.baseUrl ? { baseURL: resolved.baseUrl } : {}) })(resolved.model);
+  }
+  if (resolved.provider === 'openai') {
+    return createOpenAI({ apiKey: resolved.apiKey, ...(resolved.baseUrl ? { baseURL: resolved.baseUrl } : {}) }).chat(resolved.model);
+  }
+  return createOpenAICompatible({
+    name: 'openai-compatible',
+    baseURL: resolved.baseUrl ?? '',
+    includeUsage: true,
+    ...(resolved.apiKey ? { apiKey: resolved.apiKey } : {}),
+  }).chatModel(resolved.model);
+}
+
+/** Creates the client for a resolved model. Errors surface as CadreError `model.*`. */
+export function createModelClient(resolved: ResolvedModel, options: ModelClientOptions = {}): ModelClient {
+  // The SDK prints compatibility warnings straight to the console, which would tear the REPL's output.
+  (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+  const model = languageModel(resolved);
+  const policy = { ...defaultRetry, ...options.retry };
+  const sleep = options.sleep ?? abortableSleep;
+  const where = resolved.baseUrl ?? `the ${resolved.provider} API`;
+
+  async function* attempt(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    const result = streamText({
+      model,
+      system: request.system,
+      messages: toModelMessages(request.messages),
+      ...(request.tools.length ? { tools: toToolSet(request.tools) } : {}),
+      maxRetries: 0,
+      // Failures arrive as `error` parts below; the SDK's default handler would print them to the terminal.
+      onError: () => undefined,
+      ...(request.signal ? { abortSignal: request.signal } : {}),
+      ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
+    });
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') yield { type: 'text-delta', text: part.text };
+      else if (part.type === 'tool-call') yield { type: 'tool-call', call: { id: part.toolCallId, name: part.toolName, input: part.input } };
+      else if (part.type === 'error') throw part.error;
+      else if (part.type === 'abort') throw new CadreError('model.cancelled', 'The model request was cancelled.', { exitCode: 130 });
+      else if (part.type === 'finish') {
+        yield {
+          type: 'finish',
+          finishReason: part.finishReason,
+          usage: { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 },
+        };
+      }
+    }
+  }
+
+  return {
+    provider: resolved.provider,
+    model: resolved.model,
+    async *stream(request) {
+      for (let retry = 0; ; retry += 1) {
+        let yielded = false;
+        try {
+          for await (const part of attempt(request)) {
+            yielded = true;
+            yield part;
+          }
+          return;
+        } catch (raw) {
+          const error = request.signal?.aborted
+            ? new CadreError('model.cancelled', 'The model request was cancelled.', { cause: raw, exitCode: 130 })
+            : toModelError(raw, resolved.provider, where);
+          // Only a request that produced nothing may be repeated: a half-streamed turn is not replayed.
+          if (error.code !== 'model.rate-limited' || yielded || retry >= policy.maxRetries) throw error;
+          const asked = retryAfterMs(raw);
+          const delayMs = Math.min(asked ?? policy.initialDelayMs * 2 ** retry, policy.maxDelayMs);
+          if (asked !== undefined && asked > policy.maxDelayMs) throw error;
+          options.onRetry?.({ attempt: retry + 1, delayMs, reason: error.message });
+          await sleep(delayMs, request.signal);
+        }
+      }
+    },
+  };
+}
