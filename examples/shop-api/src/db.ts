@@ -1,0 +1,4 @@
+// The Prisma client shared by the routes.
+import { PrismaClient } from '@prisma/client';
+
+export const prisma = new PrismaClient();

@@ -1,0 +1,149 @@
+// Parsing JS/TS/JSX/TSX (and the scripts of Vue and Svelte components) with oxc-parser, and walking the tree.
+import { parseSync, visitorKeys } from 'oxc-parser';
+
+/** An ESTree node as oxc-parser returns it; fields are read with the helpers below. */
+export type AstNode = { type: string; start: number; end: number } & Record<string, unknown>;
+
+export type ParsedSource = {
+  program: AstNode;
+  /** Offset of the script inside the file (non-zero for Vue/Svelte script blocks). */
+  offset: number;
+  errors: string[];
+  /** Comments with offsets relative to the script (add `offset` for file offsets). */
+  comments: { type: 'Line' | 'Block'; value: string; start: number; end: number }[];
+};
+
+const scriptExtensions = /\.(?:[cm]?[jt]sx?)$/;
+const componentExtensions = /\.(?:vue|svelte)$/;
+
+export function isScriptPath(path: string): boolean {
+  return scriptExtensions.test(path) && !path.endsWith('.d.ts');
+}
+
+export function isParsablePath(path: string): boolean {
+  return isScriptPath(path) || componentExtensions.test(path);
+}
+
+/** Parses a script or the first `<script>` block of a component; null when the file has no script. */
+export function parseSource(path: string, text: string): ParsedSource | null {
+  let source = text;
+  let offset = 0;
+  let filename = path;
+  if (componentExtensions.test(path)) {
+    const match = /<script\b([^>]*)>([\s\S]*?)<\/script>/.exec(text);
+    if (!match) return null;
+    const attributes = match[1] ?? '';
+    const lang = /lang=["'](tsx?|jsx?)["']/.exec(attributes)?.[1] ?? 'js';
+    source = match[2] ?? '';
+    offset = match.index + match[0].indexOf('>') + 1;
+    filename = `component.${lang}`;
+  } else if (/\.[cm]?js$/.test(path) && /<[A-Za-z][\w.]*[\s/>]/.test(text)) {
+    // Plain .js files often hold JSX (Create React App, older projects).
+    filename = `${path}x`;
+  }
+  const result = parseSync(filename, source, { sourceType: 'unambiguous' });
+  return {
+    program: result.program as unknown as AstNode,
+    offset,
+    errors: result.errors.map((error) => error.message),
+    comments: result.comments,
+  };
+}
+
+export function isNode(value: unknown): value is AstNode {
+  return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
+}
+
+/**
+ * Depth-first walk. `enter` sees each node with its ancestors (nearest last);
+ * returning false skips the node's children.
+ */
+export function walk(root: AstNode, enter: (node: AstNode, ancestors: readonly AstNode[]) => boolean | void): void {
+  const ancestors: AstNode[] = [];
+  const visit = (node: AstNode): void => {
+    if (enter(node, ancestors) === false) return;
+    const keys = visitorKeys[node.type];
+    if (!keys) return;
+    ancestors.push(node);
+    for (const key of keys) {
+      const child = node[key];
+      if (Array.isArray(child)) {
+        for (const item of child) if (isNode(item)) visit(item);
+      } else if (isNode(child)) {
+        visit(child);
+      }
+    }
+    ancestors.pop();
+  };
+  visit(root);
+}
+
+/** The child node under `key`, if any. */
+export function child(node: AstNode, key: string): AstNode | null {
+  const value = node[key];
+  return isNode(value) ? value : null;
+}
+
+/** The child nodes under `key` (skipping holes). */
+export function children(node: AstNode, key: string): AstNode[] {
+  const value = node[key];
+  return Array.isArray(value) ? value.filter(isNode) : [];
+}
+
+export function identifierName(node: AstNode | null): string | null {
+  if (!node) return null;
+  if (node.type === 'Identifier' || node.type === 'JSXIdentifier' || node.type === 'PrivateIdentifier') return node.name as string;
+  return null;
+}
+
+/** `a.b.c` for member chains of identifiers, `this.x`, or a plain identifier; null otherwise. */
+export function memberPath(node: AstNode | null): string | null {
+  if (!node) return null;
+  if (node.type === 'ThisExpression') return 'this';
+  if (node.type === 'MetaProperty') return `${identifierName(child(node, 'meta'))}.${identifierName(child(node, 'property'))}`;
+  if (node.type === 'Identifier') return node.name as string;
+  if (node.type === 'MemberExpression') {
+    const object = memberPath(child(node, 'object'));
+    const property = child(node, 'property');
+    if (!object || !property) return null;
+    if (node.computed) return property.type === 'Literal' && typeof property.value === 'string' ? `${object}.${property.value}` : `${object}[]`;
+    return `${object}.${identifierName(property) ?? '?'}`;
+  }
+  if (node.type === 'ChainExpression' || node.type === 'TSNonNullExpression' || node.type === 'ParenthesizedExpression') {
+    return memberPath(child(node, 'expression'));
+  }
+  return null;
+}
+
+/** The callee path of a call or `new` expression (`res.send`, `eval`). */
+export function calleePath(node: AstNode): string | null {
+  return memberPath(child(node, 'callee'));
+}
+
+/** The value of a string literal or a template literal without expressions. */
+export function staticString(node: AstNode | null): string | null {
+  if (!node) return null;
+  if (node.type === 'Literal' && typeof node.value === 'string') return node.value;
+  if (node.type === 'TemplateLiteral' && children(node, 'expressions').length === 0) {
+    const quasi = children(node, 'quasis')[0];
+    const cooked = (quasi?.value as { cooked?: string } | undefined)?.cooked;
+    return cooked ?? '';
+  }
+  return null;
+}
+
+/** Maps offsets to 1-based lines and columns. */
+export function lineLocator(text: string): (offset: number) => { line: number; column: number } {
+  const starts = [0];
+  for (let index = text.indexOf('\n'); index !== -1; index = text.indexOf('\n', index + 1)) starts.push(index + 1);
+  return (offset) => {
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] ?? 0) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low + 1, column: offset - (starts[low] ?? 0) + 1 };
+  };
+}

@@ -1,0 +1,219 @@
+// /analyze-project: builds and loads `.cadre/context.json` (file index, import graph, symbol index, detected stack and style).
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CadreError } from '../errors.js';
+import { isParsablePath, parseSource } from './ast.js';
+import { writeFileAtomic } from './atomic.js';
+import { type PackageJson, type Stack, detectStack } from './detect.js';
+import { type FileFacts, extractFacts } from './facts.js';
+import { contentHash, languageOf, listProjectFiles } from './files.js';
+import { resolveImport } from './resolve.js';
+import { type CodeStyle, detectStyle } from './style.js';
+import { summarizeContext } from './summary.js';
+
+/** Bumped whenever the shape or the extraction changes; older caches are rebuilt. */
+export const contextVersion = 1;
+
+export type FileEntry = {
+  hash: string;
+  size: number;
+  mtimeMs: number;
+  language: string;
+  /** Parser facts for scripts and components; null for other files or when the file does not parse. */
+  facts: FileFacts | null;
+  parseErrors: number;
+  /** Stylesheets: declares CSS custom properties. */
+  cssVariables?: boolean;
+};
+
+export type ProjectContext = Stack & {
+  version: number;
+  root: string;
+  generatedAt: string;
+  packageJson: PackageJson | null;
+  languages: Record<string, number>;
+  style: CodeStyle;
+  files: Record<string, FileEntry>;
+  /** Import graph: file → files it imports (relative paths inside the project). */
+  importGraph: Record<string, string[]>;
+  /** Symbol index: name → where it is declared. */
+  symbols: Record<string, { file: string; line: number; kind: string; exported: boolean }[]>;
+};
+
+export type AnalyzeProjectResult = { context: ProjectContext; summary: string; changed: number; reused: number };
+
+export function contextPath(cwd: string): string {
+  return join(cwd, '.cadre', 'context.json');
+}
+
+/** The cached context, or null when there is none or it was written by another version. */
+export async function loadProjectContext(cwd: string): Promise<ProjectContext | null> {
+  let text: string;
+  try {
+    text = await readFile(contextPath(cwd), 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<ProjectContext>;
+    if (parsed.version !== contextVersion || typeof parsed.files !== 'object' || parsed.files === null) return null;
+    return parsed as ProjectContext;
+  } catch {
+    return null;
+  }
+}
+
+/** Builds (or refreshes) the context; only files whose size, mtime or hash changed are parsed again. */
+export async function analyzeProject(options: { cwd: string; onProgress?: (done: number, total: number) => void }): Promise<AnalyzeProjectResult> {
+  const { cwd } = options;
+  const previous = await loadProjectContext(cwd);
+  const listed = await listProjectFiles(cwd).catch((error: unknown) => {
+    throw new CadreError('project.unreadable', `Cannot read the project folder ${cwd}.`, { remedy: 'Check that the folder exists and is readable.', cause: error });
+  });
+  const files: Record<string, FileEntry> = {};
+  let changed = 0;
+  let reused = 0;
+  let done = 0;
+  const samples: string[] = [];
+  const queue = [...listed];
+  const worker = async (): Promise<void> => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      const old = previous?.files[item.path];
+      if (old && old.size === item.size && old.mtimeMs === item.mtimeMs) {
+        files[item.path] = old;
+        reused += 1;
+      } else {
+        const text = await readFile(join(cwd, item.path), 'utf8');
+        const hash = contentHash(text);
+        if (old && old.hash === hash) {
+          files[item.path] = { ...old, mtimeMs: item.mtimeMs };
+          reused += 1;
+        } else {
+          files[item.path] = indexFile(item.path, text, hash, item);
+          changed += 1;
+        }
+        if (samples.length < 40 && /\.[cm]?[jt]sx?$/.test(item.path)) samples.push(text);
+      }
+      done += 1;
+      options.onProgress?.(done, listed.length);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  const ordered = Object.fromEntries(listed.map((item) => [item.path, files[item.path] as FileEntry]));
+  const context = await buildContext(cwd, ordered, samples);
+  const removed = previous ? Object.keys(previous.files).filter((path) => !(path in ordered)).length : 0;
+  if (changed > 0 || removed > 0 || !previous || JSON.stringify(stripVolatile(previous)) !== JSON.stringify(stripVolatile(context))) {
+    await writeFileAtomic(contextPath(cwd), JSON.stringify(context));
+  }
+  return { context, summary: summarizeContext(context, { changed, reused }), changed: changed + removed, reused };
+}
+
+function stripVolatile(context: ProjectContext): unknown {
+  return { ...context, generatedAt: '' };
+}
+
+function indexFile(path: string, text: string, hash: string, item: { size: number; mtimeMs: number }): FileEntry {
+  const entry: FileEntry = { hash, size: item.size, mtimeMs: item.mtimeMs, language: languageOf(path), facts: null, parseErrors: 0 };
+  if (/\.(?:css|s[ac]ss|less)$/.test(path)) entry.cssVariables = /(?:^|[\s;{])--[\w-]+\s*:/.test(text);
+  if (isParsablePath(path)) {
+    try {
+      const parsed = parseSource(path, text);
+      if (parsed) {
+        entry.parseErrors = parsed.errors.length;
+        entry.facts = extractFacts(parsed, text);
+      }
+    } catch {
+      entry.parseErrors = 1;
+    }
+  }
+  return entry;
+}
+
+async function buildContext(cwd: string, files: Record<string, FileEntry>, samples: string[]): Promise<ProjectContext> {
+  const packageJson = await readJson<PackageJson>(join(cwd, 'package.json'));
+  const topLevel = await readdir(cwd).catch(() => [] as string[]);
+  const paths = [...new Set([...Object.keys(files), ...topLevel])];
+  const pathSet = new Set(Object.keys(files));
+  const importSources = new Set<string>();
+  const importGraph: Record<string, string[]> = {};
+  const symbols: ProjectContext['symbols'] = {};
+  const languages: Record<string, number> = {};
+  const identifiers: string[] = [];
+  const importKinds = { esm: 0, commonjs: 0 };
+  for (const [path, entry] of Object.entries(files)) {
+    languages[entry.language] = (languages[entry.language] ?? 0) + 1;
+    if (!entry.facts) continue;
+    const edges = new Set<string>();
+    for (const fact of entry.facts.imports) {
+      importSources.add(fact.source);
+      if (fact.kind === 'require') importKinds.commonjs += 1;
+      else if (fact.kind === 'import') importKinds.esm += 1;
+      const target = resolveImport(path, fact.source, pathSet);
+      if (target) edges.add(target);
+    }
+    if (edges.size > 0) importGraph[path] = [...edges].sort();
+    for (const symbol of entry.facts.symbols) {
+      (symbols[symbol.name] ??= []).push({ file: path, line: symbol.line, kind: symbol.kind, exported: symbol.exported });
+      if (symbol.kind === 'function' || symbol.kind === 'variable') identifiers.push(symbol.name);
+    }
+  }
+  const stack = detectStack({
+    packageJson,
+    paths,
+    importSources,
+    usesCssVariables: Object.values(files).some((entry) => entry.cssVariables === true),
+  });
+  const style = detectStyle({
+    editorconfig: await readText(join(cwd, '.editorconfig')),
+    prettier: await loadPrettier(cwd, packageJson),
+    eslintConfigText: await firstText(cwd, ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', '.eslintrc.json', '.eslintrc.js', '.eslintrc.cjs', '.eslintrc', '.eslintrc.yml']),
+    samples,
+    sourcePaths: Object.keys(files).filter((path) => /\.[cm]?[jt]sx?$/.test(path)),
+    identifiers,
+    importKinds,
+  });
+  return { version: contextVersion, root: cwd, generatedAt: new Date().toISOString(), ...stack, packageJson, languages, style, files, importGraph, symbols };
+}
+
+async function readText(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+async function readJson<T>(path: string): Promise<T | null> {
+  const text = await readText(path);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+async function firstText(cwd: string, names: string[]): Promise<string | null> {
+  for (const name of names) {
+    const text = await readText(join(cwd, name));
+    if (text !== null) return text;
+  }
+  return null;
+}
+
+/** Prettier options from `.prettierrc(.json)` or package.json; `{}` when only a JS config exists (its defaults apply). */
+async function loadPrettier(cwd: string, packageJson: PackageJson | null): Promise<Record<string, unknown> | null> {
+  const fromPackage = (packageJson as { prettier?: unknown } | null)?.prettier;
+  if (typeof fromPackage === 'object' && fromPackage !== null) return fromPackage as Record<string, unknown>;
+  for (const name of ['.prettierrc', '.prettierrc.json']) {
+    const config = await readJson<Record<string, unknown>>(join(cwd, name));
+    if (config) return config;
+  }
+  const jsConfig = await firstText(cwd, ['prettier.config.js', 'prettier.config.mjs', 'prettier.config.cjs', '.prettierrc.js', '.prettierrc.cjs', '.prettierrc.mjs']);
+  if (jsConfig === null) return null;
+  const options: Record<string, unknown> = {};
+  for (const match of jsConfig.matchAll(/\b(singleQuote|semi|useTabs)\s*:\s*(true|false)/g)) options[match[1] as string] = match[2] === 'true';
+  const tabWidth = /\btabWidth\s*:\s*(\d+)/.exec(jsConfig)?.[1];
+  if (tabWidth) options.tabWidth = Number(tabWidth);
+  return options;
+}
