@@ -1,0 +1,148 @@
+// The root statechart: start-up, the prompt loop (one command at a time), Ctrl-C / Ctrl-D handling, shut-down.
+import { assign, emit, fromCallback, fromPromise, setup, spawnChild, type EventObject } from 'xstate';
+import { sessionMachine, type SessionInput } from './session.machine.js';
+
+export interface CliInput {
+  cwd: string;
+  /** The session the root spawns at start (systemId "session"). */
+  session: SessionInput;
+}
+
+export interface CliContext {
+  cwd: string;
+  session: SessionInput;
+  lastExitCode: number;
+}
+
+export interface CliOutput {
+  exitCode: number;
+}
+
+export type CliEvent =
+  | { type: 'input.line'; text: string }
+  | { type: 'input.interrupt' }
+  | { type: 'input.eof' };
+
+/** Notifications for the renderer; the composition root may replace the actions that emit them. */
+export type CliEmitted =
+  | { type: 'cli.error'; error: unknown }
+  | { type: 'cli.exit-armed' }
+  | { type: 'cli.interrupted' };
+
+export interface RunCommandInput { text: string }
+/** `exit` asks the root to shut down after the command (/exit). */
+export interface RunCommandOutput { exitCode: number; exit?: boolean }
+
+/** Exit code of a command stopped by Ctrl-C (128 + SIGINT). */
+const interruptedExitCode = 130;
+
+export const cliMachine = setup({
+  types: {
+    input: {} as CliInput,
+    context: {} as CliContext,
+    events: {} as CliEvent,
+    output: {} as CliOutput,
+    emitted: {} as CliEmitted,
+  },
+  actors: {
+    startUp: fromPromise<void, CliInput>(async () => undefined),
+    runCommand: fromPromise<RunCommandOutput, RunCommandInput>(() =>
+      Promise.reject(new Error('runCommand is not provided: the composition root must supply it with machine.provide()'))),
+    shutDown: fromPromise<void, CliInput>(async () => undefined),
+    session: sessionMachine,
+    /** The single writer of the audit trail; the composition root provides the real one. */
+    audit: fromCallback<EventObject>(() => undefined),
+  },
+  guards: {
+    exitRequested: (_, params: { output: RunCommandOutput }) => params.output.exit === true,
+  },
+  actions: {
+    reportError: emit((_, params: { error: unknown }) => ({ type: 'cli.error' as const, error: params.error })),
+    announceExitArmed: emit({ type: 'cli.exit-armed' }),
+    announceInterrupted: emit({ type: 'cli.interrupted' }),
+    recordExitCode: assign((_, params: { exitCode: number }) => ({ lastExitCode: params.exitCode })),
+  },
+}).createMachine({
+  id: 'cli',
+  description: 'The root actor: reads input, runs one command at a time, and exits with the last exit code.',
+  context: ({ input }) => ({ cwd: input.cwd, session: input.session, lastExitCode: 0 }),
+  entry: [
+    spawnChild('audit', { id: 'audit', systemId: 'audit' }),
+    spawnChild('session', { id: 'session', systemId: 'session', input: ({ context }) => context.session }),
+  ],
+  initial: 'starting',
+  output: ({ context }) => ({ exitCode: context.lastExitCode }),
+  states: {
+    starting: {
+      description: 'Loading config, the session and the audit trail.',
+      invoke: {
+        id: 'startUp',
+        src: 'startUp',
+        input: ({ context }) => ({ cwd: context.cwd, session: context.session }),
+        onDone: 'idle',
+        onError: { target: 'idle', actions: { type: 'reportError', params: ({ event }) => ({ error: event.error }) } },
+      },
+    },
+    idle: {
+      description: 'The prompt is shown and waits for a line.',
+      initial: 'ready',
+      on: {
+        'input.line': 'dispatching',
+        'input.eof': 'exiting',
+      },
+      states: {
+        ready: {
+          description: 'Waiting for input; Ctrl-C arms the exit.',
+          on: { 'input.interrupt': { target: 'exit-armed', actions: 'announceExitArmed' } },
+        },
+        'exit-armed': {
+          description: 'Ctrl-C was pressed at an idle prompt; a second Ctrl-C exits.',
+          on: { 'input.interrupt': '#cli.exiting' },
+        },
+      },
+    },
+    dispatching: {
+      description: 'One command runs; Ctrl-C aborts it (leaving the state stops the command actor).',
+      invoke: {
+        id: 'runCommand',
+        src: 'runCommand',
+        input: ({ event }) => ({ text: event.type === 'input.line' ? event.text : '' }),
+        onDone: [
+          {
+            guard: { type: 'exitRequested', params: ({ event }) => ({ output: event.output }) },
+            target: 'exiting',
+            actions: { type: 'recordExitCode', params: ({ event }) => ({ exitCode: event.output.exitCode }) },
+          },
+          { target: 'idle', actions: { type: 'recordExitCode', params: ({ event }) => ({ exitCode: event.output.exitCode }) } },
+        ],
+        onError: {
+          target: 'idle',
+          actions: [
+            { type: 'reportError', params: ({ event }) => ({ error: event.error }) },
+            { type: 'recordExitCode', params: { exitCode: 1 } },
+          ],
+        },
+      },
+      on: {
+        'input.interrupt': {
+          target: 'idle',
+          actions: [{ type: 'recordExitCode', params: { exitCode: interruptedExitCode } }, 'announceInterrupted'],
+        },
+      },
+    },
+    exiting: {
+      description: 'Saving the session and closing the audit trail.',
+      invoke: {
+        id: 'shutDown',
+        src: 'shutDown',
+        input: ({ context }) => ({ cwd: context.cwd, session: context.session }),
+        onDone: 'stopped',
+        onError: { target: 'stopped', actions: { type: 'reportError', params: ({ event }) => ({ error: event.error }) } },
+      },
+    },
+    stopped: {
+      type: 'final',
+      description: 'cadre has shut down; the output carries the exit code.',
+    },
+  },
+});
