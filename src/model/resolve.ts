@@ -2,10 +2,10 @@
 import { CadreError, exitCodes } from '../errors.js';
 import type { ProviderName } from './types.js';
 
-/** The model part of cadre's config file (all optional). */
+/** The model part of cadre's config file (`config.model`); all optional. */
 export interface ModelSettings {
   provider?: ProviderName | 'offline';
-  model?: string;
+  name?: string;
   baseUrl?: string;
   apiKey?: string;
 }
@@ -50,7 +50,7 @@ function configError(message: string, remedy: string): CadreError {
 /**
  * Resolves the active model. Environment wins over config. `CADRE_MODEL` may be `provider:model`.
  * With no provider named: a base URL means openai-compatible, then ANTHROPIC_API_KEY, then OPENAI_API_KEY,
- * else the offline engine.
+ * else the offline engine. Config's `offline` is its default, so it does not outrank a key in the environment.
  */
 export function resolveModel(settings: ModelSettings, env: ModelEnv): ResolvedModel | OfflineModel {
   const fromName = parseModelName(nonEmpty(env.CADRE_MODEL));
@@ -59,19 +59,20 @@ export function resolveModel(settings: ModelSettings, env: ModelEnv): ResolvedMo
     throw configError(`CADRE_PROVIDER is "${envProvider}", which is not a provider.`, `Use one of: ${providers.join(', ')}.`);
   }
   const baseUrl = nonEmpty(env.CADRE_BASE_URL) ?? nonEmpty(settings.baseUrl);
-  const explicit = (envProvider as ProviderName | 'offline' | undefined) ?? fromName.provider ?? settings.provider;
+  const configProvider = settings.provider === 'offline' ? undefined : settings.provider;
+  const explicit = (envProvider as ProviderName | 'offline' | undefined) ?? fromName.provider ?? configProvider;
   const provider: ProviderName | 'offline' = explicit
     ?? (baseUrl ? 'openai-compatible' : nonEmpty(env.ANTHROPIC_API_KEY) ? 'anthropic' : nonEmpty(env.OPENAI_API_KEY) ? 'openai' : 'offline');
   const source = envProvider ? 'environment (CADRE_PROVIDER)'
     : fromName.provider ? 'environment (CADRE_MODEL)'
-    : settings.provider ? 'config'
+    : configProvider ? 'config'
     : baseUrl ? (env.CADRE_BASE_URL ? 'environment (CADRE_BASE_URL)' : 'config')
     : provider === 'anthropic' ? 'environment (ANTHROPIC_API_KEY)'
     : provider === 'openai' ? 'environment (OPENAI_API_KEY)'
     : 'default (no model configured)';
   if (provider === 'offline') return { provider, source };
 
-  const model = fromName.model ?? nonEmpty(settings.model) ?? (provider === 'openai-compatible' ? undefined : defaultModels[provider]);
+  const model = fromName.model ?? nonEmpty(settings.name) ?? (provider === 'openai-compatible' ? undefined : defaultModels[provider]);
   if (!model) {
     throw configError('An OpenAI-compatible server needs a model name.', 'Set CADRE_MODEL to a model the server serves (for Ollama, e.g. `llama3.1`).');
   }

@@ -16,7 +16,7 @@ describe('resolveModel', () => {
   });
 
   it('takes provider:model from CADRE_MODEL over config', () => {
-    const resolved = resolveModel({ provider: 'anthropic', model: 'x' }, { CADRE_MODEL: 'openai:gpt-4o-mini', OPENAI_API_KEY: 'k' });
+    const resolved = resolveModel({ provider: 'anthropic', name: 'x' }, { CADRE_MODEL: 'openai:gpt-4o-mini', OPENAI_API_KEY: 'k' });
     expect(resolved).toMatchObject({ provider: 'openai', model: 'gpt-4o-mini', source: 'environment (CADRE_MODEL)' });
   });
 
@@ -28,8 +28,10 @@ describe('resolveModel', () => {
   });
 
   it('uses config when the environment is silent, and refuses a named provider without its key', () => {
-    expect(resolveModel({ provider: 'openai', model: 'gpt-4.1-mini', apiKey: 'cfg' }, {})).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini', source: 'config' });
+    expect(resolveModel({ provider: 'openai', name: 'gpt-4.1-mini', apiKey: 'cfg' }, {})).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini', source: 'config' });
     expect(() => resolveModel({ provider: 'anthropic' }, {})).toThrow(/ANTHROPIC_API_KEY is not set/);
-    expect(resolveModel({ provider: 'offline' }, { ANTHROPIC_API_KEY: 'k' })).toEqual({ provider: 'offline', source: 'config' });
+    expect(resolveModel({ provider: 'offline' }, {})).toEqual({ provider: 'offline', source: 'default (no model configured)' });
+    expect(resolveModel({ provider: 'offline' }, { ANTHROPIC_API_KEY: 'k' })).toMatchObject({ provider: 'anthropic' });
+    expect(resolveModel({}, { CADRE_PROVIDER: 'offline', ANTHROPIC_API_KEY: 'k' })).toEqual({ provider: 'offline', source: 'environment (CADRE_PROVIDER)' });
   });
 });
