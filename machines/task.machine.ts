@@ -1,0 +1,286 @@
+// The task statechart: one agent run from routing through approval and retries to a final status.
+import { assign, enqueueActions, fromPromise, setup } from 'xstate';
+import { createDeadlineWatcher } from './deadline.js';
+
+export type AgentName = 'universal-agent' | 'vm-agent';
+export type TaskStatus = 'succeeded' | 'failed' | 'timed-out' | 'budget-exhausted' | 'cancelled';
+
+export interface TaskInput {
+  taskId: string;
+  agent: AgentName;
+  text: string;
+  autoApprove: boolean;
+  /** Retries after the first attempt (the spec's limit is 2: three attempts in all). */
+  maxRetries?: number;
+  /** Epoch milliseconds after which the task times out; null for none. */
+  deadline: number | null;
+  retryBaseMs?: number;
+}
+
+export interface TaskAttempt {
+  attempt: number;
+  cause: string;
+}
+
+export interface TaskContext {
+  taskId: string;
+  agent: AgentName;
+  text: string;
+  autoApprove: boolean;
+  attempt: number;
+  maxRetries: number;
+  attempts: TaskAttempt[];
+  deadline: number | null;
+  retryBaseMs: number;
+  specialist: string | null;
+  planId: string | null;
+  summary: string | null;
+  /** The reason the person gave when rejecting the last plan, fed back into the next draft. */
+  feedback: string | null;
+  error: string | null;
+  status: TaskStatus | null;
+}
+
+export type TaskEvent =
+  | { type: 'task.slot.granted' }
+  | { type: 'task.cancel' }
+  | { type: 'task.deadline.reached' }
+  | { type: 'budget.exhausted' }
+  | { type: 'plan.approved' }
+  | { type: 'plan.rejected'; reason: string };
+
+export interface TaskOutput {
+  status: TaskStatus;
+  summary: string | null;
+  attempts: TaskAttempt[];
+  error: string | null;
+}
+
+/** What the task tells its parent (the session) through `sendParent`. */
+export type TaskParentEvent =
+  | { type: 'task.finished'; taskId: string; status: TaskStatus }
+  | { type: 'task.updated'; taskId: string; phase: 'pending-approval' | 'retrying'; planId: string | null; detail: string };
+
+export interface RouteTaskInput { taskId: string; agent: AgentName; text: string }
+export interface RouteTaskOutput { specialist: string }
+export interface DraftPlanInput { taskId: string; text: string; specialist: string | null; feedback: string | null }
+/** `planId` null means there is nothing to change; `sensitive` plans always ask for approval. */
+export interface DraftPlanOutput { planId: string | null; summary: string; sensitive?: boolean }
+export interface RunAttemptInput { taskId: string; agent: AgentName; text: string; attempt: number; planId: string | null; specialist: string | null }
+export interface RunAttemptOutput { summary: string }
+
+const notProvided = (name: string) => (): Promise<never> =>
+  Promise.reject(new Error(`${name} is not provided: the composition root must supply it with machine.provide()`));
+
+const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export const taskMachine = setup({
+  types: {
+    input: {} as TaskInput,
+    context: {} as TaskContext,
+    events: {} as TaskEvent,
+    output: {} as TaskOutput,
+  },
+  actors: {
+    routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(notProvided('routeTask')),
+    draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(notProvided('draftPlan')),
+    runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(notProvided('runAttempt')),
+    watchDeadline: createDeadlineWatcher('task.deadline.reached'),
+  },
+  guards: {
+    runsImmediately: ({ context }) => context.agent !== 'vm-agent',
+    isVmAgent: ({ context }) => context.agent === 'vm-agent',
+    nothingToChange: (_, params: { output: DraftPlanOutput }) => params.output.planId === null,
+    autoApproved: ({ context }, params: { output: DraftPlanOutput }) => context.autoApprove && params.output.sensitive !== true,
+    canRetry: ({ context }) => context.attempt <= context.maxRetries,
+  },
+  delays: {
+    retryBackoff: ({ context }) => context.retryBaseMs * 2 ** (context.attempt - 1),
+  },
+  actions: {
+    recordRoute: assign((_, params: { output: RouteTaskOutput }) => ({ specialist: params.output.specialist })),
+    recordPlan: assign((_, params: { output: DraftPlanOutput }) => ({ planId: params.output.planId, summary: params.output.summary })),
+    recordRejection: assign((_, params: { reason: string }) => ({ feedback: params.reason, planId: null })),
+    recordSuccess: assign((_, params: { output: RunAttemptOutput }) => ({ summary: params.output.summary })),
+    recordAttemptFailure: assign(({ context }, params: { error: unknown }) => ({
+      attempts: [...context.attempts, { attempt: context.attempt, cause: describeError(params.error) }],
+    })),
+    recordError: assign((_, params: { error: unknown }) => ({ error: describeError(params.error) })),
+    nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1 })),
+    markFinished: assign((_, params: { status: TaskStatus }) => ({ status: params.status })),
+    /** Tells the parent session how the task ended (skipped when the task runs on its own). */
+    reportFinished: enqueueActions(({ context, self, enqueue }) => {
+      if (self._parent === undefined || context.status === null) return;
+      enqueue.sendParent({ type: 'task.finished', taskId: context.taskId, status: context.status } satisfies TaskParentEvent);
+    }),
+    /** Tells the parent session about a phase the person should see. */
+    reportUpdate: enqueueActions(({ context, self, enqueue }, params: { phase: 'pending-approval' | 'retrying' }) => {
+      if (self._parent === undefined) return;
+      const last = context.attempts.at(-1);
+      const detail = params.phase === 'retrying' && last !== undefined
+        ? `attempt ${last.attempt} failed: ${last.cause}`
+        : (context.summary ?? '');
+      enqueue.sendParent({ type: 'task.updated', taskId: context.taskId, phase: params.phase, planId: context.planId, detail } satisfies TaskParentEvent);
+    }),
+  },
+}).createMachine({
+  id: 'task',
+  description: 'One agent run: routing, planning, approval, attempts with retries, and exactly one final status.',
+  context: ({ input }) => ({
+    taskId: input.taskId,
+    agent: input.agent,
+    text: input.text,
+    autoApprove: input.autoApprove,
+    attempt: 1,
+    maxRetries: input.maxRetries ?? 2,
+    attempts: [],
+    deadline: input.deadline,
+    retryBaseMs: input.retryBaseMs ?? 2000,
+    specialist: null,
+    planId: null,
+    summary: null,
+    feedback: null,
+    error: null,
+    status: null,
+  }),
+  initial: 'queued',
+  output: ({ context }) => ({
+    status: context.status ?? 'failed',
+    summary: context.summary,
+    attempts: context.attempts,
+    error: context.error,
+  }),
+  states: {
+    queued: {
+      description: 'Waiting for the session to grant the one vm-agent slot; universal-agent tasks pass straight through.',
+      always: { guard: 'runsImmediately', target: 'active' },
+      on: {
+        'task.slot.granted': 'active',
+        'task.cancel': 'cancelled',
+      },
+    },
+    active: {
+      description: 'The task is working; a deadline, a cancel or an exhausted token budget ends it from any step.',
+      initial: 'routing',
+      invoke: {
+        id: 'watchDeadline',
+        src: 'watchDeadline',
+        input: ({ context }) => ({ deadline: context.deadline }),
+        onError: { target: 'failed', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
+      },
+      on: {
+        'task.deadline.reached': 'timed-out',
+        'task.cancel': 'cancelled',
+        'budget.exhausted': 'budget-exhausted',
+      },
+      states: {
+        routing: {
+          description: 'Choosing the internal specialist (react, backend, frontend, devops) from the task text.',
+          invoke: {
+            id: 'routeTask',
+            src: 'routeTask',
+            input: ({ context }) => ({ taskId: context.taskId, agent: context.agent, text: context.text }),
+            onDone: [
+              { guard: 'isVmAgent', target: 'running', actions: { type: 'recordRoute', params: ({ event }) => ({ output: event.output }) } },
+              { target: 'planning', actions: { type: 'recordRoute', params: ({ event }) => ({ output: event.output }) } },
+            ],
+            onError: { target: '#task.failed', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
+          },
+        },
+        planning: {
+          description: 'Analysing the project and drafting a step-by-step plan (feedback from a rejection included).',
+          invoke: {
+            id: 'draftPlan',
+            src: 'draftPlan',
+            input: ({ context }) => ({ taskId: context.taskId, text: context.text, specialist: context.specialist, feedback: context.feedback }),
+            onDone: [
+              {
+                guard: { type: 'nothingToChange', params: ({ event }) => ({ output: event.output }) },
+                target: '#task.succeeded',
+                actions: { type: 'recordPlan', params: ({ event }) => ({ output: event.output }) },
+              },
+              {
+                guard: { type: 'autoApproved', params: ({ event }) => ({ output: event.output }) },
+                target: 'running',
+                actions: { type: 'recordPlan', params: ({ event }) => ({ output: event.output }) },
+              },
+              {
+                target: 'pending-approval',
+                actions: [
+                  { type: 'recordPlan', params: ({ event }) => ({ output: event.output }) },
+                  { type: 'reportUpdate', params: { phase: 'pending-approval' } },
+                ],
+              },
+            ],
+            onError: { target: '#task.failed', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
+          },
+        },
+        'pending-approval': {
+          description: 'The plan waits for the person: approve it, or reject it with a reason that shapes the next draft.',
+          on: {
+            'plan.approved': 'running',
+            'plan.rejected': { target: 'planning', actions: { type: 'recordRejection', params: ({ event }) => ({ reason: event.reason }) } },
+          },
+        },
+        running: {
+          description: 'Carrying out the approved plan (one attempt).',
+          invoke: {
+            id: 'runAttempt',
+            src: 'runAttempt',
+            input: ({ context }) => ({
+              taskId: context.taskId, agent: context.agent, text: context.text,
+              attempt: context.attempt, planId: context.planId, specialist: context.specialist,
+            }),
+            onDone: { target: '#task.succeeded', actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) } },
+            onError: [
+              {
+                guard: 'canRetry',
+                target: 'retrying',
+                actions: [
+                  { type: 'recordAttemptFailure', params: ({ event }) => ({ error: event.error }) },
+                  { type: 'reportUpdate', params: { phase: 'retrying' } },
+                ],
+              },
+              {
+                target: '#task.failed',
+                actions: [
+                  { type: 'recordAttemptFailure', params: ({ event }) => ({ error: event.error }) },
+                  { type: 'recordError', params: ({ event }) => ({ error: event.error }) },
+                ],
+              },
+            ],
+          },
+        },
+        retrying: {
+          description: 'Backing off before the next attempt (retryBaseMs doubled per failed attempt).',
+          after: { retryBackoff: { target: 'running', actions: 'nextAttempt' } },
+        },
+      },
+    },
+    succeeded: {
+      type: 'final',
+      description: 'The task finished its work (or found nothing to change).',
+      entry: [{ type: 'markFinished', params: { status: 'succeeded' } }, 'reportFinished'],
+    },
+    failed: {
+      type: 'final',
+      description: 'The task failed: every attempt and its cause is in context.attempts.',
+      entry: [{ type: 'markFinished', params: { status: 'failed' } }, 'reportFinished'],
+    },
+    'timed-out': {
+      type: 'final',
+      description: 'The deadline passed before the task finished.',
+      entry: [{ type: 'markFinished', params: { status: 'timed-out' } }, 'reportFinished'],
+    },
+    'budget-exhausted': {
+      type: 'final',
+      description: "The session's token budget ran out.",
+      entry: [{ type: 'markFinished', params: { status: 'budget-exhausted' } }, 'reportFinished'],
+    },
+    cancelled: {
+      type: 'final',
+      description: 'The person cancelled the task.',
+      entry: [{ type: 'markFinished', params: { status: 'cancelled' } }, 'reportFinished'],
+    },
+  },
+});
