@@ -6,9 +6,10 @@ import { CadreError } from '../errors.js';
 export const sessionSchemaVersion = 1;
 
 export const transcriptEntrySchema = z.looseObject({
-  role: z.enum(['user', 'agent', 'system', 'tool']),
+  role: z.enum(['user', 'agent', 'exec', 'system', 'tool']),
   text: z.string(),
-  at: z.string().optional(),
+  /** Epoch milliseconds (as the session actor keeps it) or an ISO date. */
+  at: z.union([z.number(), z.string()]).optional(),
   agent: z.string().optional(),
 });
 

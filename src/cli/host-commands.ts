@@ -1,0 +1,93 @@
+// The host subcommands of `cadre` (config, audit, machines): each loads its module only when it runs.
+import type { Command } from 'commander';
+import { exitCodes } from '../errors.js';
+import { result } from './output.js';
+import type { GlobalOptions } from './main.js';
+
+type SetExitCode = (code: number) => void;
+
+/** Options of the root program, seen from a subcommand's action. */
+function globalsOf(command: Command): GlobalOptions {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root.opts<GlobalOptions>();
+}
+
+async function withSink(command: Command, setExitCode: SetExitCode, body: (sink: import('./output.js').OutputSink, globals: GlobalOptions) => Promise<number | void>): Promise<void> {
+  const { createSink, reportFailure } = await import('./main.js');
+  const globals = globalsOf(command);
+  const sink = createSink({ json: globals.json, color: globals.color !== false });
+  try {
+    setExitCode((await body(sink, globals)) ?? exitCodes.ok);
+  } catch (error) {
+    setExitCode(reportFailure(error, sink));
+  }
+}
+
+export function registerHostCommands(program: Command, setExitCode: SetExitCode): void {
+  program
+    .command('config')
+    .description('show the effective configuration and where each value came from (secrets masked)')
+    .action(async (_options: unknown, command: Command) =>
+      withSink(command, setExitCode, async (sink, globals) => {
+        const { loadConfig } = await import('../store/config.js');
+        const { describeConfig, renderConfigText } = await import('../store/config-describe.js');
+        const description = describeConfig(await loadConfig({ cwd: globals.cwd }));
+        sink(result('config', description, renderConfigText(description)));
+      }),
+    );
+
+  const audit = program.command('audit').description('the audit trail: where it is, what it says, whether it is intact');
+  audit
+    .command('path')
+    .description("print the current audit log's path")
+    .action(async (_options: unknown, command: Command) =>
+      withSink(command, setExitCode, async (sink, globals) => {
+        const { currentAuditFile } = await import('../store/audit.js');
+        const file = currentAuditFile({ cwd: globals.cwd, env: process.env });
+        sink(result('audit.path', { file }, file));
+      }),
+    );
+  audit
+    .command('show [file]')
+    .description('print the audit log readably')
+    .action(async (file: string | undefined, _options: unknown, command: Command) =>
+      withSink(command, setExitCode, async (sink, globals) => {
+        const { currentAuditFile, formatAuditForPeople } = await import('../store/audit.js');
+        const target = file ?? currentAuditFile({ cwd: globals.cwd, env: process.env });
+        const text = await formatAuditForPeople(target);
+        sink(result('audit.show', { file: target }, text));
+      }),
+    );
+  audit
+    .command('verify [file]')
+    .description('check the hash chain and signatures: exit 0 when intact, 1 naming the first bad record')
+    .action(async (file: string | undefined, _options: unknown, command: Command) =>
+      withSink(command, setExitCode, async (sink, globals) => {
+        const { currentAuditFile } = await import('../store/audit.js');
+        const { verifyAuditAt } = await import('../store/audit-verify.js');
+        const target = file ?? currentAuditFile({ cwd: globals.cwd, env: process.env });
+        const verdict = await verifyAuditAt(target, { cwd: globals.cwd, env: process.env });
+        if (verdict.ok) {
+          sink(result('audit.verify', { file: target, ...verdict }, `✔ ${target}: intact (${verdict.count} records).`));
+          return exitCodes.ok;
+        }
+        sink({ type: 'output.error', code: 'audit.tampered', message: `${target}: record ${verdict.seq} (line ${verdict.line}) is not intact: ${verdict.reason}.`, remedy: 'The log was edited, reordered or cut after it was written; keep this copy as evidence.' });
+        return exitCodes.commandFailed;
+      }),
+    );
+
+  program
+    .command('machines')
+    .description("the statecharts behind cadre's actors")
+    .command('export [name]')
+    .description('print each statechart (or one) for viewing')
+    .option('--format <format>', 'json or mermaid', 'json')
+    .action(async (name: string | undefined, options: { format: string }, command: Command) =>
+      withSink(command, setExitCode, async (sink) => {
+        const { exportMachines } = await import('./machines-export.js');
+        const exported = exportMachines({ name, format: options.format });
+        sink(result('machines.export', exported.data, exported.text));
+      }),
+    );
+}

@@ -1,0 +1,97 @@
+// One line of input at the prompt: the `prompts` text prompt with up/down history and Ctrl-C / Ctrl-D told apart.
+import { createRequire } from 'node:module';
+
+/** The parts of prompts' TextPrompt element this module relies on. */
+interface TextPromptElement {
+  value: string;
+  cursor: number;
+  cursorOffset: number;
+  render(): void;
+  bell(): void;
+  abort(): void;
+  on(event: 'submit' | 'abort' | 'exit', listener: (value: string) => void): void;
+}
+type TextPromptClass = new (options: Record<string, unknown>) => TextPromptElement;
+
+const require = createRequire(import.meta.url);
+
+let historyPromptClass: TextPromptClass | undefined;
+
+/** Extends TextPrompt once, on first use, so start-up does not pay for it. */
+function historyPrompt(): TextPromptClass {
+  if (historyPromptClass) return historyPromptClass;
+  const TextPrompt = require('prompts/lib/elements/text.js') as TextPromptClass;
+  historyPromptClass = class HistoryPrompt extends TextPrompt {
+    history: readonly string[] = [];
+    position = 0;
+    draft = '';
+    endOfInput = false;
+
+    constructor(options: Record<string, unknown>) {
+      super(options);
+      this.history = (options.history as readonly string[]) ?? [];
+      this.position = this.history.length;
+    }
+
+    private show(value: string): void {
+      this.value = value;
+      this.cursor = value.length;
+      this.cursorOffset = 0;
+      this.render();
+    }
+
+    up(): void {
+      if (this.position === 0) return this.bell();
+      if (this.position === this.history.length) this.draft = this.value;
+      this.position -= 1;
+      this.show(this.history[this.position] ?? '');
+    }
+
+    down(): void {
+      if (this.position >= this.history.length) return this.bell();
+      this.position += 1;
+      this.show(this.position === this.history.length ? this.draft : (this.history[this.position] ?? ''));
+    }
+
+    // Escape clears the line instead of leaving the prompt.
+    exit(): void {
+      this.position = this.history.length;
+      this.show('');
+    }
+
+    // prompts maps both Ctrl-C and Ctrl-D to abort; the key tells them apart.
+    override abort(key?: { ctrl?: boolean; name?: string }): void {
+      if (key?.ctrl && key.name === 'd') {
+        if (this.value) return this.bell();
+        this.endOfInput = true;
+      }
+      super.abort();
+    }
+  } as unknown as TextPromptClass;
+  return historyPromptClass;
+}
+
+export type LineResult = { kind: 'line'; text: string } | { kind: 'interrupt' } | { kind: 'eof' };
+
+export interface LinePromptOptions {
+  message: string;
+  history: readonly string[];
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+}
+
+/** Reads one line. Ctrl-C gives `interrupt`; Ctrl-D on an empty line gives `eof`. */
+export function readLine(options: LinePromptOptions): Promise<LineResult> {
+  const Prompt = historyPrompt();
+  return new Promise((resolve) => {
+    const prompt = new Prompt({
+      message: options.message,
+      history: options.history,
+      stdin: options.stdin ?? process.stdin,
+      stdout: options.stdout ?? process.stdout,
+    }) as TextPromptElement & { endOfInput: boolean };
+    prompt.on('submit', (value) => resolve({ kind: 'line', text: value }));
+    prompt.on('abort', () => resolve(prompt.endOfInput ? { kind: 'eof' } : { kind: 'interrupt' }));
+    prompt.on('exit', () => resolve({ kind: 'interrupt' }));
+  });
+}

@@ -1,0 +1,156 @@
+// The composition root: the one place where the pure machines get their real effects and the actors start.
+import { createActor, fromPromise, waitFor, type Actor, type InspectionEvent } from 'xstate';
+import { cliMachine } from '../../machines/cli.machine.js';
+import { exitCodes, type ExitCode } from '../errors.js';
+import { commandRegistry } from '../commands/index.js';
+import { loadConfig } from '../store/config.js';
+import { resolvePaths, type CadrePaths } from '../store/paths.js';
+import { cadreVersion } from '../version.js';
+import type { OutputSink } from './output.js';
+import type { Runtime } from './runtime.js';
+import type { LoopTarget } from './prompt-loop.js';
+import { dispatchLine, type DispatchOutcome } from './dispatch.js';
+import { createSessionHost, type SessionHost } from './session-host.js';
+import { openAuditTrail } from './audit-trail.js';
+import { askYesNo } from './confirm.js';
+
+export interface AppOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  sink: OutputSink;
+  interactive: boolean;
+  /** A saved session to resume at start. */
+  resume?: string;
+  inspect?: (event: InspectionEvent) => void;
+}
+
+export interface App {
+  paths: CadrePaths;
+  runtime: Runtime;
+  /** Runs one entry (a slash command or a follow-up) to completion. */
+  submit(text: string): Promise<DispatchOutcome>;
+  /** Ctrl-C: aborts the running command, or arms the exit at an idle prompt. */
+  interrupt(): void;
+  loopTarget(): LoopTarget;
+  /** At the prompt: offers to resume the session a crash left behind. */
+  offerCrashRecovery(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+type CliActor = Actor<typeof cliMachine>;
+
+export async function startApp(options: AppOptions): Promise<App> {
+  const { cwd, env, sink } = options;
+  const paths = resolvePaths({ cwd, env });
+  const loaded = await loadConfig({ cwd, env });
+  const audit = await openAuditTrail({ paths, env, sink });
+  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
+
+  let cli: CliActor;
+  const confirm = (question: string): Promise<boolean> => (options.interactive ? askYesNo(question) : Promise.resolve(false));
+
+  const runtime: Runtime = {
+    version: cadreVersion,
+    cwd,
+    registry: commandRegistry,
+    session: {
+      view: () => sessions.view(cli),
+      send: (event) => cli.system.get('session')?.send(event),
+    },
+    saveSession: (name) => sessions.save(cli, name),
+    resumeSession: async (name) => {
+      const file = await sessions.load(name);
+      cli = restart(sessions.composeSnapshot(cli, file));
+      return sessions.view(cli);
+    },
+    listSessions: () => sessions.list(),
+    audit: (type, data) => cli.system.get('audit')?.send({ type: 'audit.record', recordType: type, data }),
+    describeModel: () => (loaded.config.model.provider === 'offline' ? 'offline (no model configured)' : `${loaded.config.model.provider} ${loaded.config.model.name ?? ''}`.trim()),
+  };
+
+  const machine = cliMachine.provide({
+    actors: {
+      audit: audit.logic,
+      runCommand: fromPromise(async ({ input, signal }) => {
+        const outcome = await dispatchLine(input.text, { cwd, emit: sink, signal, interactive: options.interactive, confirm, runtime });
+        return { exitCode: outcome.exitCode, exit: outcome.exit };
+      }),
+      shutDown: fromPromise(async () => {
+        runtime.audit('session.ended', { session: sessions.view(cli).name });
+      }),
+    },
+    actions: {
+      reportError: ({ event }) => sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${String((event as { error?: unknown }).error)}`, remedy: 'The session was saved. This is a bug in cadre: please report it.' }),
+      announceExitArmed: () => sink({ type: 'output.message', level: 'dim', text: 'Press Ctrl-C again to exit (or Ctrl-D). The session is saved automatically.' }),
+      announceInterrupted: () => sink({ type: 'output.message', level: 'warn', text: 'Interrupted.' }),
+    },
+  });
+
+  /** Starts a root actor, wires autosave and the error observer, and stops the previous one. */
+  function restart(snapshot: ReturnType<CliActor['getPersistedSnapshot']> | undefined): CliActor {
+    const previous = cli as CliActor | undefined;
+    previous?.stop();
+    const actor = createActor(machine, {
+      input: { cwd, session: sessions.initialInput() },
+      ...(snapshot ? { snapshot } : {}),
+      ...(options.inspect ? { inspect: options.inspect } : {}),
+    });
+    actor.subscribe({
+      error: (error) => {
+        sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${error instanceof Error ? error.message : String(error)}`, remedy: 'The session was autosaved; restart cadre and accept the offer to resume it. This is a bug: please report it.' });
+        void sessions.autosave(actor);
+      },
+    });
+    actor.start();
+    sessions.watch(actor);
+    return actor;
+  }
+
+  cli = restart(sessions.restoredSnapshot(machine, { cwd, session: sessions.initialInput() }));
+  runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
+  await waitFor(cli, (s) => !s.matches('starting'));
+
+  const submit = async (text: string): Promise<DispatchOutcome> => {
+    if (cli.getSnapshot().status !== 'active') return { exitCode: exitCodes.ok, exit: true };
+    cli.send({ type: 'input.line', text });
+    const settled = await waitFor(cli, (s) => !s.matches('dispatching'), { timeout: Infinity });
+    return { exitCode: settled.context.lastExitCode as ExitCode, exit: settled.status === 'done' || settled.matches('exiting') || settled.matches('stopped') };
+  };
+
+  return {
+    paths,
+    runtime,
+    submit,
+    interrupt: () => cli.send({ type: 'input.interrupt' }),
+    loopTarget: () => ({
+      submit: async (text) => ({ exit: (await submit(text)).exit }),
+      interrupt: async () => {
+        cli.send({ type: 'input.interrupt' });
+        const s = cli.getSnapshot();
+        return { exit: s.status === 'done' || s.matches('exiting') || s.matches('stopped') };
+      },
+      endOfInput: async () => {
+        cli.send({ type: 'input.eof' });
+      },
+    }),
+    offerCrashRecovery: async () => {
+      const crashed = sessions.crashed();
+      if (!crashed) return;
+      const resume = await confirm(`cadre stopped unexpectedly during session "${crashed.name}" (${crashed.savedAt}). Resume it?`);
+      if (!resume) {
+        sink({ type: 'output.message', level: 'dim', text: `Kept it as "${crashed.keptAs}": /resume ${crashed.keptAs} brings it back later.` });
+        return;
+      }
+      await runtime.resumeSession(crashed.keptAs);
+      sink({ type: 'output.message', level: 'success', text: `Resumed "${crashed.name}".` });
+    },
+    shutdown: async () => {
+      if (cli.getSnapshot().status === 'active') {
+        if (!cli.getSnapshot().matches('exiting')) cli.send({ type: 'input.eof' });
+        await waitFor(cli, (s) => s.status !== 'active', { timeout: 10_000 }).catch(() => undefined);
+      }
+      await sessions.close(cli);
+      await audit.close();
+    },
+  };
+}

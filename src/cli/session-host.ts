@@ -1,0 +1,182 @@
+// The session's life on disk: its name, autosave after every change, crash recovery, /save and /resume.
+import { rename, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createActor, type AnyActorRef, type AnyStateMachine, type Subscription } from 'xstate';
+import type { SessionContext, SessionInput } from '../../machines/session.machine.js';
+import { isCadreError } from '../errors.js';
+import { createAutosaver, findCrashedSession, type Autosaver } from '../store/autosave.js';
+import type { CadrePaths } from '../store/paths.js';
+import type { SessionData, SessionFile } from '../store/session-file.js';
+import { listSessions, loadSession, saveSession } from '../store/sessions.js';
+import { cadreVersion } from '../version.js';
+import type { OutputSink } from './output.js';
+import type { SessionListing, SessionView } from './runtime.js';
+
+/** The root actor, as far as this module needs it. */
+interface RootActor {
+  system: { get(id: string): AnyActorRef | undefined };
+  getPersistedSnapshot(): unknown;
+}
+
+interface PersistedChild {
+  snapshot: unknown;
+  src: string;
+  systemId?: string;
+  syncSnapshot?: boolean;
+}
+interface PersistedRoot {
+  value: unknown;
+  children: Record<string, PersistedChild>;
+  [key: string]: unknown;
+}
+
+export interface CrashedSession {
+  name: string;
+  savedAt: string;
+  /** The saved-session name it was kept under. */
+  keptAs: string;
+}
+
+export interface SessionHost {
+  initialInput(): SessionInput;
+  /** With `--resume NAME`: a root snapshot whose session child is the saved one. */
+  restoredSnapshot(machine: AnyStateMachine, input: unknown): never | undefined;
+  view(root: RootActor): SessionView;
+  save(root: RootActor, name: string): Promise<{ file: string; bytes: number }>;
+  load(name: string): Promise<SessionFile>;
+  /** The running root's snapshot, idle, with the saved session in place of the current one. */
+  composeSnapshot(root: RootActor, file: SessionFile): never;
+  list(): Promise<SessionListing[]>;
+  /** Autosaves the session after every state change of the given root. */
+  watch(root: RootActor): void;
+  autosave(root: RootActor): Promise<void>;
+  crashed(): CrashedSession | undefined;
+  close(root: RootActor): Promise<void>;
+}
+
+const stamp = (): string => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+
+function sessionOf(root: RootActor): AnyActorRef {
+  const session = root.system.get('session');
+  if (!session) throw new Error('the session actor is not running');
+  return session;
+}
+
+function dataOf(root: RootActor): SessionData {
+  const session = sessionOf(root);
+  const context = session.getSnapshot().context as SessionContext;
+  return {
+    cadreVersion,
+    snapshot: session.getPersistedSnapshot(),
+    transcript: context.transcript as SessionData['transcript'],
+    usage: context.usage,
+    mode: context.mode,
+    agent: context.agent,
+  };
+}
+
+/** Moves the autosave a crash left behind aside under a resumable name, so the new autosave cannot overwrite it. */
+async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<CrashedSession | undefined> {
+  try {
+    const crashed = await findCrashedSession(paths.sessionsDir);
+    if (!crashed) return undefined;
+    const keptAs = `crashed-${stamp()}`;
+    await rename(join(paths.sessionsDir, '.autosave.json'), join(paths.sessionsDir, `${keptAs}.json`));
+    return { name: crashed.data.name, savedAt: crashed.data.savedAt, keptAs };
+  } catch (error) {
+    if (!isCadreError(error)) throw error;
+    const keptAs = `.autosave.unreadable-${stamp()}.json`;
+    await rename(join(paths.sessionsDir, '.autosave.json'), join(paths.sessionsDir, keptAs)).catch(() => undefined);
+    sink({ type: 'output.message', level: 'warn', text: `The session a crash left behind could not be read (${error.message}); it was kept as ${join(paths.sessionsDir, keptAs)}.` });
+    return undefined;
+  }
+}
+
+export async function createSessionHost(options: { paths: CadrePaths; sink: OutputSink; budgetLimit: number; resume?: string }): Promise<SessionHost> {
+  const { paths, sink } = options;
+  const resumed = options.resume ? await loadSession(paths.sessionsDir, options.resume) : undefined;
+  const crashed = await keepCrashedSession(paths, sink);
+  if (crashed && !process.stdin.isTTY) {
+    sink({ type: 'output.message', level: 'warn', text: `cadre stopped unexpectedly during session "${crashed.name}"; it was kept: /resume ${crashed.keptAs} brings it back.` });
+  }
+  const name = resumed?.name ?? `session-${stamp()}`;
+  let autosaver: Autosaver | undefined;
+  try {
+    autosaver = await createAutosaver(paths.sessionsDir, { sessionName: name });
+  } catch (error) {
+    if (!isCadreError(error)) throw error;
+    sink({ type: 'output.message', level: 'warn', text: `${error.message} This session is not autosaved. ${error.remedy}` });
+  }
+  let subscription: Subscription | undefined;
+  let failedOnce = false;
+
+  const autosave = async (root: RootActor): Promise<void> => {
+    if (!autosaver) return;
+    try {
+      await autosaver.save(dataOf(root));
+    } catch (error) {
+      if (failedOnce) return;
+      failedOnce = true;
+      sink({ type: 'output.message', level: 'warn', text: `Autosave failed: ${error instanceof Error ? error.message : String(error)}. Use /save NAME to keep this session.` });
+    }
+  };
+
+  const composeSnapshot = (base: PersistedRoot, file: SessionFile): never => {
+    const session = base.children.session;
+    if (!session) throw new Error('the root snapshot has no session child');
+    const children: Record<string, PersistedChild> = { session: { ...session, snapshot: file.snapshot } };
+    if (base.children.audit) children.audit = base.children.audit;
+    return { ...base, value: { idle: 'ready' }, children } as never;
+  };
+
+  return {
+    initialInput: () => ({ name, budgetLimit: options.budgetLimit }),
+    restoredSnapshot: (machine, input) => {
+      if (!resumed) return undefined;
+      const base = createActor(machine, { input }).getPersistedSnapshot() as unknown as PersistedRoot;
+      return composeSnapshot(base, resumed);
+    },
+    view: (root) => {
+      const snapshot = sessionOf(root).getSnapshot();
+      const context = snapshot.context as SessionContext;
+      return {
+        name: context.name,
+        state: JSON.stringify(snapshot.value).replace(/[{}"]/g, '').replace(/:/g, '.'),
+        mode: context.mode,
+        agent: context.agent,
+        usage: context.usage,
+        budget: context.budget,
+        containers: context.containers,
+        currentContainer: context.currentContainer,
+        tasks: context.tasks,
+        transcriptLength: context.transcript.length,
+      };
+    },
+    save: async (root, saveName) => {
+      sessionOf(root).send({ type: 'session.renamed', name: saveName });
+      const saved = await saveSession(paths.sessionsDir, saveName, dataOf(root));
+      const { size } = await stat(saved.file);
+      return { file: saved.file, bytes: size };
+    },
+    load: (loadName) => loadSession(paths.sessionsDir, loadName),
+    composeSnapshot: (root, file) => composeSnapshot(root.getPersistedSnapshot() as PersistedRoot, file),
+    list: async () => (await listSessions(paths.sessionsDir)).map((s) => ({ name: s.name, savedAt: s.savedAt, size: s.size, ...(s.unreadable ? { unreadable: s.reason ?? 'unreadable' } : {}) })),
+    watch: (root) => {
+      subscription?.unsubscribe();
+      subscription = sessionOf(root).subscribe(() => void autosave(root));
+      void autosave(root);
+    },
+    autosave,
+    crashed: () => crashed,
+    close: async (root) => {
+      subscription?.unsubscribe();
+      try {
+        await autosave(root);
+      } catch {
+        // The root may already be gone; the last autosave stands.
+      }
+      await autosaver?.close({ clean: true });
+    },
+  };
+}
+
