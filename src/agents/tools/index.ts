@@ -1,0 +1,13 @@
+// The tools universal-agent may use, as one explicit list.
+import { deleteFileTool } from './delete-file.js';
+import { editFileTool } from './edit-file.js';
+import { listFilesTool } from './list-files.js';
+import { proposePlanTool } from './propose-plan.js';
+import { readFileTool } from './read-file.js';
+import { searchTool } from './search.js';
+import type { AgentTool } from './tool.js';
+import { writeFileTool } from './write-file.js';
+
+export const universalTools: readonly AgentTool[] = [
+  listFilesTool, readFileTool, searchTool, writeFileTool, editFileTool, deleteFileTool, proposePlanTool,
+];

@@ -1,0 +1,34 @@
+// propose-plan: the model declares its staged changes complete, with a title and a summary per step.
+import { z } from 'zod';
+import { defineTool, ToolRefusal } from './tool.js';
+
+const actions = ['create-file', 'modify-file', 'delete-file', 'create-tests', 'update-exports', 'add-docs'] as const;
+
+const parameters = z.object({
+  title: z.string().min(1).describe('A short title for the plan'),
+  steps: z.array(z.object({
+    path: z.string().min(1),
+    summary: z.string().min(1).describe('What this step changes'),
+    action: z.enum(actions).optional().describe('The kind of step, when the file path does not make it obvious'),
+  })).default([]).describe('A summary for each staged file'),
+});
+
+export const proposePlanTool = defineTool({
+  name: 'propose-plan',
+  kind: 'read',
+  description: 'Finish: present the staged changes to the user as a plan for approval. Call it once, after staging every change (write-file, edit-file, delete-file).',
+  parameters,
+  async execute(params, context) {
+    if (context.view.staged().size === 0) throw new ToolRefusal('there are no staged changes; stage them with write-file, edit-file or delete-file first');
+    context.plan.title = params.title;
+    for (const step of params.steps) {
+      const relPath = step.path.replace(/^\.\//, '');
+      context.plan.summaries.set(relPath, { summary: step.summary, ...(step.action ? { action: step.action } : {}) });
+    }
+    context.plan.proposed = true;
+    return {
+      output: `Plan "${params.title}" recorded with ${context.view.staged().size} staged files. It will be shown to the user for approval; end your turn with a short summary and usage examples.`,
+      display: `proposed plan "${params.title}"`,
+    };
+  },
+});

@@ -1,0 +1,51 @@
+// search: find a literal string or a regular expression in the project's text files (.gitignore respected).
+import { z } from 'zod';
+import { isBinary } from './limits.js';
+import { defineTool, projectPath, ToolRefusal } from './tool.js';
+import { walkProject } from './walk.js';
+
+const parameters = z.object({
+  query: z.string().min(1).describe('Text to find'),
+  regex: z.boolean().default(false).describe('Treat the query as a JavaScript regular expression'),
+  caseSensitive: z.boolean().default(true),
+  path: z.string().default('.').describe('Project-relative folder to search in'),
+  maxResults: z.number().int().min(1).max(1000).default(100),
+});
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export const searchTool = defineTool({
+  name: 'search',
+  kind: 'read',
+  description: 'Search the project text files for a literal string (default) or a regular expression; returns path:line: text. Respects .gitignore and includes staged changes.',
+  parameters,
+  paths: (params) => [params.path],
+  async execute(params, context) {
+    const relDir = projectPath(context, params.path, 'read');
+    let pattern: RegExp;
+    try {
+      pattern = new RegExp(params.regex ? params.query : escape(params.query), params.caseSensitive ? '' : 'i');
+    } catch (error) {
+      throw new ToolRefusal(`invalid regular expression: ${(error as Error).message}`);
+    }
+    const prefix = relDir === '.' ? '' : `${relDir}/`;
+    const files = new Set((await walkProject(context.root, prefix ? relDir : '')).files);
+    for (const [path, content] of context.view.staged()) {
+      if (path.startsWith(prefix)) (content === null ? files.delete(path) : files.add(path));
+    }
+    const hits: string[] = [];
+    let total = 0;
+    for (const path of [...files].sort()) {
+      if (!context.permissions.check(path, 'read').ok) continue;
+      const content = await context.view.read(path);
+      if (!content || isBinary(content)) continue;
+      for (const [index, line] of content.toString('utf8').split('\n').entries()) {
+        if (!pattern.test(line)) continue;
+        total += 1;
+        if (hits.length < params.maxResults) hits.push(`${path}:${index + 1}: ${line.length > 300 ? `${line.slice(0, 300)}…` : line}`);
+      }
+    }
+    const more = total > hits.length ? `\n[${total - hits.length} more matches not shown]` : '';
+    return { output: hits.length ? hits.join('\n') + more : 'No matches.', display: `searched "${params.query}": ${total} matches` };
+  },
+});

@@ -1,0 +1,61 @@
+// The staged file view: the project as the plan would leave it; writes accumulate here, never on disk.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface StagedChange {
+  path: string;
+  /** Disk content before the plan; null when the file does not exist. */
+  before: string | null;
+  /** Content after the plan; null when the plan deletes the file. */
+  after: string | null;
+}
+
+export interface StagedView {
+  readonly root: string;
+  /** Current content (staged, else disk); null when the file does not exist or is staged for deletion. */
+  read(relPath: string): Promise<Buffer | null>;
+  /** Stages new content (or a deletion with null). */
+  stage(relPath: string, content: string | null): Promise<void>;
+  /** Paths staged, with their fate: content or null for deleted. */
+  staged(): ReadonlyMap<string, string | null>;
+  /** Real changes against the disk, in the order they were first staged. */
+  changes(): Promise<StagedChange[]>;
+}
+
+async function readDisk(path: string): Promise<Buffer | null> {
+  try {
+    return await readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
+    throw error;
+  }
+}
+
+export function createStagedView(root: string): StagedView {
+  const staged = new Map<string, string | null>();
+  return {
+    root,
+    async read(relPath) {
+      if (staged.has(relPath)) {
+        const content = staged.get(relPath);
+        return content == null ? null : Buffer.from(content, 'utf8');
+      }
+      return readDisk(join(root, relPath));
+    },
+    async stage(relPath, content) {
+      // Re-staging keeps the first position, so steps stay in the order the work was done.
+      staged.set(relPath, content);
+    },
+    staged: () => staged,
+    async changes() {
+      const out: StagedChange[] = [];
+      for (const [path, after] of staged) {
+        const disk = await readDisk(join(root, path));
+        const before = disk === null ? null : disk.toString('utf8');
+        if (before !== after) out.push({ path, before, after });
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// The one wrapper every tool call goes through: validation, confinement, permissions, timeout, truncation, audit.
+import type { ToolResult } from '../../model/types.js';
+import { ToolRefusal, type AgentTool, type ToolContext } from './tool.js';
+
+export interface ToolAuditEntry {
+  tool: string;
+  kind: AgentTool['kind'];
+  input: unknown;
+  outcome: 'ok' | 'refused' | 'error';
+  detail: string;
+}
+
+export interface ToolRunOptions {
+  timeoutMs?: number;
+  /** Longest output handed to the model, in characters. */
+  maxOutputChars?: number;
+  audit?: (entry: ToolAuditEntry) => void;
+}
+
+export interface ToolRun {
+  result: ToolResult;
+  /** One line for the person. */
+  display: string;
+  outcome: ToolAuditEntry['outcome'];
+}
+
+const defaults = { timeoutMs: 30_000, maxOutputChars: 120_000 };
+
+function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n… [output truncated: ${text.length - max} more characters; narrow the request]`;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const fail = (message: string) => reject(new ToolRefusal(message));
+    const timer = setTimeout(() => fail(`the tool took longer than ${ms / 1000} s and was stopped`), ms);
+    const onAbort = () => fail('cancelled');
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+/** Runs one tool call the model made. Never throws: every failure becomes a tool error the model can read. */
+export async function runTool(
+  tool: AgentTool | undefined,
+  call: { id: string; name: string; input: unknown },
+  context: ToolContext,
+  options: ToolRunOptions = {},
+): Promise<ToolRun> {
+  const settings = { ...defaults, ...options };
+  const finish = (outcome: ToolRun['outcome'], output: string, display: string): ToolRun => {
+    options.audit?.({ tool: call.name, kind: tool?.kind ?? 'read', input: call.input, outcome, detail: outcome === 'ok' ? display : output });
+    return { outcome, display, result: { id: call.id, name: call.name, output: truncate(output, settings.maxOutputChars), isError: outcome !== 'ok' } };
+  };
+  if (!tool) return finish('refused', `There is no tool named "${call.name}".`, `✗ unknown tool ${call.name}`);
+  if (tool.kind === 'exec' || tool.kind === 'network') {
+    return finish('refused', `${tool.name} needs ${tool.kind} access, which universal-agent does not have. Ask the user to run commands with /exec.`, `✗ ${tool.name}: ${tool.kind} access is not available`);
+  }
+  const parsed = tool.parameters.safeParse(call.input);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
+    return finish('refused', `Invalid parameters for ${tool.name}: ${issues}`, `✗ ${tool.name}: invalid parameters`);
+  }
+  for (const path of tool.paths?.(parsed.data) ?? []) {
+    const decision = context.permissions.check(path, tool.kind === 'write' ? 'write' : 'read');
+    if (!decision.ok) return finish('refused', `Permission denied: ${decision.reason}.`, `✗ ${tool.name}: ${decision.reason}`);
+  }
+  try {
+    const reply = await withTimeout(tool.execute(parsed.data, context), settings.timeoutMs, context.signal);
+    return finish('ok', reply.output, reply.display);
+  } catch (error) {
+    if (error instanceof ToolRefusal) return finish('refused', `Refused: ${error.message}.`, `✗ ${tool.name}: ${error.message}`);
+    const message = error instanceof Error ? error.message : String(error);
+    return finish('error', `The tool failed: ${message}`, `✗ ${tool.name} failed: ${message}`);
+  }
+}

@@ -1,0 +1,33 @@
+// Test helper: a real temporary project and a tool context over it.
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { universalTools } from '../../../src/agents/tools/index.js';
+import { createPermissions, defaultRules, type PermissionRules } from '../../../src/agents/tools/permissions.js';
+import { createStagedView } from '../../../src/agents/tools/staged-view.js';
+import type { ToolContext } from '../../../src/agents/tools/tool.js';
+import { runTool, type ToolAuditEntry } from '../../../src/agents/tools/wrapper.js';
+
+export function makeProject(files: Record<string, string | Buffer>): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'cadre-tools-')));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+export function toolContext(root: string, rules: PermissionRules = defaultRules) {
+  const audit: ToolAuditEntry[] = [];
+  const context: ToolContext = {
+    root,
+    view: createStagedView(root),
+    permissions: createPermissions(root, rules),
+    plan: { summaries: new Map(), proposed: false },
+    signal: new AbortController().signal,
+  };
+  let n = 0;
+  const call = (name: string, input: unknown) =>
+    runTool(universalTools.find((tool) => tool.name === name), { id: `call-${(n += 1)}`, name, input }, context, { audit: (entry) => audit.push(entry) });
+  return { context, call, audit };
+}
