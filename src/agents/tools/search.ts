@@ -31,7 +31,9 @@ export const searchTool = defineTool({
     const prefix = relDir === '.' ? '' : `${relDir}/`;
     const files = new Set((await walkProject(context.root, prefix ? relDir : '')).files);
     for (const [path, content] of context.view.staged()) {
-      if (path.startsWith(prefix)) (content === null ? files.delete(path) : files.add(path));
+      if (!path.startsWith(prefix)) continue;
+      if (content === null) files.delete(path);
+      else files.add(path);
     }
     const hits: string[] = [];
     let total = 0;
