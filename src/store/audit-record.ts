@@ -1,0 +1,59 @@
+// The audit record: canonical JSON, its SHA-256 hash chained through `prev`, and its HMAC.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+export const genesisHash = '0'.repeat(64);
+export const checkpointType = 'audit.checkpoint';
+
+/** The record types the foundation writes; the container and gateway add their own. */
+export type FoundationRecordType =
+  | 'session.started'
+  | 'session.ended'
+  | 'command.typed'
+  | 'plan.approved'
+  | 'plan.rejected'
+  | 'file.written'
+  | 'command.executed';
+
+export interface AuditRecord {
+  seq: number;
+  ts: string;
+  session: string;
+  type: string;
+  data: unknown;
+  prev: string;
+  hash: string;
+  hmac: string;
+}
+
+/** JSON with object keys sorted and no whitespace; the byte form that gets hashed. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, child]) => child !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function recordHash(record: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 'type' | 'data' | 'prev'>): string {
+  const { seq, ts, session, type, data, prev } = record;
+  return createHash('sha256').update(canonicalJson({ seq, ts, session, type, data, prev })).digest('hex');
+}
+
+export function hmacHex(key: Uint8Array, text: string): string {
+  return createHmac('sha256', key).update(text).digest('hex');
+}
+
+/** Constant-time comparison of two hex digests. */
+export function sameDigest(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** The signature a checkpoint carries over the number of records before it and the last hash. */
+export function checkpointSignature(key: Uint8Array, count: number, lastHash: string): string {
+  return hmacHex(key, `${checkpointType}:${count}:${lastHash}`);
+}

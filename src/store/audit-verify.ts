@@ -1,0 +1,86 @@
+// Verifies an audit log: sequence, hash chain, HMACs, the final checkpoint; names the first bad record.
+import { readFile } from 'node:fs/promises';
+import { loadAuditKey } from './audit-key.js';
+import { liveWriter } from './audit-live.js';
+import { resolvePaths } from './paths.js';
+import { checkpointSignature, checkpointType, genesisHash, recordHash, hmacHex, sameDigest, type AuditRecord } from './audit-record.js';
+
+export type AuditVerdict =
+  | { ok: true; count: number; /** No checkpoint yet, and the process writing the log is alive. */ live: boolean }
+  | { ok: false; seq: number; line: number; reason: string };
+
+/** The chain state after reading a log's lines, or the first problem found. */
+export type AuditScan =
+  | { ok: true; count: number; lastHash: string; sealed: boolean; session: string | undefined }
+  | { ok: false; seq: number; line: number; reason: string };
+
+/**
+ * Checks every line of `text`: each record has the next seq, `prev` equal to the previous
+ * hash, a hash that matches its content, and an HMAC made with `key`; a checkpoint must
+ * match the records before it and be last.
+ */
+export function scanAuditText(text: string, key: Uint8Array): AuditScan {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  let prev = genesisHash;
+  let session: string | undefined;
+  let sealed = false;
+  for (const [index, line] of lines.entries()) {
+    const seq = index + 1;
+    const fail = (reason: string): AuditScan => ({ ok: false, seq, line: seq, reason });
+    if (sealed) return fail('a record follows the checkpoint: records were appended after the session ended');
+    let record: AuditRecord;
+    try {
+      record = JSON.parse(line) as AuditRecord;
+    } catch {
+      return fail('the line is not valid JSON: the record was edited or cut');
+    }
+    if (record.seq !== seq) {
+      return fail(`expected seq ${seq} but found ${String(record.seq)}: a record was deleted, inserted or moved`);
+    }
+    if (record.prev !== prev) return fail('prev does not match the previous record\'s hash: the chain is broken');
+    session ??= record.session;
+    if (record.session !== session) return fail(`session "${String(record.session)}" differs from "${session}": records from another log`);
+    if (typeof record.hash !== 'string' || !sameDigest(record.hash, recordHash(record))) {
+      return fail('the hash does not match the record: it was edited');
+    }
+    if (typeof record.hmac !== 'string' || !sameDigest(record.hmac, hmacHex(key, record.hash))) {
+      return fail('the HMAC does not match: the record was forged or the key is not the one that wrote this log');
+    }
+    if (record.type === checkpointType) {
+      const data = record.data as { count?: unknown; lastHash?: unknown; signature?: unknown } | null;
+      if (data?.count !== seq - 1 || data.lastHash !== prev) return fail('the checkpoint does not match the records before it');
+      if (typeof data.signature !== 'string' || !sameDigest(data.signature, checkpointSignature(key, seq - 1, prev))) {
+        return fail('the checkpoint signature does not match');
+      }
+      sealed = true;
+    }
+    prev = record.hash;
+  }
+  return { ok: true, count: lines.length, lastHash: prev, sealed, session };
+}
+
+/**
+ * Verifies a log file. A log must end with a checkpoint, unless a live marker signed with
+ * the key names a process that is still running (the session is in progress); a log
+ * without a checkpoint and without a live writer was truncated, or its session crashed.
+ */
+export async function verifyAuditFile(file: string, key: Uint8Array): Promise<AuditVerdict> {
+  const scan = scanAuditText(await readFile(file, 'utf8'), key);
+  if (!scan.ok) return scan;
+  if (scan.sealed) return { ok: true, count: scan.count, live: false };
+  if ((await liveWriter(file, key)) !== undefined) return { ok: true, count: scan.count, live: true };
+  const seq = scan.count + 1;
+  return {
+    ok: false,
+    seq,
+    line: seq,
+    reason: `the log ends after seq ${scan.count} without a checkpoint and no live cadre is writing it: records were truncated, or the session crashed`,
+  };
+}
+
+/** Verifies `file` with the host's audit key (found through CADRE_HOME or the XDG data folder; never created here). */
+export async function verifyAuditAt(file: string, { cwd, env }: { cwd: string; env: Record<string, string | undefined> }): Promise<AuditVerdict> {
+  const key = await loadAuditKey(resolvePaths({ cwd, env }).keysDir, { create: false });
+  return verifyAuditFile(file, key);
+}

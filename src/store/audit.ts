@@ -1,0 +1,138 @@
+// The audit trail writer: one JSONL log per session, records redacted, hash-chained, HMAC'd, appended with fsync.
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { CadreError } from '../errors.js';
+import { removeLiveMarker, writeLiveMarker } from './audit-live.js';
+import { checkpointSignature, checkpointType, genesisHash, hmacHex, recordHash, type AuditRecord } from './audit-record.js';
+import { scanAuditText } from './audit-verify.js';
+import { resolvePaths } from './paths.js';
+import { redactValue } from './redact.js';
+
+export { formatAuditForPeople } from './audit-format.js';
+
+export interface AuditWriter {
+  file: string;
+  /** Redacts `data`, then appends one record; resolves once it is on disk. Calls are written in call order. */
+  append(type: string, data: unknown): Promise<AuditRecord>;
+  /** Appends the signed checkpoint, closes the file and removes the live marker. */
+  close(): Promise<AuditRecord>;
+}
+
+/** A new audit session id, sortable by time: `20261121T165531Z-3f9a1c`. */
+export function newAuditSessionId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Logs live one per session: `<auditDir>/<session>.jsonl`. */
+export function auditFileFor(auditDir: string, session: string): string {
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(session) || session.startsWith('.')) {
+    throw new Error(`invalid audit session id: ${JSON.stringify(session)}`);
+  }
+  return join(auditDir, `${session}.jsonl`);
+}
+
+/**
+ * The log of `session`, or without one the newest log in the audit folder. Throws
+ * audit.no-log when there is none yet.
+ */
+export function currentAuditFile({ cwd, env, session }: { cwd: string; env: Record<string, string | undefined>; session?: string }): string {
+  const { auditDir } = resolvePaths({ cwd, env });
+  if (session !== undefined) return auditFileFor(auditDir, session);
+  let names: string[] = [];
+  try {
+    names = readdirSync(auditDir).filter((name) => name.endsWith('.jsonl')).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const newest = names.at(-1);
+  if (newest === undefined) {
+    throw new CadreError('audit.no-log', `There is no audit log in ${auditDir} yet.`, {
+      remedy: 'Run a cadre session first; every session writes its own log there.',
+    });
+  }
+  return join(auditDir, newest);
+}
+
+/**
+ * Opens `file` for appending. A new or empty file starts the chain at 64 zeros; an
+ * existing log that verifies and has no checkpoint is continued; a sealed or broken one
+ * is refused (audit.log-unusable).
+ */
+export async function createAuditWriter({ file, key, session }: { file: string; key: Uint8Array; session: string }): Promise<AuditWriter> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  let seq = 0;
+  let prev = genesisHash;
+  const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return '';
+    throw error;
+  });
+  if (existing !== '') {
+    const scan = scanAuditText(existing, key);
+    if (!scan.ok || scan.sealed || scan.session !== session) {
+      const why = !scan.ok ? `record ${scan.seq} is not intact (${scan.reason})` : scan.sealed ? 'it already ends with a checkpoint' : 'it belongs to another session';
+      throw new CadreError('audit.log-unusable', `Cannot append to the audit log ${file}: ${why}.`, {
+        remedy: 'Start a new session (each session writes its own log); keep this file as it is.',
+      });
+    }
+    seq = scan.count;
+    prev = scan.lastHash;
+  }
+  const handle: FileHandle = await open(file, 'a', 0o600);
+  await writeLiveMarker(file, key);
+  let queue: Promise<unknown> = Promise.resolve();
+  let failure: unknown;
+  let closed = false;
+
+  const write = async (type: string, data: unknown): Promise<AuditRecord> => {
+    if (failure !== undefined) {
+      throw new CadreError('audit.write-failed', `The audit log ${file} could not be written; later records are refused.`, { cause: failure });
+    }
+    const clean: unknown = JSON.parse(JSON.stringify(redactValue(data ?? null)));
+    const base = { seq: seq + 1, ts: new Date().toISOString(), session, type, data: clean, prev };
+    const hash = recordHash(base);
+    const record: AuditRecord = { ...base, hash, hmac: hmacHex(key, hash) };
+    try {
+      await handle.write(`${JSON.stringify(record)}\n`);
+      await handle.sync();
+    } catch (error) {
+      failure = error;
+      throw new CadreError('audit.write-failed', `Writing the audit log ${file} failed: ${(error as Error).message}`, {
+        remedy: 'Check free disk space and the permissions of the audit folder.',
+        cause: error,
+      });
+    }
+    seq = record.seq;
+    prev = record.hash;
+    return record;
+  };
+
+  const enqueue = <T>(job: () => Promise<T>): Promise<T> => {
+    const run = queue.then(job);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  return {
+    file,
+    append(type, data) {
+      if (closed) return Promise.reject(new Error(`audit writer for ${file} is closed`));
+      return enqueue(() => write(type, data));
+    },
+    close() {
+      if (closed) return Promise.reject(new Error(`audit writer for ${file} is already closed`));
+      closed = true;
+      return enqueue(async () => {
+        try {
+          const record = await write(checkpointType, { count: seq, lastHash: prev, signature: checkpointSignature(key, seq, prev) });
+          await removeLiveMarker(file);
+          return record;
+        } finally {
+          await handle.close();
+        }
+      });
+    },
+  };
+}
