@@ -1,5 +1,5 @@
 // Model-based tests from a statechart: one vitest test per adjacency edge, plus a state and transition coverage check.
-import { getAdjacencyMap, getShortestPaths, getStateNodes, type TraversalOptions } from '@xstate/graph';
+import { getAdjacencyMap, getShortestPaths, getStateNodes, type AdjacencyMap, type TraversalOptions } from '@xstate/graph';
 import { createActor, fromCallback, fromPromise, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
 import { describe, expect, it } from 'vitest';
 
@@ -103,7 +103,7 @@ function traverse(model: MachineModel, input: unknown) {
     serializeState: serialize,
     stopWhen: (snapshot) => snapshot.status !== 'active',
   };
-  const adjacency = getAdjacencyMap(model.machine, options);
+  const adjacency: AdjacencyMap<AnyMachineSnapshot, EventObject> = getAdjacencyMap(model.machine, options);
   const paths = new Map<string, EventObject[]>();
   for (const path of getShortestPaths(model.machine, options)) {
     paths.set(serialize(path.state), path.steps.map((step) => step.event).filter((event) => event.type !== 'xstate.init'));
