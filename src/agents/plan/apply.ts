@@ -1,0 +1,124 @@
+// Applies an approved plan atomically, records what it replaced under .cadre/undo/, and undoes it on /undo.
+import { randomUUID } from 'node:crypto';
+import { readdir, readFile, unlink } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { PlanDraft } from '../../capabilities/plan-draft.js';
+import { CadreError } from '../../errors.js';
+import { isBinary, maxFileBytes } from '../tools/limits.js';
+import { commitChanges, diskIo, type CommitIo, type FileChange } from './commit.js';
+
+export interface AppliedFile {
+  path: string;
+  previous: string | null;
+  next: string | null;
+}
+
+export interface AppliedPlan {
+  planId: string;
+  title: string;
+  cwd: string;
+  appliedAt: string;
+  files: AppliedFile[];
+}
+
+export interface ApplyOptions {
+  planId?: string;
+  io?: CommitIo;
+}
+
+export const undoDir = (cwd: string) => join(cwd, '.cadre', 'undo');
+const undoFile = (cwd: string, planId: string) => join(undoDir(cwd), `${planId}.json`);
+
+function applyError(message: string, cause?: unknown): CadreError {
+  return new CadreError('plan.apply-failed', message, {
+    cause,
+    remedy: 'Nothing was changed: every file is as it was. Fix the cause (disk space, permissions, a folder in the way) and approve again.',
+  });
+}
+
+async function previousContent(cwd: string, path: string): Promise<string | null> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(join(cwd, path));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    throw applyError(`Cannot read ${path}: ${(error as Error).message}`, error);
+  }
+  if (isBinary(bytes)) throw applyError(`${path} is a binary file; binary files cannot be modified.`);
+  return bytes.toString('utf8');
+}
+
+function confined(cwd: string, path: string): string {
+  const absolute = resolve(cwd, path);
+  const rel = relative(cwd, absolute);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel)) throw applyError(`${path} is outside the project.`);
+  return absolute;
+}
+
+/** Writes every step or none; returns what it replaced, also saved for /undo under .cadre/undo/<planId>.json. */
+export async function applyPlan(plan: PlanDraft, cwd: string, options: ApplyOptions = {}): Promise<AppliedPlan> {
+  const planId = options.planId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+  const files: AppliedFile[] = [];
+  const changes: FileChange[] = [];
+  for (const step of plan.steps) {
+    const path = confined(cwd, step.path);
+    if (files.some((file) => file.path === step.path)) throw applyError(`The plan changes ${step.path} twice.`);
+    if (step.content !== null && Buffer.byteLength(step.content) > maxFileBytes) throw applyError(`${step.path} would exceed 100 KB.`);
+    const previous = await previousContent(cwd, step.path);
+    if (previous === null && step.content === null) continue;
+    files.push({ path: step.path, previous, next: step.content });
+    changes.push({ path, content: step.content, previous });
+  }
+  const applied: AppliedPlan = { planId, title: plan.title, cwd, appliedAt: new Date().toISOString(), files };
+  const record: FileChange = { path: undoFile(cwd, planId), content: `${JSON.stringify(applied, null, 2)}\n`, previous: null };
+  try {
+    // The undo record goes in the same all-or-nothing commit as the files it describes.
+    await commitChanges([record, ...changes], options.io ?? diskIo);
+  } catch (error) {
+    throw error instanceof CadreError ? error : applyError(`Applying "${plan.title}" failed: ${(error as Error).message}`, error);
+  }
+  return applied;
+}
+
+/** Restores the files of an applied plan. Files changed since are a conflict unless `force`. */
+export async function undoPlan(applied: AppliedPlan, options: { force?: boolean; io?: CommitIo } = {}): Promise<{ restored: string[] }> {
+  const { cwd } = applied;
+  const conflicts: string[] = [];
+  const changes: FileChange[] = [];
+  for (const file of applied.files) {
+    const now = await previousContent(cwd, file.path);
+    if (now !== file.next) conflicts.push(file.path);
+    changes.push({ path: confined(cwd, file.path), content: file.previous, previous: now });
+  }
+  if (conflicts.length && !options.force) {
+    throw new CadreError('plan.undo-conflict', `These files changed after the plan was applied: ${conflicts.join(', ')}.`, {
+      remedy: 'Undoing would overwrite those later changes. Save them elsewhere first, or undo with force to restore the plan\'s previous contents anyway.',
+    });
+  }
+  const effective = changes.filter((change) => !(change.content === null && change.previous === null));
+  try {
+    await commitChanges(effective, options.io ?? diskIo);
+  } catch (error) {
+    throw new CadreError('plan.undo-failed', `Undoing "${applied.title}" failed: ${(error as Error).message}`, {
+      cause: error,
+      remedy: 'Nothing was changed. Fix the cause and run /undo again.',
+    });
+  }
+  await unlink(undoFile(cwd, applied.planId)).catch(() => undefined);
+  return { restored: applied.files.map((file) => file.path) };
+}
+
+/** The most recently applied plan that has not been undone, from .cadre/undo/ (for /undo after a restart). */
+export async function lastAppliedPlan(cwd: string): Promise<AppliedPlan | null> {
+  let names: string[];
+  try {
+    names = (await readdir(undoDir(cwd))).filter((name) => name.endsWith('.json'));
+  } catch {
+    return null;
+  }
+  const plans = await Promise.all(names.map(async (name) => JSON.parse(await readFile(join(undoDir(cwd), name), 'utf8')) as AppliedPlan));
+  plans.sort((a, b) => a.appliedAt.localeCompare(b.appliedAt));
+  const last = plans.at(-1);
+  return last ? { ...last, cwd } : null;
+}

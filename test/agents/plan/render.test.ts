@@ -1,0 +1,68 @@
+// The plan's step list with +/− counts, its unified diff, the draft built from staged changes, and /auto's caution.
+import { describe, expect, it } from 'vitest';
+import { buildPlanDraft, classifyAction } from '../../../src/agents/plan/draft.js';
+import { renderPlanDiff, renderPlanSummary } from '../../../src/agents/plan/render.js';
+import { isSecuritySensitive } from '../../../src/agents/plan/sensitive.js';
+import type { PlanDraft } from '../../../src/capabilities/plan-draft.js';
+import { makeProject } from '../tools/context.js';
+
+const root = makeProject({ 'src/a.ts': 'one\ntwo\nthree\n', 'src/gone.ts': 'x\ny\n' });
+const plan: PlanDraft = {
+  title: 'Tweak a',
+  steps: [
+    { action: 'modify-file', path: 'src/a.ts', summary: 'Change two', content: 'one\nTWO\nthree\nfour\n' },
+    { action: 'create-file', path: 'src/b.ts', summary: 'New b', content: 'b\n' },
+    { action: 'delete-file', path: 'src/gone.ts', summary: 'Remove', content: null },
+  ],
+};
+
+describe('rendering', () => {
+  it('lists steps with their +/− line counts', () => {
+    expect(renderPlanSummary(plan, root)).toBe([
+      'Plan: Tweak a (3 steps)',
+      '  1. modify-file    src/a.ts  +2 −1\n     Change two',
+      '  2. create-file    src/b.ts  +1 −0\n     New b',
+      '  3. delete-file    src/gone.ts  +0 −2\n     Remove',
+    ].join('\n'));
+  });
+
+  it('shows a unified diff per step, coloured on request', () => {
+    const plain = renderPlanDiff(plan, root, { color: false });
+    expect(plain).toContain('Step 1: modify-file src/a.ts — Change two\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n three\n+four');
+    expect(plain).toContain('--- /dev/null\n+++ b/src/b.ts');
+    expect(plain).toContain('--- a/src/gone.ts\n+++ /dev/null');
+    const coloured = renderPlanDiff(plan, root, { color: true });
+    expect(coloured).toContain('\x1b[32m+TWO\x1b[0m');
+    expect(coloured).toContain('\x1b[31m-two\x1b[0m');
+  });
+});
+
+describe('drafting', () => {
+  it('names actions from the change and orders implementation, tests, then docs', () => {
+    const draft = buildPlanDraft([
+      { path: 'README.md', before: 'r', after: 'r2' },
+      { path: 'src/x.test.ts', before: null, after: 't' },
+      { path: 'src/index.ts', before: 'a', after: 'b' },
+      { path: 'src/x.ts', before: null, after: 'x' },
+    ], { summaries: new Map([['src/x.ts', { summary: 'The x module' }]]), proposed: true, title: 'X' }, 'fallback');
+    expect(draft?.title).toBe('X');
+    expect(draft?.steps.map((s) => [s.action, s.path, s.summary])).toEqual([
+      ['create-file', 'src/x.ts', 'The x module'],
+      ['update-exports', 'src/index.ts', 'Update exports in src/index.ts'],
+      ['create-tests', 'src/x.test.ts', 'Add tests in src/x.test.ts'],
+      ['add-docs', 'README.md', 'Document in README.md'],
+    ]);
+    expect(classifyAction({ path: 'a.ts', before: 'x', after: null })).toBe('delete-file');
+  });
+});
+
+describe('isSecuritySensitive', () => {
+  const routine: PlanDraft = { title: 't', steps: [{ action: 'create-file', path: 'src/Button.tsx', summary: '', content: 'export {}' }] };
+  it('lets routine plans through and stops sensitive ones with a reason', () => {
+    expect(isSecuritySensitive('add a Button component', routine)).toBeNull();
+    expect(isSecuritySensitive('fix the login form', routine)).toMatch(/login/);
+    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'modify-file', path: '.github/workflows/ci.yml', summary: '', content: '' }] })).toMatch(/critical file/);
+    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'delete-file', path: 'src/a.ts', summary: '', content: null }] })).toMatch(/deletes 1 file/);
+    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'create-file', path: 'src/c.ts', summary: '', content: 'const apiKey = "abcdefghijk"' }] })).toMatch(/secret/);
+  });
+});
