@@ -1,5 +1,5 @@
 // Model-based tests from a statechart: one vitest test per adjacency edge, plus a state and transition coverage check.
-import { getAdjacencyMap, getShortestPaths, getStateNodes, type AdjacencyMap, type TraversalOptions } from '@xstate/graph';
+import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, getStateNodes, type AdjacencyMap, type TraversalOptions } from '@xstate/graph';
 import { createActor, fromCallback, fromPromise, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
 import { describe, expect, it } from 'vitest';
 
@@ -108,12 +108,9 @@ function traverse(model: MachineModel, input: unknown) {
   for (const path of getShortestPaths(model.machine, options)) {
     paths.set(serialize(path.state), path.steps.map((step) => step.event).filter((event) => event.type !== 'xstate.init'));
   }
-  const edges: Edge[] = [];
-  for (const [sourceKey, { transitions }] of Object.entries(adjacency)) {
-    for (const { event, state } of Object.values(transitions)) {
-      edges.push({ sourceKey, targetKey: serialize(state), event, targetValue: state.value });
-    }
-  }
+  const edges: Edge[] = adjacencyMapToArray(adjacency).map(({ state, event, nextState }) => ({
+    sourceKey: serialize(state), targetKey: serialize(nextState), event, targetValue: nextState.value,
+  }));
   return { edges, paths, serialize };
 }
 
