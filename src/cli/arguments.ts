@@ -93,6 +93,7 @@ export function bindArguments(command: CommandDefinition, parsed: ParsedLine): z
   const schema = shape[key];
   const label = positionals.includes(key) ? `<${key}>` : `--${keyToFlag(key)}`;
   const missing = raw[key] === undefined;
-  const what = schema ? `${schema.description ?? expectedOf(schema)}` : (issue?.message ?? 'a valid value');
-  throw usageError(command, missing ? `Missing ${label}: ${what}.` : `Bad ${label} "${String(raw[key])}": expected ${what}${issue?.message ? ` (${issue.message})` : ''}.`);
+  if (missing) throw usageError(command, `Missing ${label}: ${schema?.description ?? 'a value'}.`);
+  const expected = schema && baseSchema(schema)._zod.def.type === 'enum' ? `expected ${expectedOf(schema)}` : (issue?.message ?? 'invalid value');
+  throw usageError(command, `Bad ${label} "${String(raw[key])}": ${expected}${schema?.description ? ` (${schema.description})` : ''}.`);
 }

@@ -149,7 +149,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         if (!cli.getSnapshot().matches('exiting')) cli.send({ type: 'input.eof' });
         await waitFor(cli, (s) => s.status !== 'active', { timeout: 10_000 }).catch(() => undefined);
       }
-      await sessions.close(cli);
+      await sessions.close();
       await audit.close();
     },
   };

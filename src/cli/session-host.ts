@@ -51,7 +51,7 @@ export interface SessionHost {
   watch(root: RootActor): void;
   autosave(root: RootActor): Promise<void>;
   crashed(): CrashedSession | undefined;
-  close(root: RootActor): Promise<void>;
+  close(): Promise<void>;
 }
 
 const stamp = (): string => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
@@ -168,13 +168,9 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
     },
     autosave,
     crashed: () => crashed,
-    close: async (root) => {
+    // Every change was autosaved as it happened; closing waits for the last write and drops the crash lock.
+    close: async () => {
       subscription?.unsubscribe();
-      try {
-        await autosave(root);
-      } catch {
-        // The root may already be gone; the last autosave stands.
-      }
       await autosaver?.close({ clean: true });
     },
   };
