@@ -1,0 +1,91 @@
+// Commands that other programs run for you: find -exec, npm exec, yarn dlx, docker run/exec, strace, busybox, ….
+import { parseOptions, type OptionSpec } from './options.js';
+import { programName } from './programs.js';
+
+export type InnerCommand = { kind: 'command'; argv: string[] } | { kind: 'string'; text: string };
+
+/** Programs that run their arguments as a command after options of their own; scanned for a known program name. */
+const opaqueRunners = new Set([
+  'strace', 'ltrace', 'valgrind', 'busybox', 'toybox', 'nsenter', 'unshare', 'firejail', 'proot', 'fakeroot',
+  'systemd-run', 'prlimit', 'catchsegv', 'ssh', 'parallel', 'run-one', 'sg', 'newgrp', 'script', 'gdb', 'caffeinate',
+  'npx', 'pnpx', 'bunx', 'pnpm', 'dbus-launch', 'setpriv', 'capsh', 'bwrap', 'daemonize', 'start-stop-daemon',
+]);
+
+const dockerValueOptions = new Set([
+  '-a', '--attach', '--add-host', '--annotation', '--blkio-weight', '--cap-add', '--cap-drop', '--cgroup-parent', '--cgroupns', '--cidfile',
+  '--cpu-period', '--cpu-quota', '--cpu-shares', '-c', '--cpus', '--cpuset-cpus', '--cpuset-mems', '--device', '--detach-keys', '--dns',
+  '--dns-option', '--dns-search', '--domainname', '-e', '--env', '--entrypoint', '--env-file', '--expose', '--gpus', '--group-add',
+  '--health-cmd', '--health-interval', '--health-retries', '--health-timeout', '--health-start-period', '-h', '--hostname', '--ip', '--ip6',
+  '--ipc', '--isolation', '--label', '-l', '--label-file', '--link', '--log-driver', '--log-opt', '--mac-address', '-m', '--memory',
+  '--memory-reservation', '--memory-swap', '--mount', '--name', '--network', '--net', '--network-alias', '--pid', '--pids-limit',
+  '--platform', '-p', '--publish', '--pull', '--restart', '--runtime', '--security-opt', '--shm-size', '--stop-signal', '--stop-timeout',
+  '--storage-opt', '--sysctl', '--tmpfs', '--ulimit', '-u', '--user', '--userns', '--uts', '-v', '--volume', '--volumes-from', '-w', '--workdir',
+]);
+
+/** The commands a program would run on our behalf; empty when it runs none that the policy can see. */
+export function innerCommands(name: string, args: readonly string[]): InnerCommand[] {
+  if (name === 'find') return findExec(args);
+  if (name === 'npm') return npmExec(args);
+  if (name === 'yarn') return yarnExec(args);
+  if (name === 'docker') return dockerCommand(args);
+  if (opaqueRunners.has(name)) return args.map((_arg, index) => ({ kind: 'command' as const, argv: args.slice(index) }));
+  return [];
+}
+
+function findExec(args: readonly string[]): InnerCommand[] {
+  const found: InnerCommand[] = [];
+  args.forEach((arg, index) => {
+    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(arg)) return;
+    const end = args.findIndex((word, at) => at > index && (word === ';' || word === '+'));
+    found.push({ kind: 'command', argv: args.slice(index + 1, end === -1 ? undefined : end) });
+  });
+  return found;
+}
+
+const npmExecSpec: OptionSpec = {
+  short: { y: 'flag', q: 'flag', p: 'value', c: 'value', w: 'value' },
+  long: { '--yes': 'flag', '--no': 'flag', '--package': 'value', '--call': 'value', '--workspace': 'value', '--workspaces': 'flag', '--include-workspace-root': 'flag' },
+};
+
+/** npm exec / npm x / npm explore: the command after npm's own options (and -c strings). */
+function npmExec(args: readonly string[]): InnerCommand[] {
+  const subcommandAt = args.findIndex((arg) => !arg.startsWith('-'));
+  const subcommand = args[subcommandAt];
+  if (subcommand === 'explore') return [{ kind: 'string', text: args.slice(subcommandAt + 1).join(' ') }];
+  if (subcommand !== 'exec' && subcommand !== 'x') return [];
+  const rest = args.slice(subcommandAt + 1);
+  const parsed = parseOptions(rest, npmExecSpec);
+  const call = parsed.seen.find((option) => option.name === '-c' || option.name === '--call');
+  if (call) return [{ kind: 'string', text: call.value ?? '' }];
+  const next = parsed.unknown === undefined ? parsed.next : rest.indexOf(parsed.unknown) + 1;
+  return rest.length > next ? [{ kind: 'command', argv: rest.slice(next) }] : [];
+}
+
+function yarnExec(args: readonly string[]): InnerCommand[] {
+  const subcommandAt = args.findIndex((arg) => !arg.startsWith('-'));
+  const subcommand = args[subcommandAt];
+  if (subcommand !== 'exec' && subcommand !== 'dlx') return [];
+  const rest = args.slice(subcommandAt + 1).filter((arg) => arg !== '--');
+  return rest.length > 0 ? [{ kind: 'command', argv: rest }] : [];
+}
+
+/** docker run|create IMAGE CMD…, docker exec CONTAINER CMD…, docker compose run|exec SERVICE CMD…. */
+function dockerCommand(args: readonly string[]): InnerCommand[] {
+  let rest = [...args];
+  if (rest[0] === 'container' || rest[0] === 'compose') rest = rest.slice(1);
+  const subcommand = rest[0];
+  if (!['run', 'create', 'exec'].includes(subcommand ?? '')) return [];
+  rest = rest.slice(1);
+  let entrypoint: string | undefined;
+  let index = 0;
+  while (index < rest.length && (rest[index] ?? '').startsWith('-')) {
+    const arg = rest[index] ?? '';
+    const [optionName] = arg.split('=');
+    if (optionName === '--entrypoint') entrypoint = arg.includes('=') ? arg.slice('--entrypoint='.length) : rest[index + 1];
+    const takesValue = !arg.includes('=') && (dockerValueOptions.has(arg) || (/^-[a-zA-Z]+$/.test(arg) && dockerValueOptions.has(`-${arg.slice(-1)}`)));
+    index += takesValue ? 2 : 1;
+  }
+  const command = rest.slice(index + 1);
+  const argv = entrypoint === undefined ? command : [entrypoint, ...command];
+  return argv.length > 0 && programName(argv[0] ?? '') !== '' ? [{ kind: 'command', argv }] : [];
+}

@@ -1,0 +1,27 @@
+// npm and yarn: nothing may change the shell that runs package scripts, nor load another config file.
+import { deny, type Decision } from './decision.js';
+import { isLongSpelling, splitOnce } from './options.js';
+
+const shellSettings = ['script-shell', 'shell'];
+const configFileOptions = ['--userconfig', '--globalconfig', '--use-yarnrc', '--yarnrc'];
+
+/** Checks npm or yarn arguments; undefined when acceptable. */
+export function checkPackageManager(program: 'npm' | 'yarn', args: readonly string[]): Decision | undefined {
+  for (const arg of args) {
+    if (arg === '--') break;
+    if (isLongSpelling(arg, '--script-shell', 5) || isLongSpelling(arg, '--shell', 4)) {
+      return deny('policy.npm.script-shell', `${program} ${arg} changes the shell that runs package scripts.`, { program });
+    }
+    const option = configFileOptions.find((full) => isLongSpelling(arg, full, 6));
+    if (option) return deny('policy.npm.config-file', `${program} ${arg} loads another configuration file, which can change the script shell.`, { program });
+  }
+  const configAt = args.findIndex((arg) => arg === 'config' || arg === 'c' || arg === 'set');
+  if (configAt === -1) return undefined;
+  const tail = args.slice(args[configAt] === 'set' ? configAt + 1 : configAt + 2);
+  const writes = args[configAt] === 'set' || args[configAt + 1] === 'set';
+  const keys = tail.filter((arg) => !arg.startsWith('-')).map((arg) => splitOnce(arg, '=')[0].toLowerCase());
+  if (writes && keys.some((key) => shellSettings.includes(key.replace(/_/g, '-')) || key === 'scriptshell')) {
+    return deny('policy.npm.script-shell', `${program} config set ${keys.join(' ')} changes the shell that runs package scripts.`, { program });
+  }
+  return undefined;
+}
