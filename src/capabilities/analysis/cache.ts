@@ -1,0 +1,38 @@
+// The per-file analysis cache (`.cadre/analysis-<kind>.json`): findings and facts keyed by size, mtime and content hash.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../../project/atomic.js';
+import type { AnalysisKind, Finding } from './types.js';
+import type { FileView } from './view.js';
+
+/** Bumped whenever a rule changes, so that cached findings are recomputed. */
+export const analysisCacheVersion = 1;
+
+export type CachedFile = FileView & { size: number; mtimeMs: number; hash: string; findings: Finding[] };
+type CacheDocument = { version: number; files: Record<string, CachedFile> };
+
+export function analysisCachePath(root: string, kind: AnalysisKind): string {
+  return join(root, '.cadre', `analysis-${kind}.json`);
+}
+
+export async function loadAnalysisCache(root: string, kind: AnalysisKind): Promise<Map<string, CachedFile>> {
+  try {
+    const document = JSON.parse(await readFile(analysisCachePath(root, kind), 'utf8')) as CacheDocument;
+    if (document.version !== analysisCacheVersion) return new Map();
+    return new Map(Object.entries(document.files));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Writes the cache for the files analysed now, keeping entries for files outside this run's target. */
+export async function saveAnalysisCache(root: string, kind: AnalysisKind, previous: Map<string, CachedFile>, current: Map<string, CachedFile>, targetPrefix: string): Promise<void> {
+  const files: Record<string, CachedFile> = {};
+  for (const [path, entry] of previous) if (!current.has(path) && !isInside(path, targetPrefix)) files[path] = entry;
+  for (const [path, entry] of current) files[path] = entry;
+  await writeFileAtomic(analysisCachePath(root, kind), JSON.stringify({ version: analysisCacheVersion, files } satisfies CacheDocument));
+}
+
+function isInside(path: string, prefix: string): boolean {
+  return prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+}

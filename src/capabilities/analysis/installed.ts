@@ -1,0 +1,32 @@
+// What is installed: package-lock.json's packages, else the direct dependencies found in node_modules.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { PackageJson } from '../../project/detect.js';
+import type { InstalledPackage } from './view.js';
+
+export async function readInstalled(root: string, manifest: PackageJson | null): Promise<{ installed: InstalledPackage[]; lockfileText: string | null }> {
+  let lockfileText: string | null = null;
+  try {
+    lockfileText = await readFile(join(root, 'package-lock.json'), 'utf8');
+    const lock = JSON.parse(lockfileText) as { packages?: Record<string, { version?: string; name?: string }> };
+    if (lock.packages) {
+      const installed = Object.entries(lock.packages).flatMap(([location, entry]): InstalledPackage[] => {
+        const name = entry.name ?? location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
+        return location.includes('node_modules/') && entry.version ? [{ name, version: entry.version, location }] : [];
+      });
+      return { installed, lockfileText };
+    }
+  } catch {
+    // No usable lockfile: fall back to node_modules.
+  }
+  const names = Object.keys({ ...manifest?.dependencies, ...manifest?.devDependencies });
+  const installed = (await Promise.all(names.map(async (name): Promise<InstalledPackage | null> => {
+    try {
+      const info = JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
+      return info.version ? { name, version: info.version, location: `node_modules/${name}` } : null;
+    } catch {
+      return null;
+    }
+  }))).filter((item): item is InstalledPackage => item !== null);
+  return { installed, lockfileText };
+}

@@ -1,0 +1,30 @@
+// What each analysis kind provides to the runner.
+import type { Finding, QualityScore, RuleMeta, SourceFile } from './types.js';
+import type { CloneFingerprint, ProjectView } from './view.js';
+
+export type ProjectStageInput = {
+  view: ProjectView;
+  advisoriesFile?: string;
+  packageJsonText: string | null;
+  lockfileText: string | null;
+};
+
+export type KindDefinition = {
+  rules: RuleMeta[];
+  /** Which files this kind reads. */
+  includes: (path: string) => boolean;
+  analyseFile: (file: SourceFile) => { findings: Finding[]; fingerprints?: CloneFingerprint[] };
+  analyseProject: (input: ProjectStageInput) => Promise<Finding[]>;
+  recommend: (findings: readonly Finding[]) => string[];
+  score?: (findings: readonly Finding[], view: ProjectView) => QualityScore;
+};
+
+export const isScript = (path: string): boolean => /\.(?:[cm]?[jt]sx?|vue|svelte)$/.test(path) && !path.endsWith('.d.ts');
+
+/** One recommendation per category present, most severe categories first. */
+export function recommendByCategory(findings: readonly Finding[], advice: Record<string, string>): string[] {
+  const rank = { Critical: 0, High: 1, Medium: 2, Low: 3 } as const;
+  const worst = new Map<string, number>();
+  for (const finding of findings) worst.set(finding.category, Math.min(worst.get(finding.category) ?? 9, rank[finding.severity]));
+  return [...worst.entries()].sort((left, right) => left[1] - right[1]).map(([category]) => advice[category]).filter((text): text is string => Boolean(text));
+}

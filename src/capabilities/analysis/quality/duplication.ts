@@ -1,0 +1,123 @@
+// Duplication: token-based clone detection (identifiers and literals normalised) with winnowed fingerprints.
+import type { Finding, RuleMeta } from '../types.js';
+import type { CloneFingerprint, ProjectView } from '../view.js';
+
+export const duplicationRule: RuleMeta = {
+  id: 'quality/duplicate-code',
+  kind: 'quality',
+  category: 'duplication',
+  title: 'Duplicated code',
+  help: 'Extract the shared code into one function or module and call it from both places.',
+};
+
+/** A clone is at least this many tokens long. */
+const windowTokens = 50;
+/** Winnowing window: every match of windowTokens + winnowWindow - 1 tokens is found. */
+const winnowWindow = 8;
+const minimumCloneLines = 6;
+
+const tokenPattern = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|`(?:\\[\s\S]|[^`\\])*`|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|[A-Za-z_$][\w$]*|\d[\w.]*|[^\s\w]/g;
+const keywords = new Set('break case catch class const continue debugger default delete do else export extends finally for function if import in instanceof let new return super switch this throw try typeof var void while with yield async await of static get set from as interface type enum implements private public protected readonly'.split(' '));
+
+type Token = { text: string; line: number };
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let line = 1;
+  let last = 0;
+  for (const match of text.matchAll(tokenPattern)) {
+    const index = match.index ?? 0;
+    for (let position = text.indexOf('\n', last); position !== -1 && position < index; position = text.indexOf('\n', position + 1)) line += 1;
+    last = index;
+    const value = match[0];
+    if (value.startsWith('//') || value.startsWith('/*')) continue;
+    let normalised = value;
+    if (/^[`'"]/.test(value)) normalised = 'S';
+    else if (/^\d/.test(value)) normalised = 'N';
+    else if (/^[A-Za-z_$]/.test(value) && !keywords.has(value)) normalised = 'I';
+    tokens.push({ text: normalised, line });
+  }
+  return tokens;
+}
+
+function hashString(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  return hash >>> 0;
+}
+
+/** Winnowed fingerprints of a file's normalised token windows. */
+export function fingerprintSource(text: string): CloneFingerprint[] {
+  // Import lines are expected to repeat across files.
+  const tokens = tokenize(text).filter((token, index, all) => !(token.text === 'import' || (index > 0 && all[index - 1]?.text === 'import')));
+  if (tokens.length < windowTokens) return [];
+  const hashes: { hash: number; start: number; end: number }[] = [];
+  for (let index = 0; index + windowTokens <= tokens.length; index += 1) {
+    const window = tokens.slice(index, index + windowTokens);
+    if (new Set(window.map((token) => token.text)).size < 10) {
+      hashes.push({ hash: 0, start: 0, end: 0 });
+      continue;
+    }
+    hashes.push({ hash: hashString(window.map((token) => token.text).join(' ')), start: window[0]?.line ?? 0, end: window.at(-1)?.line ?? 0 });
+  }
+  const chosen = new Map<number, CloneFingerprint>();
+  for (let index = 0; index + winnowWindow <= hashes.length; index += 1) {
+    let best = index;
+    for (let offset = index; offset < index + winnowWindow; offset += 1) if ((hashes[offset]?.hash ?? 0) <= (hashes[best]?.hash ?? 0)) best = offset;
+    const pick = hashes[best];
+    if (pick && pick.hash !== 0) chosen.set(best, [pick.hash, pick.start, pick.end]);
+  }
+  return [...chosen.values()];
+}
+
+/** Pairs of regions that share fingerprints, reported on the second file of each pair. */
+export function findClones(view: ProjectView): Finding[] {
+  const owners = new Map<number, { path: string; start: number; end: number }[]>();
+  for (const [path, file] of view.files) {
+    for (const [hash, start, end] of file.fingerprints ?? []) {
+      const list = owners.get(hash) ?? [];
+      list.push({ path, start, end });
+      owners.set(hash, list);
+    }
+  }
+  const pairs = new Map<string, { a: [number, number][]; b: [number, number][] }>();
+  for (const list of owners.values()) {
+    if (list.length < 2 || list.length > 20) continue;
+    for (let i = 0; i < list.length; i += 1) for (let j = i + 1; j < list.length; j += 1) {
+      const [first, second] = [list[i], list[j]].sort((left, right) => (left!.path < right!.path ? -1 : left!.path > right!.path ? 1 : left!.start - right!.start));
+      if (!first || !second || (first.path === second.path && first.end >= second.start)) continue;
+      const key = `${first.path}\u0000${second.path}`;
+      const pair = pairs.get(key) ?? { a: [], b: [] };
+      pair.a.push([first.start, first.end]);
+      pair.b.push([second.start, second.end]);
+      pairs.set(key, pair);
+    }
+  }
+  const findings: Finding[] = [];
+  for (const [key, pair] of pairs) {
+    const [firstPath, secondPath] = key.split('\u0000') as [string, string];
+    const firstRegions = mergeRegions(pair.a);
+    for (const [start, end] of mergeRegions(pair.b)) {
+      if (end - start + 1 < minimumCloneLines) continue;
+      const origin = firstRegions.reduce((best, region) => (region[1] - region[0] > best[1] - best[0] ? region : best), firstRegions[0] ?? [0, 0]);
+      findings.push({
+        file: secondPath, line: start, column: 1, ruleId: duplicationRule.id, category: duplicationRule.category,
+        severity: end - start + 1 >= 30 ? 'Medium' : 'Low',
+        message: `Lines ${start}–${end} duplicate ${firstPath}:${origin[0]}–${origin[1]}.`,
+        fix: duplicationRule.help,
+      });
+    }
+  }
+  return findings;
+}
+
+function mergeRegions(regions: [number, number][]): [number, number][] {
+  const sorted = [...regions].sort((left, right) => left[0] - right[0]);
+  const merged: [number, number][] = [];
+  for (const [start, end] of sorted) {
+    const last = merged.at(-1);
+    if (last && start <= last[1] + 2) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged;
+}

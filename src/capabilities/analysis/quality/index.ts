@@ -1,0 +1,37 @@
+// The quality assessment: per-file smells and complexity, clones, dependency structure, and the score out of 100.
+import { type KindDefinition, isScript, recommendByCategory } from '../kind.js';
+import type { Finding, QualityScore, Severity } from '../types.js';
+import type { ProjectView } from '../view.js';
+import { duplicationRule, findClones, fingerprintSource } from './duplication.js';
+import { checkSmells, smellRules } from './smells.js';
+import { checkStructure, structureRules } from './structure.js';
+
+const weights: Record<Severity, number> = { Critical: 10, High: 5, Medium: 2, Low: 0.5 };
+
+export const scoreFormula = 'score = max(0, round(100 − penalty × 1000 / max(1000, lines of code))), penalty = Σ findings weighted Critical 10, High 5, Medium 2, Low 0.5';
+
+/** The documented score: findings weighted by severity, per thousand lines (projects under 1,000 lines count as 1,000). */
+export function qualityScore(findings: readonly Finding[], view: ProjectView): QualityScore {
+  const linesOfCode = [...view.files.values()].reduce((sum, file) => sum + file.lines, 0);
+  const penalty = findings.reduce((sum, finding) => sum + weights[finding.severity], 0);
+  const value = Math.max(0, Math.round(100 - (penalty * 1000) / Math.max(1000, linesOfCode)));
+  return { value, formula: scoreFormula, linesOfCode, penalty };
+}
+
+const advice: Record<string, string> = {
+  complexity: 'Start with the most complex functions: each extracted helper lowers complexity and makes the code testable.',
+  smells: 'Shorten long functions and files; remove exports nobody uses.',
+  duplication: 'Merge duplicated blocks into shared functions so fixes land once.',
+  dependencies: 'Fix package.json first (missing dependencies break clean installs), then break import cycles.',
+  naming: 'Rename the flagged identifiers to the project convention.',
+  structure: 'Group related modules so imports stay short.',
+};
+
+export const qualityKind: KindDefinition = {
+  rules: [...Object.values(smellRules), duplicationRule, ...Object.values(structureRules)],
+  includes: isScript,
+  analyseFile: (file) => ({ findings: checkSmells(file), fingerprints: file.parsed ? fingerprintSource(file.text) : [] }),
+  analyseProject: async ({ view }) => [...findClones(view), ...checkStructure(view)],
+  recommend: (findings) => recommendByCategory(findings, advice),
+  score: qualityScore,
+};

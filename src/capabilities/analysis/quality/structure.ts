@@ -1,0 +1,122 @@
+// Dependency and file structure: import cycles, unused and missing dependencies, unused exports, deep relative imports.
+import { builtinModules } from 'node:module';
+import { allDependencies, packageNameOf } from '../../../project/detect.js';
+import { resolveImport } from '../../../project/resolve.js';
+import { isTestPath } from '../source.js';
+import type { Finding, RuleMeta } from '../types.js';
+import type { ProjectView } from '../view.js';
+
+const rule = (id: string, category: string, title: string, help: string): RuleMeta => ({ id, kind: 'quality', category, title, help });
+
+export const structureRules = {
+  cycle: rule('quality/import-cycle', 'dependencies', 'Import cycle', 'Break the cycle: move the shared code into a module both import, or invert one dependency.'),
+  missing: rule('quality/missing-dependency', 'dependencies', 'Imported package not declared in package.json', 'Add the package to dependencies (or devDependencies for tooling and tests).'),
+  unused: rule('quality/unused-dependency', 'dependencies', 'Declared dependency never imported', 'Remove it from package.json, or move it to devDependencies if only tooling uses it.'),
+  unusedExport: rule('quality/unused-export', 'smells', 'Export nobody imports', 'Remove the export (or the code) if nothing outside uses it.'),
+  deepImport: rule('quality/deep-relative-import', 'structure', 'Deep relative import', 'Reorganise the folders so that related modules sit together, or add a path alias.'),
+};
+
+const builtins = new Set([...builtinModules, ...builtinModules.map((name) => `node:${name}`)]);
+/** Packages used by tools and configuration rather than by imports. */
+const toolingPackage = /^(?:@types\/|typescript$|eslint|@eslint\/|prettier|vite$|@vitejs\/|vitest|jest|ts-jest|babel|@babel\/|webpack|rollup|esbuild|tsx$|ts-node|nodemon|husky|lint-staged|prisma$|@playwright\/test|playwright$|cypress|mocha|chai|tailwindcss|postcss|autoprefixer|sass$|less$|concurrently|cross-env|rimraf|npm-run-all|typescript-eslint|@tailwindcss\/|@testing-library\/jest-dom|jsdom|happy-dom|supertest|c8|nyc|tsup|turbo|lerna|nx$|@changesets\/|semantic-release|ava$|tap$|knip|depcheck|react-dom$|@sveltejs\/|svelte-check|vue-tsc|@vue\/)/;
+
+export function checkStructure(view: ProjectView): Finding[] {
+  const findings: Finding[] = [];
+  const paths = new Set(view.files.keys());
+  const graph = new Map<string, string[]>();
+  const importedPackages = new Map<string, { file: string; line: number }>();
+  const importedNames = new Map<string, Set<string>>();
+  for (const [path, file] of view.files) {
+    const edges: string[] = [];
+    for (const fact of file.facts?.imports ?? []) {
+      const target = resolveImport(path, fact.source, paths);
+      if (target) {
+        if (!fact.typeOnly) edges.push(target);
+        const names = importedNames.get(target) ?? new Set<string>();
+        for (const name of fact.kind === 'import' || fact.kind === 'reexport' ? fact.names : ['*']) names.add(name);
+        importedNames.set(target, names);
+      } else if (fact.source.startsWith('../../../../')) {
+        findings.push({ file: path, line: fact.line, column: 1, ruleId: structureRules.deepImport.id, category: 'structure', severity: 'Low', message: `${fact.source} climbs ${fact.source.split('../').length - 1} folders.`, fix: structureRules.deepImport.help });
+      }
+      const name = packageNameOf(fact.source);
+      if (name && !importedPackages.has(name)) importedPackages.set(name, { file: path, line: fact.line });
+    }
+    graph.set(path, edges);
+  }
+  findings.push(...cycles(graph));
+  if (view.packageJson) findings.push(...dependencyFindings(view, importedPackages));
+  findings.push(...unusedExports(view, importedNames));
+  return findings;
+}
+
+function dependencyFindings(view: ProjectView, imported: Map<string, { file: string; line: number }>): Finding[] {
+  const findings: Finding[] = [];
+  const declared = allDependencies(view.packageJson);
+  const selfName = view.packageJson?.name;
+  for (const [name, where] of imported) {
+    if (builtins.has(name) || name in declared || name === selfName || name.startsWith('node:') || /^(?:virtual|astro|bun|~|@\/)/.test(name)) continue;
+    if (isTestPath(where.file) && /^(?:vitest|@jest|jest)/.test(name)) continue;
+    findings.push({ file: where.file, line: where.line, column: 1, ruleId: structureRules.missing.id, category: 'dependencies', severity: 'High', message: `${name} is imported but not declared in package.json; installs from a clean checkout will fail.`, fix: structureRules.missing.help });
+  }
+  const scripts = Object.values(view.packageJson?.scripts ?? {}).join(' ');
+  for (const name of Object.keys(view.packageJson?.dependencies ?? {})) {
+    if (imported.has(name) || toolingPackage.test(name) || scripts.includes(name)) continue;
+    if (name.startsWith('@types/') || imported.has(name.replace(/^@types\//, ''))) continue;
+    findings.push({ file: 'package.json', line: 1, column: 1, ruleId: structureRules.unused.id, category: 'dependencies', severity: 'Low', message: `${name} is a dependency but no file imports it.`, fix: structureRules.unused.help });
+  }
+  return findings;
+}
+
+function unusedExports(view: ProjectView, importedNames: Map<string, Set<string>>): Finding[] {
+  const entryPoints = new Set([view.packageJson?.main, ...Object.values((view.packageJson as { bin?: Record<string, string> } | null)?.bin ?? {})].filter((path): path is string => typeof path === 'string').map((path) => path.replace(/^\.\//, '')));
+  const findings: Finding[] = [];
+  for (const [path, file] of view.files) {
+    if (entryPoints.has(path) || isTestPath(path) || /(?:^|\/)(?:index|main|server|app|cli)\.[cm]?[jt]sx?$|(?:^|\/)(?:pages|app|routes)\/|\.config\.[cm]?[jt]s$|\.d\.ts$|\.(?:vue|svelte)$/.test(path)) continue;
+    const names = importedNames.get(path);
+    if (names?.has('*')) continue;
+    for (const symbol of file.facts?.symbols ?? []) {
+      if (!symbol.exported || names?.has(symbol.name) || (symbol.kind === 'type' || symbol.kind === 'interface')) continue;
+      findings.push({ file: path, line: symbol.line, column: 1, ruleId: structureRules.unusedExport.id, category: 'smells', severity: 'Low', message: `${symbol.name} is exported but no file in the project imports it.`, fix: structureRules.unusedExport.help });
+    }
+  }
+  return findings;
+}
+
+/** Strongly connected components of the import graph (Tarjan), each reported once. */
+function cycles(graph: Map<string, string[]>): Finding[] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const lowLinks = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const findings: Finding[] = [];
+  const connect = (node: string): void => {
+    indices.set(node, index);
+    lowLinks.set(node, index);
+    index += 1;
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        connect(next);
+        lowLinks.set(node, Math.min(lowLinks.get(node) ?? 0, lowLinks.get(next) ?? 0));
+      } else if (onStack.has(next)) {
+        lowLinks.set(node, Math.min(lowLinks.get(node) ?? 0, indices.get(next) ?? 0));
+      }
+    }
+    if (lowLinks.get(node) === indices.get(node)) {
+      const component: string[] = [];
+      for (let member = stack.pop(); member !== undefined; member = stack.pop()) {
+        onStack.delete(member);
+        component.push(member);
+        if (member === node) break;
+      }
+      if (component.length > 1) {
+        const members = component.sort();
+        findings.push({ file: members[0] as string, line: 1, column: 1, ruleId: structureRules.cycle.id, category: 'dependencies', severity: 'Medium', message: `Import cycle between ${members.join(' → ')}.`, fix: structureRules.cycle.help });
+      }
+    }
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) connect(node);
+  return findings;
+}

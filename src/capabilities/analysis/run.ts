@@ -1,0 +1,137 @@
+// runAnalysis: lists the target's files, analyses changed ones (cached by content hash), runs project-level rules, builds the report.
+import { readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { CadreError, exitCodes } from '../../errors.js';
+import type { PackageJson } from '../../project/detect.js';
+import { extractFacts } from '../../project/facts.js';
+import { type ListedFile, contentHash, listProjectFiles } from '../../project/files.js';
+import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.js';
+import { readInstalled } from './installed.js';
+import { kinds } from './kinds.js';
+import { loadSourceFile } from './source.js';
+import { type AnalysisKind, type AnalysisReport, type Finding, type Severity, severities } from './types.js';
+import type { ProjectView } from './view.js';
+
+export type RunAnalysisOptions = {
+  cwd: string;
+  /** A folder or file inside cwd; the whole project when absent. */
+  path?: string;
+  /** An OSV or GitHub advisory export to check dependencies against, in addition to the bundled snapshot. */
+  advisoriesFile?: string;
+  /** Reuse and update `.cadre/analysis-<kind>.json` (default true). */
+  cache?: boolean;
+  onProgress?: (done: number, total: number) => void;
+};
+
+export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOptions): Promise<AnalysisReport> {
+  const started = performance.now();
+  const definition = kinds[kind];
+  const root = resolve(options.cwd);
+  const targetAbsolute = resolve(root, options.path ?? '.');
+  const target = relative(root, targetAbsolute).split(sep).join('/');
+  if (target.startsWith('..')) {
+    throw new CadreError('analysis.outside-project', `${options.path} is outside the project ${root}.`, { remedy: 'Analyse a path inside the project, or run cadre from the other project.', exitCode: exitCodes.usage });
+  }
+  const listed = await listTarget(targetAbsolute, target);
+  const files = listed.filter((file) => definition.includes(file.path));
+  const useCache = options.cache !== false;
+  const previous = useCache ? await loadAnalysisCache(root, kind) : new Map<string, CachedFile>();
+  const current = new Map<string, CachedFile>();
+  let reused = 0;
+  let done = 0;
+  const queue = [...files];
+  const worker = async (): Promise<void> => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      const old = previous.get(item.path);
+      if (old && old.size === item.size && old.mtimeMs === item.mtimeMs) {
+        current.set(item.path, old);
+        reused += 1;
+      } else {
+        const text = await readFile(join(root, item.path), 'utf8');
+        const hash = contentHash(text);
+        if (old && old.hash === hash) {
+          current.set(item.path, { ...old, mtimeMs: item.mtimeMs });
+          reused += 1;
+        } else {
+          current.set(item.path, analyseOne(kind, item, text, hash));
+        }
+      }
+      done += 1;
+      options.onProgress?.(done, files.length);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+
+  const packageJsonText = await readFile(join(root, 'package.json'), 'utf8').catch(() => null);
+  const packageJson = parseManifest(packageJsonText);
+  const { installed, lockfileText } = kind === 'security' ? await readInstalled(root, packageJson) : { installed: [], lockfileText: null };
+  const view: ProjectView = { root, packageJson, installed, files: new Map([...current].map(([path, entry]) => [path, entry])) };
+  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText });
+
+  if (useCache && (reused !== files.length || previous.size === 0 || current.size !== countInside(previous, target))) {
+    await saveAnalysisCache(root, kind, previous, current, target);
+  }
+  const findings = sortFindings([...[...current.values()].flatMap((entry) => entry.findings), ...projectFindings]);
+  return {
+    kind, root, target: target || '.', generatedAt: new Date().toISOString(),
+    filesAnalyzed: files.length, filesReused: reused, durationMs: Math.round(performance.now() - started),
+    findings, counts: countBySeverity(findings), byCategory: countByCategory(findings), rules: definition.rules,
+    recommendations: definition.recommend(findings),
+    score: definition.score ? definition.score(findings, view) : null,
+  };
+}
+
+async function listTarget(targetAbsolute: string, target: string): Promise<ListedFile[]> {
+  let info;
+  try {
+    info = await stat(targetAbsolute);
+  } catch (error) {
+    throw new CadreError('analysis.path-missing', `${targetAbsolute} does not exist.`, { remedy: 'Check the path; it is relative to the project folder.', cause: error, exitCode: exitCodes.usage });
+  }
+  if (info.isFile()) return [{ path: target, size: info.size, mtimeMs: info.mtimeMs }];
+  const includeAll = /(?:^|\/)node_modules(?:\/|$)/.test(target);
+  const listed = await listProjectFiles(targetAbsolute, { includeAll });
+  return target ? listed.map((file) => ({ ...file, path: `${target}/${file.path}` })) : listed;
+}
+
+function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: string): CachedFile {
+  const file = loadSourceFile(item.path, text);
+  const { findings, fingerprints } = kinds[kind].analyseFile(file);
+  const facts = file.parsed ? extractFacts(file.parsed, text) : null;
+  const lines = text.split('\n').length;
+  return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}) };
+}
+
+function parseManifest(text: string | null): PackageJson | null {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as PackageJson;
+  } catch {
+    return null;
+  }
+}
+
+function countInside(cache: Map<string, CachedFile>, prefix: string): number {
+  let count = 0;
+  for (const path of cache.keys()) if (prefix === '' || path.startsWith(`${prefix}/`) || path === prefix) count += 1;
+  return count;
+}
+
+const severityRank: Record<Severity, number> = { Critical: 0, High: 1, Medium: 2, Low: 3 };
+
+export function sortFindings(findings: Finding[]): Finding[] {
+  return findings.sort((left, right) => severityRank[left.severity] - severityRank[right.severity]
+    || (left.file < right.file ? -1 : left.file > right.file ? 1 : 0) || left.line - right.line || left.column - right.column);
+}
+
+function countBySeverity(findings: readonly Finding[]): Record<Severity, number> {
+  const counts = Object.fromEntries(severities.map((severity) => [severity, 0])) as Record<Severity, number>;
+  for (const finding of findings) counts[finding.severity] += 1;
+  return counts;
+}
+
+function countByCategory(findings: readonly Finding[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const finding of findings) counts[finding.category] = (counts[finding.category] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,29 @@
+// Turns a file's text into a SourceFile, and builds findings at nodes and offsets.
+import { type AstNode, isParsablePath, lineLocator, parseSource } from '../../project/ast.js';
+import type { Finding, RuleMeta, Severity, SourceFile } from './types.js';
+
+export function loadSourceFile(path: string, text: string): SourceFile {
+  const position = lineLocator(text);
+  let parsed = null;
+  if (isParsablePath(path)) {
+    try {
+      parsed = parseSource(path, text);
+    } catch {
+      parsed = null;
+    }
+  }
+  const offset = parsed?.offset ?? 0;
+  return { path, text, parsed, position, at: (node) => position(node.start + offset) };
+}
+
+export type FindingDraft = { severity: Severity; message: string; fix: string };
+
+export function findingAt(file: SourceFile, where: AstNode | number, rule: RuleMeta, draft: FindingDraft): Finding {
+  const { line, column } = typeof where === 'number' ? file.position(where) : file.at(where);
+  return { file: file.path, line, column, ruleId: rule.id, category: rule.category, ...draft };
+}
+
+/** Test, fixture and story files: some rules (secrets, smells) treat them differently. */
+export function isTestPath(path: string): boolean {
+  return /(?:^|\/)(?:__tests__|__mocks__|tests?|spec|fixtures?|e2e|cypress)\/|\.(?:test|spec|stories|e2e)\.[cm]?[jt]sx?$/.test(path);
+}

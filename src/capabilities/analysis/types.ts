@@ -1,0 +1,62 @@
+// The shapes of analysis: findings, rules, reports.
+import type { AstNode, ParsedSource } from '../../project/ast.js';
+
+export type Severity = 'Critical' | 'High' | 'Medium' | 'Low';
+export const severities: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low'];
+
+export type AnalysisKind = 'quality' | 'security' | 'performance';
+
+export type Finding = {
+  /** Path relative to the analysed project's root, with forward slashes. */
+  file: string;
+  line: number;
+  column: number;
+  ruleId: string;
+  category: string;
+  severity: Severity;
+  message: string;
+  /** What to do about it: the optimisation, the safe API, the refactoring. */
+  fix: string;
+};
+
+export type RuleMeta = { id: string; kind: AnalysisKind; category: string; title: string; help: string };
+
+export type QualityScore = {
+  value: number;
+  /** The formula in words, shown in every report. */
+  formula: string;
+  linesOfCode: number;
+  penalty: number;
+};
+
+export type AnalysisReport = {
+  kind: AnalysisKind;
+  /** Absolute path of the project root. */
+  root: string;
+  /** The analysed path relative to the root ('.' for all). */
+  target: string;
+  generatedAt: string;
+  filesAnalyzed: number;
+  /** Files whose findings came from the cache (unchanged since the last run). */
+  filesReused: number;
+  durationMs: number;
+  findings: Finding[];
+  counts: Record<Severity, number>;
+  byCategory: Record<string, number>;
+  rules: RuleMeta[];
+  recommendations: string[];
+  score: QualityScore | null;
+};
+
+/** One file ready for the analysers: text, parse tree (null for templates and unparsable files), position lookup. */
+export type SourceFile = {
+  path: string;
+  text: string;
+  parsed: ParsedSource | null;
+  /** Position of a file offset. */
+  position: (offset: number) => { line: number; column: number };
+  /** Position of a node (script offsets are shifted for Vue/Svelte blocks). */
+  at: (node: AstNode) => { line: number; column: number };
+};
+
+export type FileAnalyser = (file: SourceFile) => Finding[];

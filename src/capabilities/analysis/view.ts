@@ -1,0 +1,18 @@
+// The project as the project-level rules see it: the manifest, and each analysed file's facts.
+import type { PackageJson } from '../../project/detect.js';
+import type { FileFacts } from '../../project/facts.js';
+
+export type FileView = { facts: FileFacts | null; lines: number; fingerprints?: CloneFingerprint[] };
+
+/** A window of normalised tokens: its hash, and the lines it spans. */
+export type CloneFingerprint = [hash: number, startLine: number, endLine: number];
+
+export type ProjectView = {
+  root: string;
+  packageJson: PackageJson | null;
+  /** What is installed (from the lockfile, else node_modules), when known; `location` is e.g. node_modules/a/node_modules/b. */
+  installed: InstalledPackage[];
+  files: Map<string, FileView>;
+};
+
+export type InstalledPackage = { name: string; version: string; location: string };
