@@ -52,7 +52,8 @@ export async function loadConfig({ cwd, env = process.env, flags = {} }: { cwd: 
   layers.push({ layer: 'flag', origin: 'command line', values: flags });
 
   const sources = new Map<string, ConfigSource>();
-  let merged: Json = {};
+  // The defaults are the bottom layer, so deny lists from the files add to the built-in ones.
+  let merged = configSchema.parse({}) as Json;
   for (const { layer, origin, values, originOf } of layers) {
     validateLayer(values, (key) => (originOf ? `environment variable ${originOf(key)}` : origin));
     merged = mergeLayer(merged, values, unionKeys);

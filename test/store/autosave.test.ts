@@ -1,0 +1,76 @@
+// Autosave: serialized, coalescing writes; the lock; crash detection with a real dead process.
+import { spawn } from 'node:child_process';
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createAutosaver, findCrashedSession, isAlive } from '../../src/store/autosave.js';
+import { sessionData } from './session-data.js';
+import { tempDir } from './temp.js';
+
+async function deadPid(): Promise<number> {
+  const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('node did not start');
+  await new Promise((resolve) => child.on('exit', resolve));
+  return pid;
+}
+
+const exists = (file: string) => access(file).then(() => true, () => false);
+
+describe('autosave', () => {
+  it('coalesces a burst: the latest data lands and every call resolves', async () => {
+    const dir = await tempDir();
+    const saver = await createAutosaver(dir, { sessionName: 'live' });
+    const saves = Array.from({ length: 20 }, (_, index) => saver.save(sessionData(`step-${index}`)));
+    await Promise.all(saves);
+    const onDisk = JSON.parse(await readFile(saver.file, 'utf8')) as { name: string; transcript: { text: string }[] };
+    expect(onDisk.name).toBe('live');
+    expect(onDisk.transcript[0]?.text).toBe('step-19');
+    await saver.save(sessionData('after'));
+    expect((JSON.parse(await readFile(saver.file, 'utf8')) as { transcript: { text: string }[] }).transcript[0]?.text).toBe('after');
+    await saver.close({ clean: true });
+  });
+
+  it('holds a lock while running; a clean close removes it and leaves nothing to recover', async () => {
+    const dir = await tempDir();
+    const saver = await createAutosaver(dir, { sessionName: 'live' });
+    await saver.save(sessionData());
+    const lock = JSON.parse(await readFile(join(dir, '.autosave.lock'), 'utf8')) as { pid: number; startedAt: string };
+    expect(lock.pid).toBe(process.pid);
+    expect(await findCrashedSession(dir)).toBeUndefined();
+    await saver.close({ clean: true });
+    expect(await exists(join(dir, '.autosave.lock'))).toBe(false);
+    expect(await findCrashedSession(dir)).toBeUndefined();
+  });
+
+  it('finds the session a dead process left behind', async () => {
+    const dir = await tempDir();
+    const saver = await createAutosaver(dir, { sessionName: 'crashed' });
+    await saver.save(sessionData('last step'));
+    await saver.close({ clean: false });
+    const pid = await deadPid();
+    expect(isAlive(pid)).toBe(false);
+    await writeFile(join(dir, '.autosave.lock'), JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z' }));
+    const crashed = await findCrashedSession(dir);
+    expect(crashed).toMatchObject({ pid, data: { name: 'crashed', transcript: [{ text: 'last step' }] } });
+  });
+
+  it('refuses to share the autosave with another live cadre', async () => {
+    const dir = await tempDir();
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await writeFile(join(dir, '.autosave.lock'), JSON.stringify({ pid: child.pid, startedAt: 'x' }));
+      await expect(createAutosaver(dir, { sessionName: 'second' })).rejects.toMatchObject({ code: 'session.autosave-in-use' });
+      expect(await findCrashedSession(dir)).toBeUndefined();
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('reports a corrupt autosave left by a crash instead of crashing', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, '.autosave.json'), '{"schemaVersion": 1, "na');
+    await writeFile(join(dir, '.autosave.lock'), JSON.stringify({ pid: await deadPid(), startedAt: 'x' }));
+    await expect(findCrashedSession(dir)).rejects.toMatchObject({ code: 'session.corrupt' });
+  });
+});
