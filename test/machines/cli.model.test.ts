@@ -1,0 +1,22 @@
+// Model-based tests of the root cli statechart: every state × sample event edge, with full coverage.
+import { cliMachine } from '../../machines/cli.machine.js';
+import { defineModelTests, pendingPromise } from '../support/model-test.js';
+
+defineModelTests({
+  name: 'cli',
+  machine: cliMachine,
+  inputs: [{ label: 'a project', input: { cwd: '/tmp/project', session: { name: 'default' } } }],
+  implementations: { actors: { startUp: pendingPromise, runCommand: pendingPromise, shutDown: pendingPromise } },
+  events: [
+    { type: 'input.line', text: '/status' },
+    { type: 'input.interrupt' },
+    { type: 'input.eof' },
+    { type: 'xstate.done.actor.startUp' },
+    { type: 'xstate.error.actor.startUp', error: new Error('config is invalid') },
+    { type: 'xstate.done.actor.runCommand', output: { exitCode: 3 } },
+    { type: 'xstate.done.actor.runCommand', output: { exitCode: 0, exit: true } },
+    { type: 'xstate.error.actor.runCommand', error: new Error('bug') },
+    { type: 'xstate.done.actor.shutDown' },
+    { type: 'xstate.error.actor.shutDown', error: new Error('autosave failed') },
+  ],
+});

@@ -1,0 +1,46 @@
+// Model-based tests of the container statechart: every state × sample event edge, with full coverage.
+import { containerMachine } from '../../machines/container.machine.js';
+import { defineModelTests, pendingPromise, silentCallback } from '../support/model-test.js';
+
+const failure = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(`${id} failed`) });
+
+defineModelTests({
+  name: 'container',
+  machine: containerMachine,
+  inputs: [{
+    label: 'a repository',
+    input: {
+      containerId: 'c1',
+      repoUrl: 'http://127.0.0.1:9/repo.git',
+      deadline: 1_000_000,
+      limits: { memoryBytes: 2 ** 31, nanoCpus: 2e9, pidsLimit: 256, diskBytes: 2 ** 32 },
+    },
+  }],
+  implementations: {
+    actors: {
+      prepareWorkspace: pendingPromise, cloneRepository: pendingPromise, startContainer: pendingPromise,
+      restartContainer: pendingPromise, stopContainer: pendingPromise, cleanUp: pendingPromise,
+      watchDeadline: silentCallback, watchContainer: silentCallback,
+    },
+  },
+  events: [
+    { type: 'container.progress', label: 'receiving objects', current: 3, total: 10 },
+    { type: 'container.deadline.reached' },
+    { type: 'container.deadline.extended', deadline: 2_000_000 },
+    { type: 'container.exited', exitCode: 137, oomKilled: true, reason: 'OOMKilled' },
+    { type: 'container.exited', exitCode: 1, oomKilled: false, reason: 'runner crashed' },
+    { type: 'container.restart' },
+    { type: 'container.stop' },
+    { type: 'container.start' },
+    { type: 'container.cleanup' },
+    { type: 'xstate.done.actor.prepareWorkspace' },
+    { type: 'xstate.done.actor.cloneRepository' },
+    { type: 'xstate.done.actor.startContainer', output: { dockerId: 'd0cker' } },
+    { type: 'xstate.done.actor.restartContainer' },
+    { type: 'xstate.done.actor.stopContainer' },
+    { type: 'xstate.done.actor.stopTimedOut' },
+    { type: 'xstate.done.actor.cleanUp' },
+    ...['prepareWorkspace', 'cloneRepository', 'startContainer', 'restartContainer', 'stopContainer',
+      'stopTimedOut', 'cleanUp', 'watchDeadline', 'watchContainer'].map(failure),
+  ],
+});
