@@ -1,24 +1,24 @@
 // Model-based tests from a statechart: one vitest test per adjacency edge, plus a state and transition coverage check.
 import { adjacencyMapToArray, getAdjacencyMap, getShortestPaths, getStateNodes, type AdjacencyMap, type TraversalOptions } from '@xstate/graph';
-import { createActor, fromCallback, fromPromise, type AnyMachineSnapshot, type AnyStateMachine, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
+import { createActor, fromCallback, fromPromise, type AnyEventObject, type AnyMachineSnapshot, type AnyStateMachine, type SnapshotFrom, type EventObject, type InspectionEvent, type StateValue } from 'xstate';
 import { describe, expect, it } from 'vitest';
 
-export interface MachineModel {
+export interface MachineModel<TMachine extends AnyStateMachine = AnyStateMachine> {
   name: string;
-  machine: AnyStateMachine;
+  machine: TMachine;
   /** Inputs to start the machine with; coverage is counted over all of them together. */
   inputs: { label: string; input: unknown }[];
   /** Implementations for `machine.provide()`: effects that never finish on their own, so the test drives them. */
   implementations: Parameters<AnyStateMachine['provide']>[0];
   /** Sample events sent from every reached state, so ignored and guard-blocked events are edges too. */
-  events: EventObject[];
+  events: AnyEventObject[];
   /**
    * A finite key for a snapshot: the state value plus the context that decides behaviour.
    * It must not grow without bound (the traversal enumerates every distinct key).
    */
-  abstract?: (snapshot: AnyMachineSnapshot) => unknown;
+  abstract?: (snapshot: SnapshotFrom<TMachine>) => unknown;
   /** Checks that must hold in every state the tests reach. */
-  invariant?: (snapshot: AnyMachineSnapshot) => void;
+  invariant?: (snapshot: SnapshotFrom<TMachine>) => void;
 }
 
 /** A promise actor that never settles: its `xstate.done.actor.*` / `xstate.error.actor.*` events come from the test. */
@@ -123,7 +123,8 @@ const describeValue = (value: StateValue): string =>
  * path, send the event, and assert the resulting state and context key. A last test fails when any
  * state node or transition was never exercised, and prints `model coverage <name>: states X/Y, transitions X/Y`.
  */
-export function defineModelTests(model: MachineModel): void {
+export function defineModelTests<TMachine extends AnyStateMachine>(typedModel: MachineModel<TMachine>): void {
+  const model = typedModel as unknown as MachineModel;
   const machine = model.machine.provide(model.implementations);
   const coverage: Coverage = { states: new Set(), transitions: new Set() };
   const observe = (snapshot: AnyMachineSnapshot): void => {
