@@ -14,13 +14,15 @@ export type AuditReport =
   | { type: 'audit.failed'; code: string; message: string; remedy: string };
 
 /**
- * Callback logic that owns one log. Records are appended in the order the events arrive,
- * each one fsynced; `audit.close` writes the signed checkpoint. Stopping the actor without
- * `audit.close` leaves the log unsealed, which `verify` reports once this process is gone.
+ * Callback logic that owns one log: it opens `file`, or uses an already open `writer`
+ * (so several actors in turn, e.g. across /resume, can feed one chain). Records are
+ * appended in the order the events arrive, each one fsynced; `audit.close` writes the
+ * signed checkpoint. Stopping the actor without `audit.close` leaves the log unsealed,
+ * which `verify` reports once this process is gone.
  */
-export function createAuditLogic({ file, key, session }: { file: string; key: Uint8Array; session: string }) {
+export function createAuditLogic(source: { file: string; key: Uint8Array; session: string } | { writer: AuditWriter }) {
   return fromCallback<AuditEvent>(({ receive, sendBack }) => {
-    const opened: Promise<AuditWriter> = createAuditWriter({ file, key, session });
+    const opened: Promise<AuditWriter> = 'writer' in source ? Promise.resolve(source.writer) : createAuditWriter(source);
     let failed = false;
     const report = (error: unknown): void => {
       if (failed) return;
@@ -41,7 +43,7 @@ export function createAuditLogic({ file, key, session }: { file: string; key: Ui
         .then((writer) => writer.close())
         .then((checkpoint) => {
           const { count, lastHash } = checkpoint.data as { count: number; lastHash: string };
-          sendBack({ type: 'audit.closed', file, count, lastHash } satisfies AuditReport);
+          sendBack({ type: 'audit.closed', file: 'writer' in source ? source.writer.file : source.file, count, lastHash } satisfies AuditReport);
         })
         .catch(report);
     });

@@ -6,7 +6,7 @@ import { assign, createActor, sendTo, setup, waitFor } from 'xstate';
 import { createAuditLogic, type AuditEvent, type AuditReport } from '../../src/store/audit-actor.js';
 import type { AuditRecord } from '../../src/store/audit-record.js';
 import { verifyAuditFile } from '../../src/store/audit-verify.js';
-import { auditFileFor, newAuditSessionId } from '../../src/store/audit.js';
+import { auditFileFor, createAuditWriter, newAuditSessionId } from '../../src/store/audit.js';
 import { tempDir } from './temp.js';
 
 function parentOf(logic: ReturnType<typeof createAuditLogic>) {
@@ -58,5 +58,22 @@ describe('audit actor', () => {
     expect(failed.context.reports[0]).toMatchObject({ type: 'audit.failed', code: 'audit.log-unusable' });
     first.stop();
     second.stop();
+  });
+
+  it('feeds one open writer from actors started one after another', async () => {
+    const key = randomBytes(32);
+    const session = newAuditSessionId();
+    const file = auditFileFor(await tempDir(), session);
+    const writer = await createAuditWriter({ file, key, session });
+    const before = createActor(parentOf(createAuditLogic({ writer }))).start();
+    before.send({ type: 'audit.record', recordType: 'session.started', data: {} });
+    before.stop();
+    const after = createActor(parentOf(createAuditLogic({ writer }))).start();
+    after.send({ type: 'audit.record', recordType: 'command.typed', data: { text: '/resume work' } });
+    after.send({ type: 'audit.close' });
+    const done = await waitFor(after, (snapshot) => snapshot.context.reports.length > 0);
+    expect(done.context.reports[0]).toMatchObject({ type: 'audit.closed', file, count: 2 });
+    expect(await verifyAuditFile(file, key)).toEqual({ ok: true, count: 3, live: false });
+    after.stop();
   });
 });
