@@ -91,12 +91,14 @@ export function setPath(target: Json, path: string, value: unknown): void {
 /**
  * Merges `upper` over `lower`: objects merge key by key, other values replace, except
  * the keys in `unionKeys` whose arrays add up (deny lists must never shrink by layering).
+ * Undefined values (unset flags) leave the lower value in place.
  */
 export function mergeLayer(lower: Json, upper: Json, unionKeys: readonly string[], prefix = ''): Json {
   const merged: Json = { ...lower };
   for (const [key, value] of Object.entries(upper)) {
     const path = prefix === '' ? key : `${prefix}.${key}`;
     const below = merged[key];
+    if (value === undefined) continue;
     if (isPlainObject(value) && isPlainObject(below)) merged[key] = mergeLayer(below, value, unionKeys, path);
     else if (unionKeys.includes(path) && Array.isArray(value) && Array.isArray(below)) merged[key] = [...new Set([...below, ...value])];
     else merged[key] = value;

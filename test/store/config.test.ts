@@ -112,6 +112,13 @@ describe('loadConfig', () => {
     expect(badSize.message).toMatch(/environment variable CADRE_VM_MEMORY at vm\.memory/);
   });
 
+  it('lets an unset flag leave the lower layers alone', async () => {
+    const { cwd, env } = await setup({ project: JSON.stringify({ vm: { cpu: 6 } }) });
+    const { config, sources } = await loadConfig({ cwd, env, flags: { vm: { cpu: undefined }, model: { name: undefined } } });
+    expect(config.vm.cpu).toBe(6);
+    expect(sources.get('vm.cpu')?.layer).toBe('project');
+  });
+
   it('rejects flags with a bad value, naming the command line', async () => {
     const { cwd, env } = await setup();
     const error = await failure(loadConfig({ cwd, env, flags: { vm: { cpu: 0 } } }));
