@@ -5,7 +5,7 @@ import { defineModelTests, pendingPromise } from '../support/model-test.js';
 defineModelTests({
   name: 'cli',
   machine: cliMachine,
-  inputs: [{ label: 'a project', input: { cwd: '/tmp/project', session: { name: 'default' } } }],
+  scenarios: [{ label: 'a project', input: { cwd: '/tmp/project', session: { name: 'default' } } }],
   implementations: { actors: { startUp: pendingPromise, runCommand: pendingPromise, shutDown: pendingPromise } },
   events: [
     { type: 'input.line', text: '/status' },

@@ -7,7 +7,7 @@ const failure = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new 
 defineModelTests({
   name: 'container',
   machine: containerMachine,
-  inputs: [{
+  scenarios: [{
     label: 'a repository',
     input: {
       containerId: 'c1',

@@ -7,7 +7,7 @@ const step = (id: string, added: number): PlanStep => ({ id, action: 'create', p
 defineModelTests({
   name: 'plan',
   machine: planMachine,
-  inputs: [false, true].map((autoApprove) => ({
+  scenarios: [false, true].map((autoApprove) => ({
     label: autoApprove ? 'auto' : 'approve',
     input: { planId: 'p1', steps: [step('a', 3)], autoApprove },
   })),

@@ -39,7 +39,7 @@ const invariant = (snapshot: SnapshotFrom<typeof taskMachine>) => {
 defineModelTests({
   name: 'task',
   machine: taskMachine,
-  inputs: (['universal-agent', 'vm-agent'] as const).flatMap((agent) => [false, true].map((autoApprove) => ({
+  scenarios: (['universal-agent', 'vm-agent'] as const).flatMap((agent) => [false, true].map((autoApprove) => ({
     label: `${agent}, ${autoApprove ? 'auto' : 'approve'}`,
     input: { taskId: 't1', agent, text: 'add a health endpoint', autoApprove, deadline: null },
   }))),

@@ -6,12 +6,15 @@ import { describe, expect, it } from 'vitest';
 export interface MachineModel<TMachine extends AnyStateMachine = AnyStateMachine> {
   name: string;
   machine: TMachine;
-  /** Inputs to start the machine with; coverage is counted over all of them together. */
-  inputs: { label: string; input: unknown }[];
+  /**
+   * Starting points, each with its own sample events (default: `events`); coverage is counted over all
+   * of them together, so orthogonal concerns can be explored separately instead of as a product.
+   */
+  scenarios: { label: string; input: unknown; events?: AnyEventObject[] }[];
   /** Implementations for `machine.provide()`: effects that never finish on their own, so the test drives them. */
   implementations: Parameters<AnyStateMachine['provide']>[0];
   /** Sample events sent from every reached state, so ignored and guard-blocked events are edges too. */
-  events: AnyEventObject[];
+  events?: AnyEventObject[];
   /**
    * A finite key for a snapshot: the state value plus the context that decides behaviour.
    * It must not grow without bound (the traversal enumerates every distinct key).
@@ -94,12 +97,12 @@ function canOccur(machine: AnyStateMachine, snapshot: AnyMachineSnapshot, event:
 }
 
 /** Builds the edges and the shortest path to every state from the pure machine, with @xstate/graph. */
-function traverse(model: MachineModel, input: unknown) {
+function traverse(model: MachineModel, input: unknown, events: AnyEventObject[]) {
   const abstract = model.abstract ?? ((snapshot: AnyMachineSnapshot) => ({ value: snapshot.value, context: snapshot.context }));
   const serialize = (snapshot: AnyMachineSnapshot): string => JSON.stringify(abstract(snapshot));
   const options: TraversalOptions<AnyMachineSnapshot, EventObject, unknown> = {
     input,
-    events: (snapshot) => model.events.filter((event) => canOccur(model.machine, snapshot, event)),
+    events: (snapshot) => events.filter((event) => canOccur(model.machine, snapshot, event)),
     serializeState: serialize,
     stopWhen: (snapshot) => snapshot.status !== 'active',
   };
@@ -133,8 +136,8 @@ export function defineModelTests<TMachine extends AnyStateMachine>(typedModel: M
   };
 
   describe(`model ${model.name}`, () => {
-    for (const { label, input } of model.inputs) {
-      const { edges, paths, serialize } = traverse(model, input);
+    for (const { label, input, events } of model.scenarios) {
+      const { edges, paths, serialize } = traverse(model, input, events ?? model.events ?? []);
       describe(label, () => {
         edges.forEach((edge, index) => {
           const from = describeValue(JSON.parse(edge.sourceKey).value ?? edge.sourceKey);
