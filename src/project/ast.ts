@@ -115,9 +115,19 @@ export function memberPath(node: AstNode | null): string | null {
   return null;
 }
 
-/** The callee path of a call or `new` expression (`res.send`, `eval`). */
+/**
+ * The callee path of a call or `new` expression (`res.send`, `eval`). Calls inside a chain are
+ * collapsed into their callee: `res.status(500).send` → `res.status.send`, `knex('t').whereRaw` → `knex.whereRaw`.
+ */
 export function calleePath(node: AstNode): string | null {
-  return memberPath(child(node, 'callee'));
+  const callee = child(node, 'callee');
+  const direct = memberPath(callee);
+  if (direct !== null || callee?.type !== 'MemberExpression' || callee.computed) return direct;
+  const object = child(callee, 'object');
+  const property = identifierName(child(callee, 'property'));
+  if (!property) return null;
+  const base = object?.type === 'CallExpression' || object?.type === 'NewExpression' ? calleePath(object) : null;
+  return base === null ? null : `${base}.${property}`;
 }
 
 /** The value of a string literal or a template literal without expressions. */

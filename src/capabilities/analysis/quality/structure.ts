@@ -35,7 +35,8 @@ export function checkStructure(view: ProjectView): Finding[] {
         const names = importedNames.get(target) ?? new Set<string>();
         for (const name of fact.kind === 'import' || fact.kind === 'reexport' ? fact.names : ['*']) names.add(name);
         importedNames.set(target, names);
-      } else if (fact.source.startsWith('../../../../')) {
+      }
+      if (fact.source.startsWith('../../../../')) {
         findings.push({ file: path, line: fact.line, column: 1, ruleId: structureRules.deepImport.id, category: 'structure', severity: 'Low', message: `${fact.source} climbs ${fact.source.split('../').length - 1} folders.`, fix: structureRules.deepImport.help });
       }
       const name = packageNameOf(fact.source);
@@ -45,7 +46,8 @@ export function checkStructure(view: ProjectView): Finding[] {
   }
   findings.push(...cycles(graph));
   if (view.packageJson) findings.push(...dependencyFindings(view, importedPackages));
-  findings.push(...unusedExports(view, importedNames));
+  // With a single file in view, nothing could import its exports.
+  if (view.files.size > 1) findings.push(...unusedExports(view, importedNames));
   return findings;
 }
 

@@ -15,7 +15,7 @@ export const xssRules = {
 
 const sanitized = /(?:^|\.)(?:sanitize\w*|purify|escape\w*|encode\w*|xss|filterXSS|sanitizeHtml|renderToStaticMarkup)$/i;
 const domSinkProperties = new Set(['innerHTML', 'outerHTML']);
-const htmlResponseCalls = /^(?:res|response|reply|ctx)\.(?:send|write|end)$/;
+const htmlResponseCalls = /^(?:res|response|reply|ctx)(?:\.(?:status|type|set|code|header))?\.(?:send|write|end)$/;
 
 export function checkXss(file: SourceFile): Finding[] {
   if (!file.parsed) return [];

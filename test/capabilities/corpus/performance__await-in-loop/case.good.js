@@ -1,0 +1,3 @@
+export async function fetchAll(urls) {
+  return Promise.all(urls.map((url) => fetch(url)));
+}

@@ -1,0 +1,7 @@
+import { useEffect } from 'react';
+export function Title({ text }) {
+  useEffect(() => {
+    document.title = text;
+  }, [text]);
+  return <h1>{text}</h1>;
+}

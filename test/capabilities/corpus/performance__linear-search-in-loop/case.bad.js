@@ -1,0 +1,3 @@
+export function visibleOrders(orders, blockedCustomers) {
+  return orders.filter((order) => !blockedCustomers.includes(order.customerId));
+}

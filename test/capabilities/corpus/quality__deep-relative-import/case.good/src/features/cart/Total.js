@@ -1,0 +1,2 @@
+import { money } from '../../shared/money.js';
+export const total = (cents) => money(cents);

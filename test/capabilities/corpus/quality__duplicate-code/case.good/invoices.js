@@ -1,0 +1,2 @@
+import { summarise } from './summary.js';
+export const summariseInvoices = (rows) => summarise(rows);

@@ -1,0 +1,3 @@
+export function createUser(name, email, age, country, language, newsletter, referrer) {
+  return { name, email, age, country, language, newsletter, referrer };
+}

@@ -1,0 +1,2 @@
+import axios from 'axios';
+export const get = (url) => axios.get(url);

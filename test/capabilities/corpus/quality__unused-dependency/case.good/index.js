@@ -1,0 +1,2 @@
+import chalk from 'chalk';
+export const shout = (text) => chalk.bold(text);

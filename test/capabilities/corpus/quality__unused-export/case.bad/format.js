@@ -1,0 +1,6 @@
+export function format(value) {
+  return `#${value}`;
+}
+export function legacyFormat(value) {
+  return String(value);
+}

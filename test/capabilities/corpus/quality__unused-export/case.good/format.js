@@ -1,0 +1,3 @@
+export function format(value) {
+  return `#${value}`;
+}

@@ -1,0 +1,2 @@
+import { format } from './format.js';
+console.log(format(1));

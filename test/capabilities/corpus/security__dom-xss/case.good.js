@@ -1,0 +1,3 @@
+export function showMessage(message) {
+  document.getElementById('flash').textContent = message;
+}

@@ -1,0 +1,3 @@
+export function makeComparator(field) {
+  return new Function('a', 'b', 'return a.' + field + ' - b.' + field);
+}

@@ -1,0 +1,3 @@
+export function makeComparator(field) {
+  return (a, b) => a[field] - b[field];
+}

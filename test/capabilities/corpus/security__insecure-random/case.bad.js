@@ -1,0 +1,4 @@
+export function createResetToken() {
+  const resetToken = Math.random().toString(36).slice(2);
+  return resetToken;
+}

@@ -1,0 +1,1 @@
+export const client = createClient({ token: process.env.GITHUB_TOKEN });

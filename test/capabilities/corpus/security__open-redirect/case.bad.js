@@ -1,0 +1,3 @@
+export function afterLogin(req, res) {
+  res.redirect(req.query.next);
+}

@@ -1,0 +1,7 @@
+const fs = require('fs');
+const path = require('path');
+function download(req, res) {
+  const file = path.join(__dirname, 'uploads', path.basename(req.params.name));
+  fs.readFile(file, (error, data) => res.send(data));
+}
+module.exports = { download };

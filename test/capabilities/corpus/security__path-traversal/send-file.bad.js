@@ -1,0 +1,3 @@
+export function avatar(req, res) {
+  res.sendFile(`/srv/avatars/${req.query.user}.png`);
+}

@@ -1,0 +1,3 @@
+export function avatar(req, res) {
+  res.sendFile(`${req.query.user}.png`, { root: '/srv/avatars' });
+}

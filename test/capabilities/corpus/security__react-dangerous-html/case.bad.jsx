@@ -1,0 +1,3 @@
+export function Comment({ comment }) {
+  return <div className="comment" dangerouslySetInnerHTML={{ __html: comment.body }} />;
+}

@@ -1,0 +1,2 @@
+const { generateKeyPairSync } = require('crypto');
+module.exports = generateKeyPairSync('rsa', { modulusLength: 1024 });

@@ -1,0 +1,3 @@
+const _ = require('lodash');
+const marked = require('marked');
+module.exports = (text) => marked(_.trim(text));

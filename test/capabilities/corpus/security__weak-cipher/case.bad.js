@@ -1,0 +1,2 @@
+import { createCipheriv } from 'node:crypto';
+export const encrypt = (key, data) => createCipheriv('aes-128-ecb', key, null).update(data);
