@@ -88,7 +88,7 @@ function firstOperand(args: readonly string[]): number {
   return index === -1 ? args.length : index;
 }
 
-/** GNU rm: short clusters (-rf, -fR), long options and their unambiguous prefixes, anywhere before `--`. */
+/** GNU rm: short clusters (-rf, -fR), long options and their prefixes, --interactive=never, anywhere before `--`. */
 function isRecursiveForce(args: readonly string[]): boolean {
   let recursive = false;
   let force = false;
@@ -96,7 +96,8 @@ function isRecursiveForce(args: readonly string[]): boolean {
     if (arg === '--') break;
     if (arg.startsWith('--')) {
       recursive ||= isLongSpelling(arg, '--recursive');
-      force ||= isLongSpelling(arg, '--force');
+      // --interactive=never asks no more than -f does.
+      force ||= isLongSpelling(arg, '--force') || (isLongSpelling(arg, '--interactive') && arg.endsWith('=never'));
     } else if (arg.startsWith('-')) {
       recursive ||= /[rR]/.test(arg);
       force ||= arg.includes('f');

@@ -8,7 +8,9 @@ const globalFlags = new Set([
   '--noglob-pathspecs', '--icase-pathspecs', '--no-optional-locks', '--version', '-v', '--help', '-h', '--html-path',
   '--man-path', '--info-path', '--no-advice',
 ]);
-const globalValued = new Set(['-C', '--git-dir', '--work-tree', '--namespace', '--list-cmds', '--attr-source']);
+const globalValued = new Set(['--namespace', '--list-cmds', '--attr-source']);
+/** Options that point git at another repository, whose own config (core.fsmonitor, core.pager) would then apply. */
+const repositoryOptions = new Set(['-C', '--git-dir', '--work-tree']);
 
 /** Subcommand options that name a program to run: `--upload-pack=sh`, `rebase --exec`, `grep -O`, …. */
 const execOptions: Record<string, { long: string[]; short: string[] }> = {
@@ -50,6 +52,9 @@ export function checkGit(args: readonly string[]): Decision | undefined {
     const [name, inline] = splitOnce(arg, '=');
     if (name === '-c' || name.startsWith('-c') || name === '--config-env') {
       return deny('policy.git.config-override', `git ${arg} overrides configuration for one run (pager, ssh command, hooks…); set safe options explicitly instead.`, { program: 'git' });
+    }
+    if (repositoryOptions.has(name)) {
+      return deny('policy.git.repository-override', `git ${arg} points git at another repository, whose config could run programs (a planted bare repository); run git in the workspace.`, { program: 'git' });
     }
     if (name === '--exec-path' && inline !== undefined) return deny('policy.git.exec-option', '--exec-path=… makes git run programs from another directory.', { program: 'git' });
     if (name === '--exec-path' || globalFlags.has(name)) index += 1;

@@ -3,6 +3,9 @@ import { deny, type Decision } from './decision.js';
 import { isLongSpelling, splitOnce } from './options.js';
 
 const shellSettings = ['script-shell', 'shell'];
+/** Settings naming a program npm or yarn will start: an editor, git, a browser, node's options, yarn's own path. */
+const programSettings = ['editor', 'git', 'browser', 'viewer', 'node-options', 'yarn-path', 'yarnpath'];
+const configFileSettings = ['userconfig', 'globalconfig'];
 const configFileOptions = ['--userconfig', '--globalconfig', '--use-yarnrc', '--yarnrc'];
 
 /** Checks npm or yarn arguments; undefined when acceptable. */
@@ -12,6 +15,8 @@ export function checkPackageManager(program: 'npm' | 'yarn', args: readonly stri
     if (isLongSpelling(arg, '--script-shell', 5) || isLongSpelling(arg, '--shell', 4)) {
       return deny('policy.npm.script-shell', `${program} ${arg} changes the shell that runs package scripts.`, { program });
     }
+    const setting = programSettings.find((name) => isLongSpelling(arg, `--${name}`, name.length + 2));
+    if (setting) return deny('policy.npm.exec-setting', `${program} ${arg} names a program for ${program} to start.`, { program });
     const option = configFileOptions.find((full) => isLongSpelling(arg, full, 6));
     if (option) return deny('policy.npm.config-file', `${program} ${arg} loads another configuration file, which can change the script shell.`, { program });
   }
@@ -20,8 +25,15 @@ export function checkPackageManager(program: 'npm' | 'yarn', args: readonly stri
   const tail = args.slice(args[configAt] === 'set' ? configAt + 1 : configAt + 2);
   const writes = args[configAt] === 'set' || args[configAt + 1] === 'set';
   const keys = tail.filter((arg) => !arg.startsWith('-')).map((arg) => splitOnce(arg, '=')[0].toLowerCase());
-  if (writes && keys.some((key) => shellSettings.includes(key.replace(/_/g, '-')) || key === 'scriptshell')) {
+  const normalized = keys.map((key) => key.replace(/_/g, '-'));
+  if (writes && normalized.some((key) => shellSettings.includes(key) || key === 'scriptshell')) {
     return deny('policy.npm.script-shell', `${program} config set ${keys.join(' ')} changes the shell that runs package scripts.`, { program });
+  }
+  if (writes && normalized.some((key) => configFileSettings.includes(key))) {
+    return deny('policy.npm.config-file', `${program} config set ${keys.join(' ')} loads another configuration file, which can change the script shell.`, { program });
+  }
+  if (writes && normalized.some((key) => programSettings.includes(key))) {
+    return deny('policy.npm.exec-setting', `${program} config set ${keys.join(' ')} names a program for ${program} to start.`, { program });
   }
   return undefined;
 }
