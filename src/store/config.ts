@@ -63,6 +63,13 @@ export async function loadConfig({ cwd, env = process.env, flags = {} }: { cwd: 
   for (const key of leafPaths(config as Json)) {
     if (!sources.has(key)) sources.set(key, { layer: 'default', origin: 'built-in default' });
   }
+  if (config.model.provider === 'openai-compatible' && config.model.baseUrl === undefined) {
+    const from = sources.get('model.provider');
+    throw new CadreError('config.invalid', `Invalid config: model.baseUrl is required when model.provider is openai-compatible (set by ${from?.origin ?? 'a config layer'}).`, {
+      remedy: 'Set model.baseUrl (or CADRE_BASE_URL) to the server, e.g. http://127.0.0.1:8080/v1.',
+      exitCode: exitCodes.usage,
+    });
+  }
   for (const key of secretKeyPaths) {
     const value = getPath(config, key);
     if (typeof value === 'string') registerSecret(value);

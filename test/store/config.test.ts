@@ -112,6 +112,14 @@ describe('loadConfig', () => {
     expect(badSize.message).toMatch(/environment variable CADRE_VM_MEMORY at vm\.memory/);
   });
 
+  it('requires a base URL for an openai-compatible server', async () => {
+    const { cwd, env } = await setup();
+    const error = await failure(loadConfig({ cwd, env: { ...env, CADRE_PROVIDER: 'openai-compatible' } }));
+    expect(error.message).toMatch(/model\.baseUrl is required .* \(set by CADRE_PROVIDER\)/);
+    const ok = await loadConfig({ cwd, env: { ...env, CADRE_PROVIDER: 'openai-compatible', CADRE_BASE_URL: 'http://127.0.0.1:9/v1' } });
+    expect(ok.config.model.baseUrl).toBe('http://127.0.0.1:9/v1');
+  });
+
   it('lets an unset flag leave the lower layers alone', async () => {
     const { cwd, env } = await setup({ project: JSON.stringify({ vm: { cpu: 6 } }) });
     const { config, sources } = await loadConfig({ cwd, env, flags: { vm: { cpu: undefined }, model: { name: undefined } } });
