@@ -1,5 +1,6 @@
 // The gateway's host-only signing keys and revoked token ids, persisted in the keys folder (mode 0600).
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -25,9 +26,9 @@ export type KeyEntry = z.infer<typeof keyEntrySchema>;
 type KeysFile = z.infer<typeof keysFileSchema>;
 
 export interface Keyring {
-  current(): { kid: string; secret: Buffer };
+  current(): { kid: string; secret: KeyObject };
   /** The secret for a key id, or undefined for an unknown (or pruned) one. */
-  secretFor(kid: string): Buffer | undefined;
+  secretFor(kid: string): KeyObject | undefined;
   /** Makes a new key current; the old one keeps verifying for `maxLifetimeMs`. Returns the new kid. */
   rotate(): Promise<string>;
   isRevoked(jti: string): boolean;
@@ -49,7 +50,8 @@ export async function openKeyring(options: { keysDir: string; maxLifetimeMs: num
   let writes: Promise<void> = Promise.resolve();
   const serialized = (write: () => Promise<void>): Promise<void> => (writes = writes.then(write, write));
 
-  const secrets = (): Map<string, Buffer> => new Map(keys.keys.map((entry) => [entry.kid, Buffer.from(entry.secret, 'base64url')]));
+  // KeyObjects made once: given raw bytes, jsonwebtoken tries (and fails) to parse a public key on every call.
+  const secrets = (): Map<string, KeyObject> => new Map(keys.keys.map((entry) => [entry.kid, createSecretKey(Buffer.from(entry.secret, 'base64url'))]));
   let secretByKid = secrets();
 
   return {

@@ -142,42 +142,52 @@ export function createModelProxy(options: ModelProxyOptions): (req: IncomingMess
       });
     };
 
-    const upstream = transport.request(url, { method: req.method, agent, headers: upstreamHeaders(req.headers, body.length, authName, authValue) });
-    upstream.setTimeout(idleTimeoutMs, () => upstream.destroy(new UpstreamTimeout()));
-    upstream.on('response', (response) => {
-      status = response.statusCode ?? 502;
-      res.writeHead(status, responseHeaders(response.headers));
-      const isStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
-      if (isStream) {
-        const read = createSseReader((data) => tracker.observe(data));
-        response.on('data', read);
-      } else if (metered !== undefined) {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size <= maxMeteredJsonBytes) chunks.push(chunk);
-        });
-        response.on('end', () => {
-          if (size <= maxMeteredJsonBytes) tracker.observe(parseObject(Buffer.concat(chunks)));
-        });
-      }
-      response.pipe(res);
-      response.on('end', () => finish({ status, chargeReservation: status < 400 }));
-      response.on('error', () => res.destroy());
-    });
-    upstream.on('error', (error) => {
-      const timedOut = error instanceof UpstreamTimeout;
-      finish({ status: status || (timedOut ? 504 : 502), chargeReservation: timedOut || status !== 0, error: timedOut ? 'upstream timeout' : error.message });
-      if (res.headersSent) res.destroy();
-      else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
-    });
+    let upstream: http.ClientRequest;
+    const send = (retried: boolean): void => {
+      upstream = transport.request(url, { method: req.method, agent, headers: upstreamHeaders(req.headers, body.length, authName, authValue) });
+      const sent = upstream;
+      sent.setTimeout(idleTimeoutMs, () => sent.destroy(new UpstreamTimeout()));
+      sent.on('response', (response) => {
+        status = response.statusCode ?? 502;
+        res.writeHead(status, responseHeaders(response.headers));
+        const isStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
+        if (isStream) {
+          const read = createSseReader((data) => tracker.observe(data));
+          response.on('data', read);
+        } else if (metered !== undefined) {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size <= maxMeteredJsonBytes) chunks.push(chunk);
+          });
+          response.on('end', () => {
+            if (size <= maxMeteredJsonBytes) tracker.observe(parseObject(Buffer.concat(chunks)));
+          });
+        }
+        response.pipe(res);
+        response.on('end', () => finish({ status, chargeReservation: status < 400 }));
+        response.on('error', () => res.destroy());
+      });
+      sent.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive connection the upstream closed as we reused it: the request never arrived, send it once more.
+        if (!retried && status === 0 && sent.reusedSocket && error.code === 'ECONNRESET' && !res.destroyed) {
+          send(true);
+          return;
+        }
+        const timedOut = error instanceof UpstreamTimeout;
+        finish({ status: status || (timedOut ? 504 : 502), chargeReservation: timedOut || status !== 0, error: timedOut ? 'upstream timeout' : error.message });
+        if (res.headersSent) res.destroy();
+        else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
+      });
+      sent.end(body);
+    };
     res.on('close', () => {
       if (res.writableFinished) return;
       upstream.destroy();
       finish({ status: status || 499, chargeReservation: true, error: 'client closed the connection' });
     });
-    upstream.end(body);
+    send(false);
   }
 }
 
