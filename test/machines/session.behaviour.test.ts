@@ -1,0 +1,125 @@
+// Behaviour of the session with real task children: the vm-agent queue, cancel, plan feedback, budget, persistence.
+import { describe, expect, it } from 'vitest';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import { sessionMachine, type SessionEmitted } from '../../machines/session.machine.js';
+import { taskMachine, type DraftPlanInput } from '../../machines/task.machine.js';
+import { pendingPromise, silentCallback } from '../support/model-test.js';
+
+/** A session whose tasks route instantly and then wait (runAttempt never settles unless given). */
+function startSession(taskActors: Parameters<typeof taskMachine.provide>[0]['actors'] = {}) {
+  const task = taskMachine.provide({
+    actors: { routeTask: fromPromise(async () => ({ specialist: 'backend' })), runAttempt: pendingPromise, watchDeadline: silentCallback, ...taskActors },
+  });
+  const actor = createActor(sessionMachine.provide({ actors: { task } }), { input: { name: 'default', budgetLimit: 1000 } });
+  const emitted: SessionEmitted[] = [];
+  actor.on('*', (event) => emitted.push(event));
+  actor.start();
+  return { actor, emitted };
+}
+
+const submitVm = (taskId: string) => ({ type: 'task.submit' as const, taskId, agent: 'vm-agent' as const, text: `task ${taskId}` });
+type SessionActor = ReturnType<typeof startSession>['actor'];
+
+const childValue = (actor: SessionActor, taskId: string) => actor.getSnapshot().children[`task:${taskId}`]?.getSnapshot().value;
+
+/** Waits until the task child reaches `{ active: 'running' }` (child changes do not notify the session's observers). */
+async function waitForRunning(actor: SessionActor, taskId: string): Promise<void> {
+  const child = actor.getSnapshot().children[`task:${taskId}`];
+  expect(child, `task ${taskId} is not a child of the session`).toBeDefined();
+  if (child !== undefined) await waitFor(child, (s) => s.matches({ active: 'running' }), { timeout: 2000 });
+}
+
+describe('session: one vm-agent task at a time', () => {
+  it('queues with positions, cancels a queued task, and grants the slot to the next one', async () => {
+    const { actor, emitted } = startSession();
+    actor.send(submitVm('v1'));
+    actor.send(submitVm('v2'));
+    actor.send(submitVm('v3'));
+    expect(emitted).toEqual([
+      { type: 'task.started', taskId: 'v1', agent: 'vm-agent' },
+      { type: 'task.queued', taskId: 'v2', position: 1 },
+      { type: 'task.queued', taskId: 'v3', position: 2 },
+    ]);
+    await waitForRunning(actor, 'v1');
+    expect(childValue(actor, 'v2')).toBe('queued');
+
+    actor.send({ type: 'task.cancel', taskId: 'v2' });
+    await waitFor(actor, (s) => !s.context.tasks.includes('v2'), { timeout: 2000 });
+    expect(actor.getSnapshot().context).toMatchObject({ activeVmTask: 'v1', vmQueue: ['v3'], tasks: ['v1', 'v3'] });
+    expect(emitted.at(-1)).toEqual({ type: 'task.finished', taskId: 'v2', status: 'cancelled' });
+
+    emitted.length = 0;
+    actor.send({ type: 'task.cancel' });
+    await waitFor(actor, (s) => s.context.activeVmTask === 'v3', { timeout: 2000 });
+    expect(emitted).toEqual([
+      { type: 'task.finished', taskId: 'v1', status: 'cancelled' },
+      { type: 'task.started', taskId: 'v3', agent: 'vm-agent' },
+    ]);
+    expect(actor.getSnapshot().context.vmQueue).toEqual([]);
+    await waitForRunning(actor, 'v3');
+    actor.stop();
+  });
+
+  it('ends the running vm-agent task when the token budget is used up', async () => {
+    const { actor, emitted } = startSession();
+    actor.send(submitVm('v1'));
+    actor.send({ type: 'budget.used', tokens: 600 });
+    expect(actor.getSnapshot().context.activeVmTask).toBe('v1');
+    actor.send({ type: 'budget.used', tokens: 600 });
+    await waitFor(actor, (s) => s.context.activeVmTask === null, { timeout: 2000 });
+    expect(emitted).toContainEqual({ type: 'budget.exhausted', used: 1200, limit: 1000 });
+    expect(emitted.at(-1)).toEqual({ type: 'task.finished', taskId: 'v1', status: 'budget-exhausted' });
+    actor.stop();
+  });
+});
+
+describe('session: approvals', () => {
+  it('feeds the rejection reason back into the next plan draft, then runs the approved plan', async () => {
+    const drafts: DraftPlanInput[] = [];
+    const { actor, emitted } = startSession({
+      draftPlan: fromPromise(async ({ input }: { input: DraftPlanInput }) => {
+        drafts.push(input);
+        return { planId: `p${drafts.length}`, summary: `plan ${drafts.length}` };
+      }),
+    });
+    actor.send({ type: 'task.submit', taskId: 't1', agent: 'universal-agent', text: 'add a users endpoint' });
+    expect(actor.getSnapshot().value).toEqual({ active: 'busy' });
+    await waitFor(actor, (s) => s.context.lastPlanId === 'p1', { timeout: 2000 });
+    expect(emitted).toContainEqual({ type: 'task.updated', taskId: 't1', phase: 'pending-approval', planId: 'p1', detail: 'plan 1' });
+
+    actor.send({ type: 'plan.rejected', reason: 'use the existing router' });
+    await waitFor(actor, (s) => s.context.lastPlanId === 'p2', { timeout: 2000 });
+    expect(drafts.map((draft) => draft.feedback)).toEqual([null, 'use the existing router']);
+
+    actor.send({ type: 'plan.approved' });
+    await waitForRunning(actor, 't1');
+    actor.send({ type: 'task.cancel' });
+    await waitFor(actor, (s) => JSON.stringify(s.value) === '{"active":"idle"}', { timeout: 2000 });
+    expect(emitted.at(-1)).toEqual({ type: 'task.finished', taskId: 't1', status: 'cancelled' });
+    actor.stop();
+  });
+});
+
+describe('session: persistence', () => {
+  it('restores its tasks with their deadlines from a persisted snapshot', () => {
+    const deadlines: (number | null)[] = [];
+    const watchDeadline = fromCallback<{ type: string }, { deadline: number | null }>(({ input }) => {
+      deadlines.push(input.deadline);
+    });
+    const task = taskMachine.provide({ actors: { routeTask: pendingPromise, watchDeadline } });
+    const machine = sessionMachine.provide({ actors: { task } });
+    const first = createActor(machine, { input: { name: 'default' } });
+    first.start();
+    const deadline = Date.UTC(2030, 0, 1);
+    first.send({ type: 'task.submit', taskId: 't1', agent: 'universal-agent', text: 'refactor', deadline });
+    const saved = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
+    first.stop();
+
+    const restored = createActor(machine, { input: { name: 'default' }, snapshot: saved });
+    restored.start();
+    expect(restored.getSnapshot().context).toMatchObject({ foregroundTask: 't1', tasks: ['t1'] });
+    expect(restored.getSnapshot().children['task:t1']?.getSnapshot().value).toEqual({ active: 'routing' });
+    expect(deadlines).toEqual([deadline, deadline]);
+    restored.stop();
+  });
+});

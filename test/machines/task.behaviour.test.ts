@@ -1,0 +1,116 @@
+// Behaviour of the task statechart with fake effects: retries with backoff, failure causes, deadlines across persistence.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import { taskMachine, type RunAttemptInput, type TaskInput } from '../../machines/task.machine.js';
+import { pendingPromise, silentCallback } from '../support/model-test.js';
+
+const vmTask: TaskInput = { taskId: 't1', agent: 'vm-agent', text: 'fix the build', autoApprove: true, deadline: null, retryBaseMs: 1000 };
+
+/** A task whose attempts follow `outcomes` (an Error fails the attempt, a string succeeds with that summary). */
+function scriptedTask(outcomes: (Error | string)[]) {
+  const inputs: RunAttemptInput[] = [];
+  const machine = taskMachine.provide({
+    actors: {
+      routeTask: fromPromise(async () => ({ specialist: 'devops' })),
+      runAttempt: fromPromise<{ summary: string }, RunAttemptInput>(async ({ input }) => {
+        inputs.push(input);
+        const outcome = outcomes[input.attempt - 1];
+        if (outcome === undefined) throw new Error('the script has no more outcomes');
+        if (outcome instanceof Error) throw outcome;
+        return { summary: outcome };
+      }),
+      watchDeadline: silentCallback,
+    },
+  });
+  return { machine, inputs };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('task retries', () => {
+  it('fails after three attempts and lists the cause of each', async () => {
+    vi.useFakeTimers();
+    const { machine, inputs } = scriptedTask([new Error('npm test: 2 failing'), new Error('npm test: 1 failing'), new Error('lint: 3 errors')]);
+    const actor = createActor(machine, { input: vmTask });
+    actor.start();
+    actor.send({ type: 'task.slot.granted' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(actor.getSnapshot().value).toEqual({ active: 'retrying' });
+    // The backoff doubles: 1000 ms after the first failure, 2000 ms after the second.
+    await vi.advanceTimersByTimeAsync(999);
+    expect(actor.getSnapshot().value).toEqual({ active: 'retrying' });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(inputs.map((input) => input.attempt)).toEqual([1, 2]);
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(inputs).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    const snapshot = await waitFor(actor, (s) => s.status === 'done');
+    expect(snapshot.value).toBe('failed');
+    expect(snapshot.output).toEqual({
+      status: 'failed',
+      summary: null,
+      error: 'lint: 3 errors',
+      attempts: [
+        { attempt: 1, cause: 'npm test: 2 failing' },
+        { attempt: 2, cause: 'npm test: 1 failing' },
+        { attempt: 3, cause: 'lint: 3 errors' },
+      ],
+    });
+  });
+
+  it('succeeds on a retry and keeps the failed attempt on record', async () => {
+    const { machine } = scriptedTask([new Error('flaky network'), 'build is green']);
+    const actor = createActor(machine, { input: { ...vmTask, retryBaseMs: 1 } });
+    actor.start();
+    actor.send({ type: 'task.slot.granted' });
+    const snapshot = await waitFor(actor, (s) => s.status === 'done');
+    expect(snapshot.output).toEqual({
+      status: 'succeeded', summary: 'build is green', error: null, attempts: [{ attempt: 1, cause: 'flaky network' }],
+    });
+  });
+});
+
+describe('task deadline', () => {
+  it('hands the same deadline to the watcher after the snapshot is persisted and restored', () => {
+    const deadlines: (number | null)[] = [];
+    const machine = taskMachine.provide({
+      actors: {
+        routeTask: pendingPromise,
+        watchDeadline: fromCallback<{ type: string }, { deadline: number | null }>(({ input }) => {
+          deadlines.push(input.deadline);
+        }),
+      },
+    });
+    const deadline = Date.UTC(2030, 0, 1);
+    const input: TaskInput = { ...vmTask, agent: 'universal-agent', deadline };
+    const first = createActor(machine, { input });
+    first.start();
+    const persisted = first.getPersistedSnapshot();
+    first.stop();
+    const restored = createActor(machine, { input, snapshot: JSON.parse(JSON.stringify(persisted)) });
+    restored.start();
+    expect(restored.getSnapshot().value).toEqual({ active: 'routing' });
+    expect(deadlines).toEqual([deadline, deadline]);
+    restored.stop();
+  });
+
+  it('times out at the persisted deadline with the real watcher', async () => {
+    vi.useFakeTimers();
+    const machine = taskMachine.provide({ actors: { routeTask: pendingPromise } });
+    const input: TaskInput = { ...vmTask, agent: 'universal-agent', deadline: Date.now() + 60_000 };
+    const first = createActor(machine, { input });
+    first.start();
+    await vi.advanceTimersByTimeAsync(30_000);
+    const persisted = JSON.parse(JSON.stringify(first.getPersistedSnapshot()));
+    first.stop();
+    const restored = createActor(machine, { input, snapshot: persisted });
+    restored.start();
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(restored.getSnapshot().value).toEqual({ active: 'routing' });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(restored.getSnapshot().value).toBe('timed-out');
+    expect(restored.getSnapshot().output?.status).toBe('timed-out');
+  });
+});
