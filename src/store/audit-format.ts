@@ -13,6 +13,7 @@ export async function formatAuditForPeople(file: string): Promise<string> {
       } catch {
         return `#?    line ${index + 1} is not valid JSON`;
       }
+      if (typeof record !== 'object' || record === null) return `#?    line ${index + 1} is not a record`;
       const time = typeof record.ts === 'string' ? record.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '?';
       return `#${String(record.seq).padEnd(4)} ${time}  ${String(record.type).padEnd(18)} ${summarize(record.type, record.data)}`.trimEnd();
     })

@@ -35,6 +35,7 @@ export function scanAuditText(text: string, key: Uint8Array): AuditScan {
     } catch {
       return fail('the line is not valid JSON: the record was edited or cut');
     }
+    if (typeof record !== 'object' || record === null) return fail('the line is not a record: it was edited');
     if (record.seq !== seq) {
       return fail(`expected seq ${seq} but found ${String(record.seq)}: a record was deleted, inserted or moved`);
     }

@@ -64,6 +64,13 @@ describe('audit log', () => {
     expect(await tampered(file, lines)).toMatchObject({ ok: false, seq: 30, reason: expect.stringMatching(/expected seq 30 but found 31/) });
   });
 
+  it('detects a line replaced by something that is not a record', async () => {
+    const { file, lines } = await sealedLog();
+    lines[2] = 'null';
+    expect(await tampered(file, lines)).toMatchObject({ ok: false, seq: 3, reason: expect.stringMatching(/not a record/) });
+    expect(await formatAuditForPeople(file)).toContain('#?    line 3 is not a record');
+  });
+
   it('detects two swapped lines', async () => {
     const { file, lines } = await sealedLog();
     [lines[4], lines[5]] = [lines[5] as string, lines[4] as string];
