@@ -1,17 +1,14 @@
-// A plan as agents draft it: a title and ordered steps, each an action on one file with its new content.
+// The plan draft that generation and documentation produce; the plan layer turns it into diffs, approval and an atomic apply.
 
-export type PlanAction = 'create-file' | 'modify-file' | 'delete-file' | 'create-tests' | 'update-exports' | 'add-docs';
+export type PlanStepAction = 'create-file' | 'modify-file' | 'delete-file' | 'create-tests' | 'update-exports' | 'add-docs';
 
-export interface PlanStep {
-  action: PlanAction;
-  /** Project-relative path, forward slashes. */
+export type PlanStepDraft = {
+  action: PlanStepAction;
+  /** Relative to the project root, forward slashes. */
   path: string;
   summary: string;
-  /** The file's full new content; null for a deletion. */
+  /** The full new content of the file; null deletes it. */
   content: string | null;
-}
+};
 
-export interface PlanDraft {
-  title: string;
-  steps: PlanStep[];
-}
+export type PlanDraft = { title: string; steps: PlanStepDraft[] };
