@@ -6,6 +6,8 @@ export const exitCodes = {
   commandFailed: 1,
   usage: 2,
   notAvailable: 3,
+  /** `cadre policy check`: the policy denies the command or path. */
+  policyDenied: 4,
   interrupted: 130,
 } as const;
 

@@ -80,6 +80,21 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     );
 
   program
+    .command('policy')
+    .description("the vm-agent's command and path policy")
+    .command('check [command]')
+    .description('print whether the policy allows a command (or a path, with --path) and the rule that decided; exit 0 allowed, 4 denied')
+    .option('--path <path>', 'check a path against the workspace confinement instead of a command')
+    .option('--workspace <dir>', 'the workspace paths are confined to', '/workspace')
+    .action(async (commandText: string | undefined, options: { path?: string; workspace: string }, command: Command) => {
+      const { policyCheck } = await import('../policy/cli.js');
+      const globals = globalsOf(command);
+      const checked = await policyCheck({ command: commandText, path: options.path, json: Boolean(globals.json), workspace: options.workspace });
+      process.stdout.write(`${checked.text}\n`);
+      setExitCode(checked.exitCode);
+    });
+
+  program
     .command('machines')
     .description("the statecharts behind cadre's actors")
     .command('export [name]')

@@ -21,7 +21,7 @@ export interface PolicyCheckResult {
 }
 
 /** Exit status of `cadre policy check` when the policy denies: distinct from usage and failure codes. */
-export const policyDeniedExitCode = 4;
+export const policyDeniedExitCode = exitCodes.policyDenied;
 
 export async function policyCheck(input: PolicyCheckInput): Promise<PolicyCheckResult> {
   if ((input.command === undefined) === (input.path === undefined)) {
