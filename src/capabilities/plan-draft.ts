@@ -1,14 +1,17 @@
-// The plan draft that generation and documentation produce; the plan layer turns it into diffs, approval and an atomic apply.
+// A plan as agents draft it: a title and ordered steps, each an action on one file with its new content.
 
-export type PlanStepAction = 'create-file' | 'modify-file' | 'delete-file' | 'create-tests' | 'update-exports' | 'add-docs';
+export type PlanAction = 'create-file' | 'modify-file' | 'delete-file' | 'create-tests' | 'update-exports' | 'add-docs';
 
-export type PlanStepDraft = {
-  action: PlanStepAction;
-  /** Relative to the project root, forward slashes. */
+export interface PlanStep {
+  action: PlanAction;
+  /** Project-relative path, forward slashes. */
   path: string;
   summary: string;
-  /** The full new content of the file; null deletes it. */
+  /** The file's full new content; null for a deletion. */
   content: string | null;
-};
+}
 
-export type PlanDraft = { title: string; steps: PlanStepDraft[] };
+export interface PlanDraft {
+  title: string;
+  steps: PlanStep[];
+}
