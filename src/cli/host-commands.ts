@@ -65,11 +65,9 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     .action(async (file: string | undefined, _options: unknown, command: Command) =>
       withSink(command, setExitCode, async (sink, globals) => {
         const { currentAuditFile } = await import('../store/audit.js');
-        const { verifyAuditFile } = await import('../store/audit-verify.js');
-        const { loadAuditKey } = await import('../store/audit-key.js');
-        const { resolvePaths } = await import('../store/paths.js');
+        const { verifyAuditAt } = await import('../store/audit-verify.js');
         const target = file ?? currentAuditFile({ cwd: globals.cwd, env: process.env });
-        const verdict = await verifyAuditFile(target, await loadAuditKey(resolvePaths({ cwd: globals.cwd, env: process.env }).keysDir));
+        const verdict = await verifyAuditAt(target, { cwd: globals.cwd, env: process.env });
         if (verdict.ok) {
           sink(result('audit.verify', { file: target, ...verdict }, `✔ ${target}: intact (${verdict.count} records${verdict.live ? ', still being written' : ''}).`));
           return exitCodes.ok;
