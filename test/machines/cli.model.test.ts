@@ -6,7 +6,7 @@ defineModelTests({
   name: 'cli',
   machine: cliMachine,
   scenarios: [{ label: 'a project', input: { cwd: '/tmp/project', session: { name: 'default' } } }],
-  implementations: { actors: { startUp: pendingPromise, runCommand: pendingPromise, shutDown: pendingPromise } },
+  implementations: { actors: { startUp: pendingPromise(), runCommand: pendingPromise(), shutDown: pendingPromise() } },
   events: [
     { type: 'input.line', text: '/status' },
     { type: 'input.interrupt' },

@@ -18,9 +18,9 @@ defineModelTests({
   }],
   implementations: {
     actors: {
-      prepareWorkspace: pendingPromise, cloneRepository: pendingPromise, startContainer: pendingPromise,
-      restartContainer: pendingPromise, stopContainer: pendingPromise, cleanUp: pendingPromise,
-      watchDeadline: silentCallback, watchContainer: silentCallback,
+      prepareWorkspace: pendingPromise(), cloneRepository: pendingPromise(), startContainer: pendingPromise(),
+      restartContainer: pendingPromise(), stopContainer: pendingPromise(), cleanUp: pendingPromise(),
+      watchDeadline: silentCallback(), watchContainer: silentCallback(),
     },
   },
   events: [

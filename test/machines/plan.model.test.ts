@@ -11,7 +11,7 @@ defineModelTests({
     label: autoApprove ? 'auto' : 'approve',
     input: { planId: 'p1', steps: [step('a', 3)], autoApprove },
   })),
-  implementations: { actors: { applyPlan: pendingPromise, verifyPlan: pendingPromise, undoPlan: pendingPromise } },
+  implementations: { actors: { applyPlan: pendingPromise(), verifyPlan: pendingPromise(), undoPlan: pendingPromise() } },
   events: [
     { type: 'plan.step.added', step: step('b', 5) },
     { type: 'plan.step.added', step: step('a', 7) },

@@ -2,13 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import { sessionMachine, type SessionEmitted } from '../../machines/session.machine.js';
-import { taskMachine, type DraftPlanInput } from '../../machines/task.machine.js';
+import { taskMachine, type DraftPlanInput, type DraftPlanOutput } from '../../machines/task.machine.js';
 import { pendingPromise, silentCallback } from '../support/model-test.js';
 
 /** A session whose tasks route instantly and then wait (runAttempt never settles unless given). */
 function startSession(taskActors: Parameters<typeof taskMachine.provide>[0]['actors'] = {}) {
   const task = taskMachine.provide({
-    actors: { routeTask: fromPromise(async () => ({ specialist: 'backend' })), runAttempt: pendingPromise, watchDeadline: silentCallback, ...taskActors },
+    actors: { routeTask: fromPromise(async () => ({ specialist: 'backend' })), runAttempt: pendingPromise(), watchDeadline: silentCallback(), ...taskActors },
   });
   const actor = createActor(sessionMachine.provide({ actors: { task } }), { input: { name: 'default', budgetLimit: 1000 } });
   const emitted: SessionEmitted[] = [];
@@ -77,7 +77,7 @@ describe('session: approvals', () => {
   it('feeds the rejection reason back into the next plan draft, then runs the approved plan', async () => {
     const drafts: DraftPlanInput[] = [];
     const { actor, emitted } = startSession({
-      draftPlan: fromPromise(async ({ input }: { input: DraftPlanInput }) => {
+      draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(async ({ input }) => {
         drafts.push(input);
         return { planId: `p${drafts.length}`, summary: `plan ${drafts.length}` };
       }),
@@ -106,7 +106,7 @@ describe('session: persistence', () => {
     const watchDeadline = fromCallback<{ type: string }, { deadline: number | null }>(({ input }) => {
       deadlines.push(input.deadline);
     });
-    const task = taskMachine.provide({ actors: { routeTask: pendingPromise, watchDeadline } });
+    const task = taskMachine.provide({ actors: { routeTask: pendingPromise(), watchDeadline } });
     const machine = sessionMachine.provide({ actors: { task } });
     const first = createActor(machine, { input: { name: 'default' } });
     first.start();

@@ -32,7 +32,7 @@ const invariant = ({ value, context }: SessionSnapshot) => {
 defineModelTests({
   name: 'session',
   machine: sessionMachine,
-  implementations: { actors: { task: silentCallback } },
+  implementations: { actors: { task: silentCallback() } },
   abstract,
   invariant,
   scenarios: [

@@ -19,7 +19,7 @@ function scriptedTask(outcomes: (Error | string)[]) {
         if (outcome instanceof Error) throw outcome;
         return { summary: outcome };
       }),
-      watchDeadline: silentCallback,
+      watchDeadline: silentCallback(),
     },
   });
   return { machine, inputs };
@@ -77,7 +77,7 @@ describe('task deadline', () => {
     const deadlines: (number | null)[] = [];
     const machine = taskMachine.provide({
       actors: {
-        routeTask: pendingPromise,
+        routeTask: pendingPromise(),
         watchDeadline: fromCallback<{ type: string }, { deadline: number | null }>(({ input }) => {
           deadlines.push(input.deadline);
         }),
@@ -98,7 +98,7 @@ describe('task deadline', () => {
 
   it('times out at the persisted deadline with the real watcher', async () => {
     vi.useFakeTimers();
-    const machine = taskMachine.provide({ actors: { routeTask: pendingPromise } });
+    const machine = taskMachine.provide({ actors: { routeTask: pendingPromise() } });
     const input: TaskInput = { ...vmTask, agent: 'universal-agent', deadline: Date.now() + 60_000 };
     const first = createActor(machine, { input });
     first.start();

@@ -8,7 +8,7 @@ const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`
 const error = (id: string, message: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(message) });
 
 const implementations = {
-  actors: { routeTask: pendingPromise, draftPlan: pendingPromise, runAttempt: pendingPromise, watchDeadline: silentCallback },
+  actors: { routeTask: pendingPromise(), draftPlan: pendingPromise(), runAttempt: pendingPromise(), watchDeadline: silentCallback() },
 };
 
 const events = [

@@ -25,10 +25,11 @@ export interface MachineModel<TMachine extends AnyStateMachine = AnyStateMachine
 }
 
 /** A promise actor that never settles: its `xstate.done.actor.*` / `xstate.error.actor.*` events come from the test. */
-export const pendingPromise = fromPromise<never, unknown>(() => new Promise<never>(() => undefined));
+export const pendingPromise = <TOutput = never, TInput = unknown>() =>
+  fromPromise<TOutput, TInput>(() => new Promise<never>(() => undefined));
 
 /** A callback actor that sends nothing and ignores what it receives. */
-export const silentCallback = fromCallback(() => undefined);
+export const silentCallback = <TInput = unknown>() => fromCallback<EventObject, TInput>(() => undefined);
 
 interface Edge {
   sourceKey: string;
