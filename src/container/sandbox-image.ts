@@ -1,0 +1,103 @@
+// `cadre vm image build`: builds cadre-sandbox:<version> locally (base from debootstrap, npm and yarn packed from the npm registry), reused while its recipe hash matches.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type Docker from 'dockerode';
+import { CadreError } from '../errors.js';
+import type { OutputSink } from '../cli/output.js';
+import { buildBaseImage } from './base-rootfs.js';
+import { engineError, engineStatus } from './docker-client.js';
+import { withFileLock } from './file-lock.js';
+import { baseHash, recipeHash, recipeLabel, sandboxBaseRepository, sandboxDockerfile, sandboxRecipe, sandboxRepository } from './sandbox-recipe.js';
+
+const run = promisify(execFile);
+
+/** The recipe hash an image carries, or undefined when the image is absent. */
+async function imageRecipe(docker: Docker, image: string): Promise<string | undefined> {
+  try {
+    const info = await docker.getImage(image).inspect();
+    return info.Config?.Labels?.[recipeLabel] ?? '';
+  } catch (error) {
+    if (engineStatus(error) === 404) return undefined;
+    throw engineError(error, `inspect image ${image}`);
+  }
+}
+
+/** Packs npm and yarn from the registry the host's npm is configured with, into `dir` as npm.tgz and yarn.tgz. */
+async function packTools(dir: string, onEvent: OutputSink): Promise<void> {
+  for (const [name, spec] of Object.entries(sandboxRecipe.npmPackages)) {
+    onEvent({ type: 'output.progress', id: 'sandbox-image:tools', label: `Fetching ${spec} from the npm registry` });
+    const before = new Set(await readdir(dir));
+    try {
+      await run('npm', ['pack', spec, '--pack-destination', dir, '--silent'], { cwd: dir });
+    } catch (error) {
+      throw new CadreError('image-build-failed', `Cannot fetch ${spec} with npm: ${(error as { stderr?: string }).stderr?.trim() || String(error)}`, {
+        remedy: 'check that npm reaches its registry (`npm ping`), then run `cadre vm image build` again',
+        cause: error,
+      });
+    }
+    const packed = (await readdir(dir)).find((file) => !before.has(file) && file.endsWith('.tgz'));
+    if (!packed) throw new CadreError('image-build-failed', `npm pack ${spec} produced no tarball`, { remedy: 'run `cadre vm image build` again' });
+    await rename(join(dir, packed), join(dir, `${name}.tgz`));
+  }
+  onEvent({ type: 'output.progress', id: 'sandbox-image:tools', label: 'npm and yarn fetched', done: true });
+}
+
+async function dockerBuild(docker: Docker, context: string, image: string, onEvent: OutputSink): Promise<void> {
+  let stream: NodeJS.ReadableStream;
+  try {
+    stream = await docker.buildImage({ context, src: ['Dockerfile', 'npm.tgz', 'yarn.tgz'] }, { t: image, networkmode: 'none', rm: true, forcerm: true });
+  } catch (error) {
+    throw engineError(error, 'build the sandbox image');
+  }
+  const output = await new Promise<{ stream?: string; error?: string }[]>((resolve, reject) =>
+    docker.modem.followProgress(
+      stream,
+      (error, out) => (error ? reject(engineError(error, 'build the sandbox image')) : resolve(out as { stream?: string; error?: string }[])),
+      (event: { stream?: string }) => {
+        const step = /^Step (\d+)\/(\d+) : (.*)/.exec(event.stream ?? '');
+        if (step) onEvent({ type: 'output.progress', id: 'sandbox-image:build', label: `docker build: ${step[3]!.slice(0, 80)}`, current: Number(step[1]), total: Number(step[2]) });
+      },
+    ),
+  );
+  const failure = output.find((item) => item.error);
+  const tail = output.flatMap((item) => (item.stream ? [item.stream.trimEnd()] : [])).slice(-8).join('\n');
+  if (failure) throw new CadreError('image-build-failed', `docker build failed: ${failure.error}\n${tail}`, { remedy: 'run `cadre vm image build --force` to start from scratch' });
+  onEvent({ type: 'output.progress', id: 'sandbox-image:build', label: `Built ${image}`, done: true });
+}
+
+/**
+ * Ensures the sandbox image `cadre-sandbox:<version>` (also tagged `latest`) exists and matches the recipe.
+ * Reuses a matching image unless `force`; builds the debootstrap base only when it is missing too.
+ */
+export async function buildSandboxImage(options: { docker: Docker; onEvent: OutputSink; force?: boolean; version: string; mirror?: string }): Promise<{ image: string; reused: boolean; recipe: string }> {
+  const { docker, onEvent } = options;
+  const hash = recipeHash();
+  const image = `${sandboxRepository}:${options.version}`;
+  if (!options.force && (await imageRecipe(docker, image)) === hash) return { image, reused: true, recipe: hash };
+  return withFileLock(join(tmpdir(), `cadre-sandbox-${hash}.lock`), async () => {
+    if (!options.force && (await imageRecipe(docker, image)) === hash) return { image, reused: true, recipe: hash };
+    onEvent({ type: 'output.message', level: 'info', text: `Building the sandbox image ${image} (recipe ${hash}); the first build takes a few minutes.` });
+    const base = `${sandboxBaseRepository}:${baseHash()}`;
+    if (options.force || (await imageRecipe(docker, base)) === undefined) {
+      await buildBaseImage({ docker, image: base, onEvent, ...(options.mirror ? { mirror: options.mirror } : {}) });
+    }
+    const context = await mkdtemp(join(tmpdir(), 'cadre-sandbox-build-'));
+    try {
+      await packTools(context, onEvent);
+      await writeFile(join(context, 'Dockerfile'), sandboxDockerfile(base, hash, options.version));
+      await dockerBuild(docker, context, image, onEvent);
+      await docker.getImage(image).tag({ repo: sandboxRepository, tag: 'latest' });
+    } finally {
+      await rm(context, { recursive: true, force: true });
+    }
+    return { image, reused: false, recipe: hash };
+  });
+}
+
+/** Whether `image` exists on the engine (for /vm-create's "building it on first use"). */
+export async function sandboxImagePresent(docker: Docker, image: string): Promise<boolean> {
+  return (await imageRecipe(docker, image)) !== undefined;
+}
