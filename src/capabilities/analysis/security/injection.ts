@@ -35,7 +35,7 @@ export function checkInjection(file: SourceFile): Finding[] {
     const first = args[0] ?? null;
     const tainted = (value: AstNode | null, coercionSanitizes = false): boolean => taint.isTainted(value, ancestors, { coercionSanitizes });
 
-    if (sqlMethods.test(callee) && first && staticString(first) === null && tainted(first) && (looksLikeSql(first) || /(?:query|execute|raw|unsafe)$/i.test(callee))) {
+    if (sqlMethods.test(callee) && first && staticString(first) === null && tainted(first) && (looksLikeSql(first) || /(?:query|raw|unsafe)$/i.test(callee))) {
       findings.push(findingAt(file, node, injectionRules.sql, { severity: 'Critical', message: `SQL text passed to ${callee}() is built from request input.`, fix: injectionRules.sql.help }));
       return;
     }

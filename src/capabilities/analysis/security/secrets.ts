@@ -57,17 +57,21 @@ export function checkSecrets(file: SourceFile): Finding[] {
   if (!/\.(?:md|lock)$|package-lock\.json$/.test(file.path)) {
     for (const format of tokenFormats) {
       for (const match of file.text.matchAll(format.pattern)) {
-        if (isTest && format.name === 'JSON Web Token') continue;
-        findings.push(findingAt(file, match.index ?? 0, secretRules.token, { severity: 'Critical', message: `A ${format.name} is written in the code.`, fix: secretRules.token.help }));
+        if (isTest && (format.name === 'JSON Web Token' || format.name === 'credentials in a connection URL')) continue;
+        findings.push(findingAt(file, match.index ?? 0, secretRules.token, { severity: 'Critical', message: `Hardcoded ${format.name}.`, fix: secretRules.token.help }));
       }
     }
   }
   if (!file.parsed || isTest) return findings;
-  const constants = literalConstants(file.parsed.program);
+  let constants: Map<string, { text: string; node: AstNode }> | null = null;
+  const program = file.parsed.program;
   // A literal and the node to report it at (the constant's declaration when the value is a named constant).
   const literalOf = (node: AstNode | null): { text: string; node: AstNode } | null => {
     if (!node) return null;
-    if (node.type === 'Identifier') return constants.get(node.name as string) ?? null;
+    if (node.type === 'Identifier') {
+      constants ??= literalConstants(program);
+      return constants.get(node.name as string) ?? null;
+    }
     const text = staticString(node) ?? (node.type === 'LogicalExpression' && (node.operator === '??' || node.operator === '||') ? staticString(child(node, 'right')) : null);
     return text === null ? null : { text, node };
   };
@@ -77,7 +81,7 @@ export function checkSecrets(file: SourceFile): Finding[] {
     reported.add(node.start);
     findings.push(findingAt(file, node, rule, { severity: 'High', message, fix: rule.help }));
   };
-  walk(file.parsed.program, (node) => {
+  walk(program, (node) => {
     if (node.type === 'CallExpression' || node.type === 'NewExpression') {
       const callee = calleePath(node) ?? '';
       const args = children(node, 'arguments');

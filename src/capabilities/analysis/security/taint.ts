@@ -35,8 +35,20 @@ function boundNames(pattern: AstNode | null, into: string[] = []): string[] {
   return into;
 }
 
-/** Builds the taint facts of a program by iterating assignments and local calls to a fixed point. */
+const computed = new WeakMap<AstNode, Taint>();
+
+/** The taint facts of a program, computed once per parse tree (the injection and XSS checks share them). */
 export function analyseTaint(program: AstNode): Taint {
+  let taint = computed.get(program);
+  if (!taint) {
+    taint = computeTaint(program);
+    computed.set(program, taint);
+  }
+  return taint;
+}
+
+/** Iterates declarations, assignments and calls to local functions to a fixed point. */
+function computeTaint(program: AstNode): Taint {
   const declared = new Map<AstNode, Set<string>>([[program, new Set()]]);
   const localFunctions = new Map<string, AstNode>();
   const scopeOf = (ancestors: readonly AstNode[]): AstNode => {
