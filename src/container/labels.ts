@@ -1,0 +1,34 @@
+// The labels cadre puts on its containers, and the short container ids people type (`vm-3f2a`).
+import { randomBytes } from 'node:crypto';
+
+export const labelKeys = {
+  managed: 'cadre.managed',
+  session: 'cadre.session',
+  container: 'cadre.container',
+  repo: 'cadre.repo',
+  deadline: 'cadre.deadline',
+  workspace: 'cadre.workspace',
+  disk: 'cadre.disk',
+  memory: 'cadre.memory',
+  cpus: 'cadre.cpus',
+  pids: 'cadre.pids',
+  diskLimit: 'cadre.disk-limit',
+  networkIsolation: 'cadre.network-isolation',
+  allowedDomains: 'cadre.allowed-domains',
+  sessionPid: 'cadre.session-pid',
+} as const;
+
+const shortIdPattern = /^vm-[0-9a-f]{4,}$/;
+
+/** A new short id, not one of `taken`. */
+export function newContainerId(taken: Iterable<string> = []): string {
+  const used = new Set(taken);
+  for (;;) {
+    const id = `vm-${randomBytes(2).toString('hex')}`;
+    if (!used.has(id)) return id;
+  }
+}
+
+export function isContainerId(text: string): boolean {
+  return shortIdPattern.test(text);
+}

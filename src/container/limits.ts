@@ -1,0 +1,92 @@
+// Container limits: sizes with units, CPU cores, timeouts, and the `--config` text of /vm-create, validated with clear errors.
+import { availableParallelism } from 'node:os';
+import { CadreError, exitCodes } from '../errors.js';
+
+export interface ContainerLimits {
+  memoryBytes: number;
+  cpus: number;
+  /** Most processes (threads included) the container may hold: contains fork bombs. */
+  pids: number;
+  /** Size of the workspace filesystem. */
+  diskBytes: number;
+  timeoutMinutes: number;
+}
+
+export const defaultLimits: ContainerLimits = {
+  memoryBytes: 2 * 1024 ** 3,
+  cpus: 2,
+  pids: 512,
+  diskBytes: 4 * 1024 ** 3,
+  timeoutMinutes: 30,
+};
+
+const units: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+
+function usage(message: string, remedy: string): CadreError {
+  return new CadreError('invalid-limit', message, { remedy, exitCode: exitCodes.usage });
+}
+
+/** Parses `4GB`, `512MB`, `1.5 GB` (binary units) into bytes. */
+export function parseSize(text: string, what = 'size'): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([KMGT]?B)\s*$/i.exec(text);
+  if (!match) throw usage(`${what} "${text}" is not a size with a unit`, `write it like 4GB or 512MB`);
+  const bytes = Math.round(Number(match[1]) * (units[match[2]!.toUpperCase()] ?? 1));
+  if (bytes < 64 * 1024 ** 2) throw usage(`${what} ${text} is below the 64MB minimum`, 'give at least 64MB');
+  return bytes;
+}
+
+/** Formats bytes the way people write limits: `2GB`, `512MB`. */
+export function formatSize(bytes: number): string {
+  for (const unit of ['TB', 'GB', 'MB', 'KB'] as const) {
+    const value = bytes / units[unit]!;
+    if (value >= 1) return `${Number.isInteger(value) ? value : value.toFixed(1)}${unit}`;
+  }
+  return `${bytes}B`;
+}
+
+/** Parses a CPU count (`2`, `2 cores`, `1.5`); it may not exceed the host's cores. */
+export function parseCpus(text: string, hostCores = availableParallelism()): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:cores?|cpus?)?\s*$/i.exec(text);
+  const cpus = match ? Number(match[1]) : NaN;
+  if (!(cpus > 0)) throw usage(`cpu "${text}" is not a number of cores`, 'write it like 2 or "2 cores"');
+  if (cpus > hostCores) throw usage(`cpu ${cpus} is more than this host's ${hostCores} cores`, `give at most ${hostCores}`);
+  return cpus;
+}
+
+/** Parses a timeout in minutes (`30`, `30 minutes`, `45 min`). */
+export function parseTimeoutMinutes(text: string): number {
+  const match = /^\s*(\d+)\s*(?:minutes?|mins?|m)?\s*$/i.exec(text);
+  const minutes = match ? Number(match[1]) : NaN;
+  if (!(minutes >= 1)) throw usage(`timeout "${text}" is not a whole number of minutes`, 'write it like 30 or "30 minutes"');
+  return minutes;
+}
+
+function parsePids(text: string): number {
+  const pids = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!(pids >= 16)) throw usage(`pids "${text}" is not a whole number of at least 16`, 'write it like 512');
+  return pids;
+}
+
+/**
+ * Reads /vm-create's `--config` text: lines `memory: <size>`, `cpu: <n> cores`, `timeout: <n> minutes`
+ * (also `disk: <size>` and `pids: <n>`), over `base`.
+ */
+export function parseLimitsConfig(text: string, base: ContainerLimits = defaultLimits, hostCores?: number): ContainerLimits {
+  const limits = { ...base };
+  for (const [index, raw] of text.split(/\r?\n|;/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const match = /^([a-z]+)\s*[:=]\s*(.+)$/i.exec(line);
+    if (!match) throw usage(`config line ${index + 1} "${line}" is not "key: value"`, 'use lines like "memory: 4GB", "cpu: 2 cores", "timeout: 30 minutes"');
+    const [, key, value] = match as unknown as [string, string, string];
+    switch (key.toLowerCase()) {
+      case 'memory': limits.memoryBytes = parseSize(value, 'memory'); break;
+      case 'cpu': case 'cpus': limits.cpus = parseCpus(value, hostCores); break;
+      case 'timeout': limits.timeoutMinutes = parseTimeoutMinutes(value); break;
+      case 'disk': limits.diskBytes = parseSize(value, 'disk'); break;
+      case 'pids': limits.pids = parsePids(value); break;
+      default: throw usage(`config key "${key}" is unknown`, 'the keys are memory, cpu, timeout, disk and pids');
+    }
+  }
+  return limits;
+}

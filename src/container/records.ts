@@ -1,0 +1,94 @@
+// What cadre knows about one of its containers, read back from the engine's labels; and finding a container by its short id.
+import type Docker from 'dockerode';
+import { CadreError, exitCodes } from '../errors.js';
+import { engineError, engineStatus } from './docker-client.js';
+import { labelKeys } from './labels.js';
+import type { ContainerLimits } from './limits.js';
+import type { DiskMechanism, Workspace } from './workspace.js';
+
+export interface ContainerRecord {
+  /** The short id people type, e.g. `vm-3f2a`. */
+  id: string;
+  dockerId: string;
+  session: string;
+  repoUrl: string;
+  image: string;
+  /** Epoch ms after which the container is timed out. */
+  deadline: number;
+  workspace: Workspace;
+  limits: Omit<ContainerLimits, 'timeoutMinutes'>;
+  networkIsolation: boolean;
+  allowedDomains: string[];
+  /** The cadre process that created it, `pid:starttime`, for the orphan reaper. */
+  owner: string;
+  state: { status: string; running: boolean; startedAt: string; finishedAt: string; exitCode: number; oomKilled: boolean; error: string };
+}
+
+function numberLabel(labels: Record<string, string>, key: string): number {
+  return Number(labels[key] ?? NaN);
+}
+
+/** The run state of a container from `docker inspect` output. */
+export function containerState(info: Docker.ContainerInspectInfo): ContainerRecord['state'] {
+  const state = info.State;
+  return { status: state.Status, running: state.Running, startedAt: state.StartedAt, finishedAt: state.FinishedAt, exitCode: state.ExitCode, oomKilled: state.OOMKilled, error: state.Error };
+}
+
+/** Builds the record from `docker inspect` output; undefined when the container is not cadre's. */
+export function recordFromInspect(info: Docker.ContainerInspectInfo): ContainerRecord | undefined {
+  const labels = info.Config.Labels ?? {};
+  const id = labels[labelKeys.container];
+  if (labels[labelKeys.managed] !== 'true' || !id) return undefined;
+  const root = labels[labelKeys.workspace] ?? '';
+  return {
+    id,
+    dockerId: info.Id,
+    session: labels[labelKeys.session] ?? '',
+    repoUrl: labels[labelKeys.repo] ?? '',
+    image: info.Config.Image,
+    deadline: Date.parse(labels[labelKeys.deadline] ?? ''),
+    workspace: {
+      root,
+      dir: `${root}/workspace`,
+      disk: { mechanism: (labels[labelKeys.disk] ?? 'watchdog') as DiskMechanism, limitBytes: numberLabel(labels, labelKeys.diskLimit) },
+    },
+    limits: {
+      memoryBytes: info.HostConfig.Memory ?? 0,
+      cpus: (info.HostConfig.NanoCpus ?? 0) / 1e9,
+      pids: info.HostConfig.PidsLimit ?? 0,
+      diskBytes: numberLabel(labels, labelKeys.diskLimit),
+    },
+    networkIsolation: labels[labelKeys.networkIsolation] === 'true',
+    allowedDomains: (labels[labelKeys.allowedDomains] ?? '').split(',').filter(Boolean),
+    owner: labels[labelKeys.sessionPid] ?? '',
+    state: containerState(info),
+  };
+}
+
+/** Every container cadre manages on this engine, running or not. */
+export async function listCadreContainers(docker: Docker): Promise<ContainerRecord[]> {
+  try {
+    const found = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.managed}=true`] } });
+    const infos = await Promise.all(found.map((item) => docker.getContainer(item.Id).inspect().catch(() => undefined)));
+    return infos.flatMap((info) => (info ? (recordFromInspect(info) ?? []) : []));
+  } catch (error) {
+    throw engineError(error, 'list containers');
+  }
+}
+
+/** The container with short id `id` (or an engine id), or a CadreError naming the ids that exist. */
+export async function findContainer(docker: Docker, id: string): Promise<ContainerRecord> {
+  try {
+    const byLabel = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.container}=${id}`] } });
+    const engineId = byLabel[0]?.Id ?? id;
+    const record = recordFromInspect(await docker.getContainer(engineId).inspect());
+    if (record) return record;
+  } catch (error) {
+    if (engineStatus(error) !== 404) throw engineError(error, `look up container ${id}`);
+  }
+  const known = (await listCadreContainers(docker)).map((record) => record.id);
+  throw new CadreError('container-not-found', `No cadre container ${id}`, {
+    remedy: known.length ? `the containers are: ${known.join(', ')}` : 'create one with /vm-create <repo_url>',
+    exitCode: exitCodes.commandFailed,
+  });
+}

@@ -1,0 +1,105 @@
+// Creates and starts a sandbox container with the isolation of ARCHITECTURE.md §3: no network, read-only root, no capabilities, limits.
+import { readFileSync } from 'node:fs';
+import type Docker from 'dockerode';
+import { CadreError } from '../errors.js';
+import { engineError, engineStatus } from './docker-client.js';
+import { labelKeys } from './labels.js';
+import type { ContainerLimits } from './limits.js';
+import { sandboxUser, type Workspace } from './workspace.js';
+
+export interface ContainerSpec {
+  /** Short id, e.g. `vm-3f2a`. */
+  id: string;
+  session: string;
+  repoUrl: string;
+  image: string;
+  limits: ContainerLimits;
+  /** Epoch ms; defaults to now + the timeout. Kept in a label so it survives a restart of cadre. */
+  deadline?: number;
+  workspace: Workspace;
+  env?: Record<string, string>;
+  networkIsolation?: boolean;
+  allowedDomains?: string[];
+  /** Extra bind mounts (`host:container:ro`), e.g. the runner bundle and the gateway socket. Never the Docker socket. */
+  binds?: string[];
+  /** The container's main process; by default it idles so commands run through exec. */
+  command?: string[];
+  /** Size of the tmpfs at /tmp (counted against the memory limit). */
+  tmpSize?: string;
+}
+
+/** `pid:starttime` of this process: tells a live owner from a reused pid. */
+export function ownerTag(pid = process.pid): string {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return `${pid}:${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''}`;
+  } catch {
+    return `${pid}:`;
+  }
+}
+
+/** The engine's create options for `spec`: the whole security posture in one place. */
+export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): Docker.ContainerCreateOptions {
+  if ((spec.binds ?? []).some((bind) => /docker\.sock/.test(bind))) {
+    throw new CadreError('docker-socket-refused', 'The Docker socket is never mounted into a sandbox container', { remedy: 'remove it from the binds' });
+  }
+  const deadline = spec.deadline ?? now + spec.limits.timeoutMinutes * 60_000;
+  return {
+    name: `cadre-${spec.id}`,
+    Image: spec.image,
+    Cmd: spec.command ?? ['sleep', 'infinity'],
+    Hostname: spec.id,
+    User: `${sandboxUser.uid}:${sandboxUser.gid}`,
+    WorkingDir: '/workspace',
+    Env: Object.entries(spec.env ?? {}).map(([name, value]) => `${name}=${value}`),
+    NetworkDisabled: true,
+    Labels: {
+      [labelKeys.managed]: 'true',
+      [labelKeys.container]: spec.id,
+      [labelKeys.session]: spec.session,
+      [labelKeys.repo]: spec.repoUrl,
+      [labelKeys.deadline]: new Date(deadline).toISOString(),
+      [labelKeys.workspace]: spec.workspace.root,
+      [labelKeys.disk]: spec.workspace.disk.mechanism,
+      [labelKeys.diskLimit]: String(spec.workspace.disk.limitBytes),
+      [labelKeys.networkIsolation]: String(spec.networkIsolation ?? false),
+      [labelKeys.allowedDomains]: (spec.allowedDomains ?? []).join(','),
+      [labelKeys.sessionPid]: ownerTag(),
+    },
+    HostConfig: {
+      Binds: [`${spec.workspace.dir}:/workspace:rw`, ...(spec.binds ?? [])],
+      Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${spec.tmpSize ?? '256m'}` },
+      ReadonlyRootfs: true,
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      NetworkMode: 'none',
+      Memory: spec.limits.memoryBytes,
+      MemorySwap: spec.limits.memoryBytes,
+      NanoCpus: Math.round(spec.limits.cpus * 1e9),
+      PidsLimit: spec.limits.pids,
+      RestartPolicy: { Name: 'no' },
+    },
+  };
+}
+
+/** Creates and starts the container; a failed start removes what was created and says why. */
+export async function startContainer(options: { docker: Docker; spec: ContainerSpec }): Promise<{ dockerId: string; deadline: number }> {
+  const create = containerCreateOptions(options.spec);
+  let container: Docker.Container | undefined;
+  try {
+    container = await options.docker.createContainer(create);
+    await container.start();
+    return { dockerId: container.id, deadline: Date.parse(create.Labels![labelKeys.deadline]!) };
+  } catch (error) {
+    await container?.remove({ force: true }).catch(() => undefined);
+    if (engineStatus(error) === 404 && !container) {
+      throw new CadreError('image-missing', `The sandbox image ${options.spec.image} is not on this engine`, { remedy: 'build it with `cadre vm image build`', cause: error });
+    }
+    const failed = engineError(error, `start container ${options.spec.id}`);
+    if (failed.code === 'docker-unreachable') throw failed;
+    throw new CadreError('container-start-failed', failed.message, {
+      remedy: `check the runtime with /system-status --container-runtime, the repository with /test-connectivity ${options.spec.repoUrl}, and free resources with /system-resources --available`,
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,93 @@
+// Resource samples of a running container from the engine's stats stream: CPU %, memory against its limit, pids, workspace disk.
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type Docker from 'dockerode';
+import { engineError } from './docker-client.js';
+import { workspaceUsage, type Workspace } from './workspace.js';
+
+export interface ResourceSample {
+  at: string;
+  cpuPercent: number;
+  memoryBytes: number;
+  memoryLimitBytes: number;
+  pids: number;
+  pidsLimit: number;
+  diskBytes: number;
+  diskLimitBytes: number;
+}
+
+interface EngineStats {
+  read: string;
+  cpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number; online_cpus?: number };
+  precpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number };
+  memory_stats?: { usage?: number; limit?: number; stats?: Record<string, number> };
+  pids_stats?: { current?: number; limit?: number };
+}
+
+/** Converts one engine stats record (cgroup v1 or v2) into a sample, without the disk figures. */
+export function sampleFromStats(stats: EngineStats): Omit<ResourceSample, 'diskBytes' | 'diskLimitBytes'> {
+  const cpuDelta = (stats.cpu_stats?.cpu_usage?.total_usage ?? 0) - (stats.precpu_stats?.cpu_usage?.total_usage ?? 0);
+  const systemDelta = (stats.cpu_stats?.system_cpu_usage ?? 0) - (stats.precpu_stats?.system_cpu_usage ?? 0);
+  const cpus = stats.cpu_stats?.online_cpus ?? 1;
+  const memory = stats.memory_stats ?? {};
+  // Page cache is reclaimable: subtract it the way `docker stats` does (v1: total_inactive_file, v2: inactive_file).
+  const cache = memory.stats?.total_inactive_file ?? memory.stats?.inactive_file ?? 0;
+  return {
+    at: stats.read,
+    cpuPercent: systemDelta > 0 && cpuDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0,
+    memoryBytes: Math.max(0, (memory.usage ?? 0) - cache),
+    memoryLimitBytes: memory.limit ?? 0,
+    pids: stats.pids_stats?.current ?? 0,
+    pidsLimit: stats.pids_stats?.limit ?? 0,
+  };
+}
+
+async function withDisk(sample: Omit<ResourceSample, 'diskBytes' | 'diskLimitBytes'>, workspace: Workspace | undefined): Promise<ResourceSample> {
+  const disk = workspace ? await workspaceUsage(workspace).catch(() => ({ usedBytes: 0, limitBytes: workspace.disk.limitBytes })) : { usedBytes: 0, limitBytes: 0 };
+  return { ...sample, diskBytes: disk.usedBytes, diskLimitBytes: disk.limitBytes };
+}
+
+/** One sample (the engine takes about a second to measure CPU). */
+export async function resourceSnapshot(options: { docker: Docker; dockerId: string; workspace?: Workspace }): Promise<ResourceSample> {
+  try {
+    const stats = (await options.docker.getContainer(options.dockerId).stats({ stream: false })) as unknown as EngineStats;
+    return withDisk(sampleFromStats(stats), options.workspace);
+  } catch (error) {
+    throw engineError(error, `read the resources of ${options.dockerId}`);
+  }
+}
+
+/**
+ * Live samples, about one a second, until the container stops or `signal` aborts.
+ * (`/vm-monitor --resources`: render each; `--json` prints each as a line.)
+ */
+export async function* sampleResources(options: { docker: Docker; dockerId: string; workspace?: Workspace; signal?: AbortSignal }): AsyncGenerator<ResourceSample> {
+  let stream: Readable;
+  try {
+    stream = (await options.docker.getContainer(options.dockerId).stats({ stream: true, ...(options.signal ? { abortSignal: options.signal } : {}) })) as unknown as Readable;
+  } catch (error) {
+    throw engineError(error, `read the resources of ${options.dockerId}`);
+  }
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const stop = () => {
+    lines.close();
+    stream.destroy();
+  };
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const line of lines) {
+      if (!line.trim()) continue;
+      const stats = JSON.parse(line) as EngineStats;
+      // A stopped container's stats have no pids and a zero read time: the stream is over.
+      if (stats.read.startsWith('0001-')) return;
+      yield await withDisk(sampleFromStats(stats), options.workspace);
+      if (options.signal?.aborted) return;
+    }
+  } catch (error) {
+    if (options.signal?.aborted) return;
+    throw engineError(error, `read the resources of ${options.dockerId}`);
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    stop();
+  }
+}

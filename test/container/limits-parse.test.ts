@@ -1,0 +1,42 @@
+// Parsing container limits: sizes, CPU against host cores, timeouts, and /vm-create's --config text, with clear errors.
+import { describe, expect, it } from 'vitest';
+import { defaultLimits, formatSize, parseCpus, parseLimitsConfig, parseSize, parseTimeoutMinutes } from '../../src/container/limits.js';
+
+const gb = 1024 ** 3;
+
+describe('container limits', () => {
+  it('reads sizes with units and prints them back', () => {
+    expect(parseSize('4GB')).toBe(4 * gb);
+    expect(parseSize('512mb')).toBe(512 * 1024 ** 2);
+    expect(parseSize('1.5 GB')).toBe(1.5 * gb);
+    expect(formatSize(4 * gb)).toBe('4GB');
+    expect(formatSize(512 * 1024 ** 2)).toBe('512MB');
+  });
+
+  it('refuses sizes without a unit or below the minimum, saying what to write', () => {
+    expect(() => parseSize('4096', 'memory')).toThrow(/memory "4096" is not a size with a unit/);
+    expect(() => parseSize('1MB')).toThrow(/below the 64MB minimum/);
+    let caught: unknown;
+    try {
+      parseSize('lots');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({ code: 'invalid-limit', remedy: 'write it like 4GB or 512MB', exitCode: 2 });
+  });
+
+  it('caps CPUs at the host cores and reads timeouts in minutes', () => {
+    expect(parseCpus('2 cores', 4)).toBe(2);
+    expect(() => parseCpus('8', 4)).toThrow(/more than this host's 4 cores/);
+    expect(() => parseCpus('zero', 4)).toThrow(/not a number of cores/);
+    expect(parseTimeoutMinutes('45 minutes')).toBe(45);
+    expect(() => parseTimeoutMinutes('1.5 hours')).toThrow(/not a whole number of minutes/);
+  });
+
+  it('reads the --config text of /vm-create over the defaults', () => {
+    const limits = parseLimitsConfig('memory: 4GB\ncpu: 2 cores\ntimeout: 60 minutes', defaultLimits, 4);
+    expect(limits).toEqual({ ...defaultLimits, memoryBytes: 4 * gb, cpus: 2, timeoutMinutes: 60 });
+    expect(() => parseLimitsConfig('swap: 1GB')).toThrow(/config key "swap" is unknown/);
+    expect(() => parseLimitsConfig('memory 4GB')).toThrow(/line 1 "memory 4GB" is not "key: value"/);
+  });
+});
