@@ -1,11 +1,18 @@
 // Egress through the forwarder's proxy port and the real gateway socket: CONNECT tunnels, absolute URLs, refusals, audit.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { containerGatewayEnv } from '../../src/gateway/container-env.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { startHarness, startLocalServer } from './harness.js';
 import type { Harness } from './harness.js';
 
+const execFileAsync = promisify(execFile);
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -112,5 +119,36 @@ describe('egress proxy', () => {
 
     const isolated = await setup({ allowLoopbackUpstreams: true, networkIsolation: true });
     expect((await connectThrough(isolated.proxyPort, `localhost:${port}`)).body).toContain('(network-isolation)');
+  });
+});
+
+describe('git through the egress proxy', () => {
+  it('clones from the allowed repository host with only the ordinary proxy variables, and is refused elsewhere', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'cadre-git-'));
+    cleanups.push(() => rm(root, { recursive: true, force: true }));
+    const git = (args: string[], cwd = root, env: NodeJS.ProcessEnv = process.env) =>
+      execFileAsync('git', ['-c', 'user.name=cadre', '-c', 'user.email=cadre@example.invalid', ...args], { cwd, env: { ...env, GIT_TERMINAL_PROMPT: '0' } });
+    await git(['init', '-q', 'work']);
+    await writeFile(join(root, 'work', 'README.md'), 'cloned through the gateway\n');
+    await git(['add', 'README.md'], join(root, 'work'));
+    await git(['commit', '-q', '-m', 'first'], join(root, 'work'));
+    await git(['clone', '-q', '--bare', 'work', 'repo.git']);
+    await git(['update-server-info'], join(root, 'repo.git'));
+    // A dumb-HTTP git server: the bare repository's files, as they are.
+    const server = await startLocalServer((req, res) => {
+      const path = join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+      readFile(path).then((data) => res.end(data), () => res.writeHead(404).end());
+    });
+    cleanups.push(server.close);
+    const { gateway, proxyPort } = await setup({ allowLoopbackUpstreams: true });
+    const env = { ...process.env, ...containerGatewayEnv({ provider: 'anthropic', token: gateway.token, proxyPort }) };
+
+    await git(['clone', '-q', `http://localhost:${server.port}/repo.git`, 'out'], root, env);
+    expect(await readFile(join(root, 'out', 'README.md'), 'utf8')).toBe('cloned through the gateway\n');
+    expect(gateway.audit.filter((entry) => entry.type === 'egress.decision')[0]?.data).toMatchObject({ host: 'localhost', allowed: true, rule: 'repository-host' });
+
+    const refused = await git(['clone', '-q', 'http://elsewhere.invalid/repo.git', 'nope'], root, env).catch((error: { stderr: string }) => error);
+    expect('stderr' in refused ? refused.stderr : '').toMatch(/403/);
+    expect(gateway.audit.at(-1)?.data).toMatchObject({ host: 'elsewhere.invalid', allowed: false, rule: 'not-allowlisted' });
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { containerGatewayEnv } from '../../src/gateway/container-env.js';
 import type { ProviderKind } from '../../src/gateway/providers.js';
 import { containerGatewaySocket } from '../../src/runner/forwarder.js';
 import { describeDocker, testDocker } from '../support/docker.js';
@@ -46,17 +47,13 @@ describeDocker('gateway with a real container', () => {
     const workspace = await mkdtemp(join(tmpdir(), 'cadre-ws-'));
     await chown(workspace, 1000, 1000);
     cleanups.push(() => rm(workspace, { recursive: true, force: true }));
-    const origin = `http://127.0.0.1:${modelPort}`;
-    const env = kind === 'anthropic'
-      ? [`ANTHROPIC_API_KEY=${gateway.token}`, `ANTHROPIC_BASE_URL=${origin}`]
-      : [`OPENAI_API_KEY=${gateway.token}`, `OPENAI_BASE_URL=${origin}/v1`];
-    const proxy = `http://127.0.0.1:${proxyPort}`;
+    const env = containerGatewayEnv({ provider: kind, token: gateway.token, modelPort, proxyPort });
     const container = await docker.createContainer({
       Image: image,
       Cmd: [node.node, '/opt/cadre/runner/forwarder-main.js', '--model-port', String(modelPort), '--proxy-port', String(proxyPort)],
       User: '1000:1000',
       WorkingDir: '/workspace',
-      Env: [...env, `HTTP_PROXY=${proxy}`, `HTTPS_PROXY=${proxy}`, 'NO_PROXY=127.0.0.1', 'HOME=/tmp', ...(registry ? [`npm_config_registry=${registry}`] : [])],
+      Env: [...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'HOME=/tmp', ...(registry ? [`npm_config_registry=${registry}`] : [])],
       NetworkDisabled: true,
       HostConfig: {
         NetworkMode: 'none',
