@@ -78,6 +78,28 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     );
 
   program
+    .command('analyze')
+    .description('offline analysis of the project (or PATH inside it): quality, security or performance')
+    .argument('<kind>', 'quality, security or performance')
+    .argument('[path]', 'a folder or file inside the project (default: all of it)')
+    .option('--sarif <file>', 'also write the findings as SARIF 2.1.0')
+    .option('--md <file>', 'also write the report as Markdown')
+    .option('--advisories <file>', 'an OSV or GitHub advisory export to check dependencies against (security)')
+    .option('--fail-on <severity>', 'exit 1 when a finding is at this severity or worse: critical, high, medium or low')
+    .action(async (kind: string, path: string | undefined, options: { sarif?: string; md?: string; advisories?: string; failOn?: string }, command: Command) =>
+      withSink(command, setExitCode, async (sink, globals) => {
+        const { checkAnalysisArguments } = await import('./analyze-arguments.js');
+        const checked = checkAnalysisArguments(kind, options.failOn);
+        const { presentAnalysis, hasFindingAtOrAbove } = await import('../capabilities/analysis/present.js');
+        const report = await presentAnalysis({
+          kind: checked.kind, cwd: globals.cwd, path, advisoriesFile: options.advisories, sarifFile: options.sarif, markdownFile: options.md,
+          color: !globals.json && globals.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: sink,
+        });
+        return checked.failOn && hasFindingAtOrAbove(report, checked.failOn) ? exitCodes.commandFailed : exitCodes.ok;
+      }),
+    );
+
+  program
     .command('policy')
     .description("the vm-agent's command and path policy")
     .command('check [command]')
