@@ -76,6 +76,9 @@ describe('egress proxy', () => {
     expect(gateway.audit.find((entry) => entry.type === 'egress.decision')?.data).toMatchObject({
       method: 'CONNECT', host: 'localhost', port, allowed: true, rule: 'repository-host',
     });
+    const unreachable = await connectThrough(proxyPort, 'localhost:1');
+    expect(unreachable.status).toBe('HTTP/1.1 502 Bad Gateway');
+    expect(unreachable.body).toMatch(/could not reach localhost:1/);
   });
 
   it('forwards an absolute-URL request to the checked address with the original Host', async () => {
