@@ -147,7 +147,6 @@ export function toTraceRecord(event: InspectionEvent, seq: number): Record<strin
         parentId: actor._parent?.sessionId,
         name: config?.id ?? actor.id,
         definition: config === undefined ? undefined : JSON.stringify(toSafeJson(config)),
-        snapshot: snapshotRecord(event.actorRef.getSnapshot()),
       };
     }
     case '@xstate.event':
@@ -179,7 +178,8 @@ export interface TraceRecorder {
 
 /**
  * Records every inspection event to `file` (truncated first) as JSON lines. Each line is written
- * as it happens, so a crash keeps everything up to the crash.
+ * as it happens, so a crash keeps everything up to the crash. Recording never throws into the actor
+ * system: a write failure stops the recording and `close()` reports it.
  */
 export function createTraceRecorder(file: string): TraceRecorder {
   let fd: number;
@@ -193,16 +193,33 @@ export function createTraceRecorder(file: string): TraceRecorder {
   }
   let seq = 0;
   let open = true;
+  let failure: unknown;
   return {
     inspect: (event) => {
-      if (!open) return;
+      if (!open || failure !== undefined) return;
       seq += 1;
-      writeSync(fd, `${JSON.stringify(toTraceRecord(event, seq))}\n`);
+      let line: string;
+      try {
+        line = JSON.stringify(toTraceRecord(event, seq));
+      } catch (error) {
+        line = JSON.stringify({ seq, ts: Date.now(), type: event.type, unserializable: String(error) });
+      }
+      try {
+        writeSync(fd, `${line}\n`);
+      } catch (error) {
+        failure = error;
+      }
     },
     close: async () => {
       if (!open) return;
       open = false;
       closeSync(fd);
+      if (failure !== undefined) {
+        throw new CadreError('trace.write', `The trace file ${file} stopped at event ${seq - 1}: ${(failure as Error).message}.`, {
+          remedy: 'Check the free space and permissions of the trace folder.',
+          cause: failure,
+        });
+      }
     },
   };
 }
