@@ -1,0 +1,79 @@
+// The vm-agent loop in the container: stream model turns, run tools, report usage, and end with exactly one outcome.
+import { isCadreError } from '../errors.js';
+import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from '../model/types.js';
+import { addUsage, zeroUsage } from '../model/types.js';
+import type { RunnerEvent, RunnerEventSink } from './events.js';
+import { runnerSystemPrompt, runnerTaskTurn } from './prompt.js';
+import { runRunnerTool } from './tools/run-tool.js';
+import type { RunnerTool } from './tools/tool.js';
+
+export interface RunnerLoopInput {
+  task: string;
+  attempt: number;
+  /** The real path of the workspace root. */
+  workspace: string;
+  model: ModelClient;
+  tools: readonly RunnerTool[];
+  emit: RunnerEventSink;
+  signal: AbortSignal;
+  /** Most model turns before the run gives up (default 50). */
+  maxTurns?: number;
+}
+
+export type RunnerOutcome = Extract<RunnerEvent, { type: 'runner.finished' | 'runner.failed' | 'runner.budget-exhausted' }>;
+
+/** The gateway refuses a call over the session's budget with a 429 that says so. */
+export function isBudgetExhausted(error: unknown): boolean {
+  return isCadreError(error) && error.code === 'model.rate-limited' && /token budget exhausted/i.test(error.message);
+}
+
+function failure(error: unknown, signal: AbortSignal, usage: TokenUsage): RunnerOutcome {
+  if (isBudgetExhausted(error)) return { type: 'runner.budget-exhausted', message: (error as Error).message, usage };
+  if (signal.aborted) return { type: 'runner.failed', code: 'runner.cancelled', message: 'The runner was stopped before it finished.', remedy: '' };
+  if (isCadreError(error)) return { type: 'runner.failed', code: error.code, message: error.message, remedy: error.remedy };
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return { type: 'runner.failed', code: 'runner.crashed', message: `The runner hit an unexpected error: ${message}`, remedy: 'This is a bug in cadre; the task is retried.' };
+}
+
+/** Runs the task to its end. Never throws: every ending is an outcome (the caller emits it). */
+export async function runAgentLoop(input: RunnerLoopInput): Promise<RunnerOutcome> {
+  const { emit, model, signal, tools } = input;
+  const maxTurns = input.maxTurns ?? 50;
+  const system = runnerSystemPrompt();
+  const specs = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
+  const messages: ChatMessage[] = [{ role: 'user', content: runnerTaskTurn(input.task, input.attempt) }];
+  let usage = zeroUsage();
+  let summary = '';
+  try {
+    for (let turn = 0; turn < maxTurns; turn += 1) {
+      let text = '';
+      const calls: ToolCall[] = [];
+      for await (const part of model.stream({ system, messages, tools: specs, signal })) {
+        if (part.type === 'text-delta') text += part.text;
+        else if (part.type === 'tool-call') calls.push(part.call);
+        else {
+          usage = addUsage(usage, part.usage);
+          emit({ type: 'usage', turn: part.usage, total: usage });
+        }
+      }
+      if (text.trim()) {
+        summary = text.trim();
+        emit({ type: 'progress', message: summary });
+      }
+      messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) });
+      if (calls.length === 0) return { type: 'runner.finished', summary: summary || 'vm-agent finished without a summary.', usage };
+      const results: ToolResult[] = [];
+      for (const call of calls) results.push(await runRunnerTool(tools, call, { workspace: input.workspace, emit, signal }));
+      if (signal.aborted) throw new Error('aborted');
+      messages.push({ role: 'tool', results });
+    }
+  } catch (error) {
+    return failure(error, signal, usage);
+  }
+  return {
+    type: 'runner.failed',
+    code: 'runner.turn-limit',
+    message: `vm-agent used its ${maxTurns} model turns without finishing.`,
+    remedy: 'Split the task into smaller ones; the changes so far are in the workspace.',
+  };
+}

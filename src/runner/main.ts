@@ -1,0 +1,74 @@
+// Entry point of the vm-agent runner in the container: `node cadre-runner.mjs --task "<text>" [--attempt N] [--max-turns N]`
+// (or the task on stdin). Prints one JSON event per line on stdout; exit code per runnerExitCodes.
+import { realpathSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isCadreError } from '../errors.js';
+import { runnerExitCodes, type RunnerEvent } from './events.js';
+import { runAgentLoop, type RunnerOutcome } from './loop.js';
+import { runnerModel } from './model.js';
+import { runnerTools } from './tools/index.js';
+
+/** Where the workspace is; CADRE_RUNNER_WORKSPACE exists for tests on the host only. */
+const workspaceRoot = process.env.CADRE_RUNNER_WORKSPACE ?? '/workspace';
+
+function emit(event: RunnerEvent): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(`${JSON.stringify(event)}\n`, () => resolve()));
+}
+
+async function exit(event: RunnerOutcome | Extract<RunnerEvent, { type: 'runner.failed' }>, code: number): Promise<never> {
+  await emit(event);
+  process.exit(code);
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return '';
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString('utf8');
+}
+
+function positiveInteger(text: string | undefined, name: string, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got ${text}`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  let task: string;
+  let attempt: number;
+  let maxTurns: number;
+  try {
+    const { values } = parseArgs({ options: { task: { type: 'string' }, attempt: { type: 'string' }, 'max-turns': { type: 'string' } } });
+    task = (values.task ?? (await readStdin())).trim();
+    attempt = positiveInteger(values.attempt, 'attempt', 1);
+    maxTurns = positiveInteger(values['max-turns'], 'max-turns', 50);
+    if (!task) throw new Error('no task: pass --task "<text>" or the task on stdin');
+  } catch (error) {
+    return exit({ type: 'runner.failed', code: 'runner.usage', message: (error as Error).message, remedy: 'Usage: cadre-runner --task "<text>" [--attempt N] [--max-turns N]' }, runnerExitCodes.usage);
+  }
+
+  const controller = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => controller.abort());
+  let workspace: string;
+  let model;
+  try {
+    workspace = realpathSync(workspaceRoot);
+    model = runnerModel(process.env);
+  } catch (error) {
+    const failed = isCadreError(error)
+      ? { code: error.code, message: error.message, remedy: error.remedy }
+      : { code: 'runner.no-workspace', message: `The workspace ${workspaceRoot} is missing: ${(error as Error).message}`, remedy: 'The container must have the workspace mounted at /workspace.' };
+    return exit({ type: 'runner.failed', ...failed }, runnerExitCodes.failed);
+  }
+
+  await emit({ type: 'runner.started', task, attempt, workspace, provider: model.provider, model: model.model });
+  const outcome = await runAgentLoop({ task, attempt, workspace, model, tools: runnerTools, emit: (event) => void emit(event), signal: controller.signal, maxTurns });
+  const code = outcome.type === 'runner.finished' ? runnerExitCodes.finished
+    : outcome.type === 'runner.budget-exhausted' ? runnerExitCodes.budgetExhausted
+    : outcome.code === 'runner.cancelled' ? runnerExitCodes.cancelled
+    : runnerExitCodes.failed;
+  return exit(outcome, code);
+}
+
+await main();

@@ -1,0 +1,42 @@
+// run-command: a shell command in /workspace, after the command policy allows it; output streams to the host.
+import { z } from 'zod';
+import { checkCommand } from '../../policy/index.js';
+import { spawnCommand } from './spawn.js';
+import { confine } from './confine.js';
+import { defineRunnerTool, PolicyDenial } from './tool.js';
+
+const parameters = z.object({
+  command: z.string().min(1).describe('A bash command line, e.g. `npm test` or `git status`'),
+  cwd: z.string().default('.').describe('Folder relative to /workspace to run in'),
+  timeoutSeconds: z.number().int().min(1).max(1800).default(600).describe('Stop the command after this many seconds'),
+});
+
+export const runCommandTool = defineRunnerTool({
+  name: 'run-command',
+  description:
+    'Run a command in /workspace with bash. Only git, npm, yarn, docker and the editor server may run; rm -rf, sudo, su, chmod 777, ' +
+    'sh -c, eval and substitutions are refused by the command policy. Returns the output (long output is shortened) and the exit code.',
+  parameters,
+  timeoutMs: null,
+  async execute(params, context) {
+    const decision = await checkCommand(params.command, { workspace: context.workspace });
+    if (decision.decision === 'deny') throw new PolicyDenial(params.command, decision);
+    const folder = confine(context.workspace, params.cwd, 'read');
+    const run = await spawnCommand({
+      command: params.command,
+      cwd: folder.real,
+      timeoutMs: params.timeoutSeconds * 1000,
+      signal: context.signal,
+      onOutput: (stream, chunk) => context.emit({ type: 'command.output', id: context.callId, stream, chunk }),
+    });
+    const ending = run.timedOut
+      ? `stopped after ${params.timeoutSeconds} s (timeout)`
+      : run.signal ? `killed by ${run.signal}` : `exit code ${run.exitCode}`;
+    const failed = run.timedOut || run.signal !== null || run.exitCode !== 0;
+    return {
+      output: `$ ${params.command}\n${run.output}${run.output.endsWith('\n') || run.output === '' ? '' : '\n'}[${ending}]`,
+      display: `${params.command} → ${ending}`,
+      failed,
+    };
+  },
+});

@@ -1,0 +1,104 @@
+// Runs one allowed command line under bash in its own process group, streaming output and keeping a bounded copy.
+import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { RunnerToolRefusal } from './tool.js';
+
+export interface CommandRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  /** The output for the model: the head and the tail when it is long. */
+  output: string;
+}
+
+const headChars = 8_000;
+const tailChars = 24_000;
+const killGraceMs = 2_000;
+
+/** The runner's environment minus the model credentials: a command (an npm script, say) never sees the session JWT. */
+export function commandEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !/_API_KEY$/.test(name) && !name.startsWith('CADRE_')));
+}
+
+function boundedOutput(): { add(text: string): void; text(): string } {
+  let head = '';
+  let tail = '';
+  let dropped = 0;
+  return {
+    add(text) {
+      if (head.length < headChars) {
+        const room = headChars - head.length;
+        head += text.slice(0, room);
+        text = text.slice(room);
+      }
+      tail += text;
+      if (tail.length > tailChars) {
+        dropped += tail.length - tailChars;
+        tail = tail.slice(-tailChars);
+      }
+    },
+    text: () => (dropped ? `${head}\n… [${dropped} characters of output omitted] …\n${tail}` : head + tail),
+  };
+}
+
+export function spawnCommand(options: {
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  onOutput: (stream: 'stdout' | 'stderr', chunk: string) => void;
+}): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', options.command], {
+      cwd: options.cwd,
+      env: commandEnvironment(process.env),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = boundedOutput();
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      if (killTimer || child.pid === undefined || child.exitCode !== null) return;
+      signalGroup(child.pid, 'SIGTERM');
+      const pid = child.pid;
+      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, options.timeoutMs);
+    options.signal.addEventListener('abort', stop, { once: true });
+    for (const name of ['stdout', 'stderr'] as const) {
+      const decoder = new StringDecoder('utf8');
+      child[name].on('data', (data: Buffer) => {
+        const text = decoder.write(data);
+        if (!text) return;
+        output.add(text);
+        options.onOutput(name, text);
+      });
+    }
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(error.code === 'ENOENT' ? new RunnerToolRefusal('bash is not installed where the runner runs') : error);
+    });
+    // Whatever the command left behind in its group (a background server, say) goes with it, so its pipes close.
+    child.once('exit', () => {
+      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+    });
+    child.once('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      options.signal.removeEventListener('abort', stop);
+      resolve({ exitCode, signal, timedOut, output: output.text() });
+    });
+  });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is already gone.
+  }
+}
