@@ -1,0 +1,128 @@
+// The container machine's effects backed by the dockerode driver, ready for `containerMachine.provide({ actors })` in the composition root.
+import type Docker from 'dockerode';
+import { fromCallback, fromPromise, type EventObject } from 'xstate';
+import type { ContainerEffectInput, StartContainerOutput } from '../../machines/container.machine.js';
+import type { OutputSink } from '../cli/output.js';
+import { cloneRepository } from './clone.js';
+import { watchWorkspaceDisk } from './disk-watchdog.js';
+import { exitCause, exitError } from './exit.js';
+import { cleanUp, restartContainer, stopContainer, watchContainer } from './lifecycle.js';
+import { defaultLimits, type ContainerLimits } from './limits.js';
+import { findContainer } from './records.js';
+import { startContainer } from './start.js';
+import { prepareWorkspace, workspacePaths, type Workspace } from './workspace.js';
+
+export interface ContainerEffectsOptions {
+  docker: Docker;
+  workspacesDir: string;
+  session: string;
+  /** The sandbox image (build it first with buildSandboxImage). */
+  image: string;
+  onEvent: OutputSink;
+  /** Per-container settings from /vm-config: env, network rules, timeout; read when the container is created. */
+  settingsFor?: (containerId: string) => { env?: Record<string, string>; networkIsolation?: boolean; allowedDomains?: string[]; timeoutMinutes?: number };
+  /** Extra binds for every container (runner bundle, gateway socket), `host:container:ro`. */
+  binds?: string[];
+  /** Called when a container is cleaned up, to revoke its session credentials. */
+  onCleanedUp?: (containerId: string) => Promise<void> | void;
+}
+
+/** The effect input, with the deadline when the machine passes it. */
+type EffectInput = ContainerEffectInput & { deadline?: number };
+
+function limitsOf(input: EffectInput, timeoutMinutes: number): ContainerLimits {
+  return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes };
+}
+
+/** Implementations of prepareWorkspace, cloneRepository, startContainer, watchContainer, restartContainer, stopContainer and cleanUp. */
+export function createContainerEffects(options: ContainerEffectsOptions) {
+  const { docker, onEvent } = options;
+  const workspaces = new Map<string, Workspace>();
+
+  /** The workspace of a container, also after cadre restarted (read back from the container's labels). */
+  async function workspaceOf(input: EffectInput): Promise<Workspace> {
+    const known = workspaces.get(input.containerId);
+    if (known) return known;
+    const found = await findContainer(docker, input.containerId).then((record) => record.workspace, () => undefined);
+    const { root, dir } = workspacePaths(options.workspacesDir, input.containerId);
+    return found ?? { root, dir, disk: { mechanism: 'watchdog', limitBytes: input.limits.diskBytes } };
+  }
+
+  return {
+    prepareWorkspace: fromPromise<void, EffectInput>(async ({ input }) => {
+      const workspace = await prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
+      workspaces.set(input.containerId, workspace);
+    }),
+    cloneRepository: fromPromise<void, EffectInput>(async ({ input }) => {
+      const workspace = await workspaceOf(input);
+      await cloneRepository({ url: input.repoUrl, dir: workspace.dir, onEvent, progressId: `${input.containerId}:clone` });
+    }),
+    startContainer: fromPromise<StartContainerOutput, EffectInput>(async ({ input }) => {
+      if (input.dockerId) {
+        await docker.getContainer(input.dockerId).start().catch((error: unknown) => {
+          if ((error as { statusCode?: number }).statusCode !== 304) throw error;
+        });
+        return { dockerId: input.dockerId };
+      }
+      const settings = options.settingsFor?.(input.containerId) ?? {};
+      const limits = limitsOf(input, settings.timeoutMinutes ?? defaultLimits.timeoutMinutes);
+      const spec = {
+        id: input.containerId,
+        session: options.session,
+        repoUrl: input.repoUrl,
+        image: options.image,
+        limits,
+        workspace: await workspaceOf(input),
+        ...(input.deadline ? { deadline: input.deadline } : {}),
+        ...(settings.env ? { env: settings.env } : {}),
+        ...(settings.networkIsolation !== undefined ? { networkIsolation: settings.networkIsolation } : {}),
+        ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
+        ...(options.binds ? { binds: options.binds } : {}),
+      };
+      const { dockerId } = await startContainer({ docker, spec });
+      return { dockerId };
+    }),
+    /** Sends `container.exited` with the cause (OOMKilled, disk limit) when the container stops while the machine is running. */
+    watchContainer: fromCallback<EventObject, EffectInput>(({ input, sendBack }) => {
+      const abort = new AbortController();
+      let diskFull = false;
+      let stopWatchdog = () => undefined as void;
+      if (input.dockerId) {
+        const dockerId = input.dockerId;
+        void workspaceOf(input).then((workspace) => {
+          if (workspace.disk.mechanism !== 'watchdog' || abort.signal.aborted) return;
+          stopWatchdog = watchWorkspaceDisk({ workspace, onExceeded: () => {
+            diskFull = true;
+            void stopContainer({ docker, dockerId, timeoutSeconds: 1 });
+          } });
+        });
+        watchContainer({ docker, dockerId, signal: abort.signal }).then(
+          (exit) => {
+            if (abort.signal.aborted) return;
+            const cause = exitCause(exit, { diskFull });
+            const limits = limitsOf(input, 0);
+            const error = exitError({ id: input.containerId, limits }, exit, cause);
+            sendBack({ type: 'container.exited', exitCode: exit.exitCode, oomKilled: exit.oomKilled, reason: error ? `${error.message}. ${error.remedy}` : `exit code ${exit.exitCode}` });
+          },
+          () => undefined,
+        );
+      }
+      return () => {
+        abort.abort();
+        stopWatchdog();
+      };
+    }),
+    restartContainer: fromPromise<void, EffectInput>(async ({ input }) => {
+      if (input.dockerId) await restartContainer({ docker, dockerId: input.dockerId });
+    }),
+    stopContainer: fromPromise<void, EffectInput>(async ({ input }) => {
+      if (input.dockerId) await stopContainer({ docker, dockerId: input.dockerId });
+    }),
+    cleanUp: fromPromise<void, EffectInput>(async ({ input }) => {
+      const workspace = await workspaceOf(input);
+      await cleanUp({ docker, id: input.containerId, workspace, deleteWorkspace: true });
+      workspaces.delete(input.containerId);
+      await options.onCleanedUp?.(input.containerId);
+    }),
+  };
+}

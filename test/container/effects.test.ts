@@ -1,0 +1,95 @@
+// The real container statechart driven by the dockerode effects: creating → cloning → starting → running ⇄ restarting → timed-out → cleaned-up.
+import { randomUUID } from 'node:crypto';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createActor, waitFor } from 'xstate';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { containerMachine } from '../../machines/container.machine.js';
+import type { OutputEvent } from '../../src/cli/output.js';
+import { createContainerEffects } from '../../src/container/effects.js';
+import { newContainerId } from '../../src/container/labels.js';
+import { cleanUp } from '../../src/container/lifecycle.js';
+import { containerStatus } from '../../src/container/status.js';
+import { describeDocker, testDocker } from '../support/docker.js';
+import { startGitServer, type GitServer } from '../support/git-server.js';
+import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
+
+const mb = 1024 ** 2;
+
+describeDocker('the container machine with real effects', () => {
+  const docker = testDocker();
+  const session = `test-${randomUUID().slice(0, 8)}`;
+  const events: OutputEvent[] = [];
+  let server: GitServer;
+  let workspacesDir = '';
+  let effects: ReturnType<typeof createContainerEffects>;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    const image = await ensureSandboxImage(docker);
+    server = await startGitServer();
+    await server.createRepo('app', { 'README.md': '# app\n' });
+    workspacesDir = await mkdtemp(join(tmpdir(), 'cadre-workspaces-'));
+    effects = createContainerEffects({ docker, workspacesDir, session, image, onEvent: (event) => events.push(event), settingsFor: () => ({ env: { MODE: 'test' } }) });
+  }, sandboxBuildTimeoutMs);
+
+  afterAll(async () => {
+    await Promise.all(ids.map((id) => cleanUp({ docker, id, deleteWorkspace: true }).catch(() => undefined)));
+    await server?.close();
+    await rm(workspacesDir, { recursive: true, force: true });
+  });
+
+  function start(deadline: number, memoryBytes = 256 * mb) {
+    const containerId = newContainerId(ids);
+    ids.push(containerId);
+    const actor = createActor(containerMachine.provide({ actors: effects }), {
+      input: { containerId, repoUrl: server.repoUrl('app'), deadline, limits: { memoryBytes, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb } },
+    });
+    actor.start();
+    return { actor, containerId };
+  }
+
+  it('creates, restarts, times out at its deadline and cleans up, leaving nothing', async () => {
+    const { actor, containerId } = start(Date.now() + 10 * 60_000);
+    await waitFor(actor, (state) => state.matches('running') || state.matches('failed'), { timeout: 60_000 });
+    expect(actor.getSnapshot().context.failure).toBeNull();
+    expect((await containerStatus({ docker, id: containerId })).state).toBe('running');
+    expect(events.some((event) => event.type === 'output.progress' && event.id === `${containerId}:clone` && event.done)).toBe(true);
+
+    actor.send({ type: 'container.restart' });
+    await waitFor(actor, (state) => state.matches('restarting'));
+    await waitFor(actor, (state) => state.matches('running') || state.matches('failed'), { timeout: 30_000 });
+    expect(actor.getSnapshot().context.failure).toBeNull();
+
+    actor.send({ type: 'container.deadline.extended', deadline: Date.now() + 1500 });
+    await waitFor(actor, (state) => state.matches('timed-out'), { timeout: 30_000 });
+    let state = 'running';
+    for (let attempt = 0; attempt < 50 && state === 'running'; attempt += 1) {
+      state = (await docker.getContainer(actor.getSnapshot().context.dockerId!).inspect()).State.Status;
+      if (state === 'running') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(state).toBe('exited');
+
+    actor.send({ type: 'container.cleanup' });
+    await waitFor(actor, (state) => state.matches('cleaned-up') || state.matches('failed'), { timeout: 30_000 });
+    expect(actor.getSnapshot().value).toBe('cleaned-up');
+    await expect(containerStatus({ docker, id: containerId })).rejects.toMatchObject({ code: 'container-not-found' });
+    await expect(access(join(workspacesDir, containerId))).rejects.toThrow();
+  }, 120_000);
+
+  it('fails with the cause when a process in it runs out of memory and the container dies', async () => {
+    const { actor } = start(Date.now() + 10 * 60_000, 96 * mb);
+    await waitFor(actor, (state) => state.matches('running'), { timeout: 60_000 });
+    const container = docker.getContainer(actor.getSnapshot().context.dockerId!);
+    const exec = await container.exec({ Cmd: ['node', '-e', 'const k = []; for (;;) k.push(Buffer.alloc(8 << 20, 1))'], AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    await new Promise((resolve) => stream.on('end', resolve));
+    expect((await exec.inspect()).ExitCode).toBe(137);
+    await container.kill();
+    await waitFor(actor, (state) => state.matches('failed'), { timeout: 30_000 });
+    expect(actor.getSnapshot().context.failure).toMatchObject({ oomKilled: true, reason: expect.stringMatching(/OOMKilled/) });
+    actor.send({ type: 'container.cleanup' });
+    await waitFor(actor, (state) => state.matches('cleaned-up'), { timeout: 30_000 });
+  }, 120_000);
+});
