@@ -16,9 +16,9 @@ export interface PermissionRules {
 
 export type Access = 'read' | 'write';
 
-/** Denied whatever the config says: secrets, the repository's internals, private keys. */
+/** Denied whatever the config says: secrets, the repository's internals, private keys, cadre's own sessions and undo records. */
 export const builtInDeny: Record<Access, string[]> = {
-  read: ['**/.env', '**/.env.*', '.git', '.git/**', '**/*.pem', '**/*.key', '**/*.p12', '**/id_rsa*', '**/id_ecdsa*', '**/id_ed25519*'],
+  read: ['**/.env', '**/.env.*', '.git', '.git/**', '**/*.pem', '**/*.key', '**/*.p12', '**/id_rsa*', '**/id_ecdsa*', '**/id_ed25519*', '.cadre/**'],
   write: ['**/.env', '**/.env.*', '.git', '.git/**', '**/*.pem', '**/*.key', '**/*.p12', '**/id_rsa*', '**/id_ecdsa*', '**/id_ed25519*', '.cadre/**'],
 };
 

@@ -1,4 +1,4 @@
-// Walks project files as git would see them: .gitignore files at every level respected, .git skipped.
+// Walks project files as git would see them: .gitignore files at every level respected; .git and cadre's .cadre skipped.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
@@ -45,7 +45,7 @@ export async function walkProject(root: string, start = '', limit = 20_000): Pro
     entries.sort((a, b) => a.name.localeCompare(b.name));
     for (const entry of entries) {
       const relPath = dir ? `${dir}/${entry.name}` : entry.name;
-      if (entry.name === '.git' || ignoredBy(active, relPath, entry.isDirectory())) continue;
+      if (entry.name === '.git' || (entry.name === '.cadre' && !dir) || ignoredBy(active, relPath, entry.isDirectory())) continue;
       if (entry.isDirectory()) {
         if (!(await visit(relPath, active))) return false;
       } else if (entry.isFile()) {

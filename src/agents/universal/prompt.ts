@@ -1,16 +1,7 @@
 // universal-agent's system prompt and the user turn: rules, specialist, capabilities, project context, last plan, /exec output.
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
+import type { ProjectContext } from '../../project/context.js';
 import { capabilityInstructions, specialists, type SpecialistName } from './specialists.js';
-
-export interface AgentProjectContext {
-  /** A few lines describing the project (e.g. the /analyze-project summary). */
-  summary?: string;
-  frameworks?: string[];
-  theming?: string[];
-  testRunners?: string[];
-  orm?: string[];
-  packageManager?: string | null;
-}
 
 /** A capability added through config: a name, a description, instructions and the tools it may use. */
 export interface ExtraCapability {
@@ -47,20 +38,13 @@ Rules:
 
 export function systemPrompt(options: {
   specialist: SpecialistName;
-  projectContext: AgentProjectContext | null;
+  projectContext: ProjectContext | null;
   capabilities: ExtraCapability[];
   lastPlan: LastPlan | null;
 }): string {
   const specialist = specialists.find((s) => s.name === options.specialist);
-  const context = options.projectContext;
-  const facts = context ? [
-    context.summary,
-    context.frameworks?.length ? `Frameworks: ${context.frameworks.join(', ')}` : '',
-    context.theming?.length ? `Theming: ${context.theming.join(', ')}` : '',
-    context.testRunners?.length ? `Test runners: ${context.testRunners.join(', ')}` : '',
-    context.orm?.length ? `ORM: ${context.orm.join(', ')}` : '',
-    context.packageManager ? `Package manager: ${context.packageManager}` : '',
-  ].filter(Boolean).join('\n') : 'No project context cache yet (the user can build one with /analyze-project); explore with list-files.';
+  const facts = options.projectContext ? describeProject(options.projectContext)
+    : 'No project context cache yet (the user can build one with /analyze-project); explore with list-files.';
   const capabilities = [
     ...Object.entries(capabilityInstructions).map(([name, text]) => `- ${name}: ${text}`),
     ...options.capabilities.map((c) => `- ${c.name} (${c.description}): ${c.instructions}${c.tools.length ? ` Tools: ${c.tools.join(', ')}.` : ''}`),
@@ -68,6 +52,21 @@ export function systemPrompt(options: {
   const sections = [rules, specialist?.instructions ?? '', `Capabilities:\n${capabilities}`, `Project:\n${facts}`];
   if (options.lastPlan) sections.push(describeLastPlan(options.lastPlan));
   return sections.filter(Boolean).join('\n\n');
+}
+
+function describeProject(context: ProjectContext): string {
+  const list = (items: readonly string[]) => (items.length ? items.join(', ') : 'none detected');
+  const style = context.style;
+  const indent = style.indent.kind === 'tab' ? 'tabs' : `${style.indent.size} spaces`;
+  return [
+    `Name: ${context.packageJson?.name ?? 'unnamed'}; ${Object.keys(context.files).length} files indexed`,
+    `Package manager: ${context.packageManager ?? 'none detected'}`,
+    `Frameworks: ${list(context.frameworks)}`,
+    `Theming: ${list(context.theming)}`,
+    `Test runners: ${list(context.testRunners)}`,
+    `Database layer: ${list(context.orm)}`,
+    `Code style: ${indent}, ${style.quotes} quotes, ${style.semicolons ? 'semicolons' : 'no semicolons'}, ${style.fileNaming} file names, ${style.identifierNaming} identifiers, ${style.importStyle} modules`,
+  ].join('\n');
 }
 
 function describeLastPlan(last: LastPlan): string {

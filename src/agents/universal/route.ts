@@ -1,30 +1,25 @@
-// A small local router from the task text and project context to an internal specialist, with its reason.
-// (Used until src/capabilities/routing.ts offers routeTask; see the report.)
+// Routing for universal-agent with a model: routeTask (src/capabilities/routing.ts) picks the specialist;
+// when its reason is about the offline engine, the reason shown is the evidence for that specialist instead.
+import { routeTask } from '../../capabilities/routing.js';
+import type { ProjectContext } from '../../project/context.js';
 import { specialists, type SpecialistName } from './specialists.js';
-
-export interface RouteContext {
-  frameworks?: string[];
-}
 
 export interface Route {
   specialist: SpecialistName;
   reason: string;
 }
 
-export function routeToSpecialist(task: string, context: RouteContext | null): Route {
-  const frameworks = context?.frameworks ?? [];
-  const scored = specialists.map((specialist) => {
-    const words = [...new Set((task.match(specialist.keywords) ?? []).map((word) => word.toLowerCase()))];
-    const framework = frameworks.find((name) => specialist.frameworks.test(name));
-    return { specialist, words, framework, score: words.length * 2 + (framework ? 1 : 0) };
-  });
-  scored.sort((a, b) => b.score - a.score);
-  const best = scored[0];
-  if (best && best.words.length > 0) {
-    const because = `the task mentions ${best.words.map((w) => `"${w}"`).join(', ')}`;
-    return { specialist: best.specialist.name, reason: best.framework ? `${because} and the project uses ${best.framework}` : because };
-  }
-  const byFramework = scored.find((entry) => entry.framework);
-  if (byFramework) return { specialist: byFramework.specialist.name, reason: `the project uses ${byFramework.framework}` };
-  return { specialist: 'backend', reason: 'no UI, infrastructure or framework signal: general code goes to the backend specialist' };
+function evidenceFor(name: SpecialistName, task: string, context: ProjectContext | null): string {
+  const specialist = specialists.find((s) => s.name === name);
+  const words = [...new Set((task.match(specialist?.keywords ?? /$^/g) ?? []).map((word) => word.toLowerCase()))];
+  const framework = (context?.frameworks ?? []).find((f) => specialist?.frameworks.test(f));
+  const uses = framework ? `the project uses ${framework}` : '';
+  if (words.length) return `the task mentions ${words.map((w) => `"${w}"`).join(', ')}${uses ? ` and ${uses}` : ''}`;
+  if (uses) return uses;
+  return `no UI, infrastructure or framework signal: general code goes to the ${name} specialist`;
+}
+
+export function routeToSpecialist(task: string, context: ProjectContext | null): Route {
+  const routed = routeTask(task, context);
+  return { specialist: routed.specialist, reason: routed.needsModel ? evidenceFor(routed.specialist, task, context) : routed.reason };
 }

@@ -9,7 +9,8 @@ import { createPermissions, defaultRules, type PermissionRules } from '../tools/
 import { createStagedView } from '../tools/staged-view.js';
 import type { AgentTool, PlanNotes, ToolContext } from '../tools/tool.js';
 import { runTool, type ToolAuditEntry } from '../tools/wrapper.js';
-import { systemPrompt, userTurn, type AgentProjectContext, type ExecOutput, type ExtraCapability, type LastPlan } from './prompt.js';
+import type { ProjectContext } from '../../project/context.js';
+import { systemPrompt, userTurn, type ExecOutput, type ExtraCapability, type LastPlan } from './prompt.js';
 import { routeToSpecialist, type Route } from './route.js';
 
 export interface UniversalAgentConfig {
@@ -24,13 +25,13 @@ export interface UniversalAgentConfig {
   /** Live text as the model streams it; without it, each turn's text is emitted whole. */
   onTextDelta?: (text: string) => void;
   /** A router to use instead of the local one (e.g. routeTask from src/capabilities/routing.ts). */
-  route?: (task: string, context: AgentProjectContext | null) => Route;
+  route?: (task: string, context: ProjectContext | null) => Route;
 }
 
 export interface UniversalAgentInput {
   task: string;
   model: ModelClient;
-  projectContext: AgentProjectContext | null;
+  projectContext: ProjectContext | null;
   config: UniversalAgentConfig;
   /** The conversation so far (follow-ups continue it). Not modified: the new one is returned. */
   transcript: ChatMessage[];
@@ -38,6 +39,8 @@ export interface UniversalAgentInput {
   execOutputs: ExecOutput[];
   emit: OutputSink;
   signal?: AbortSignal;
+  /** A specialist already chosen (and announced) by the task's routing step; otherwise the agent routes. */
+  route?: Route;
 }
 
 export interface UniversalAgentResult {
@@ -48,6 +51,13 @@ export interface UniversalAgentResult {
   route: Route;
   /** True when the model called propose-plan (false: the plan, if any, was drafted from staged changes anyway). */
   proposed: boolean;
+}
+
+/** Routes a task to a specialist and tells the user which one and why. */
+export function chooseSpecialist(task: string, context: ProjectContext | null, config: Pick<UniversalAgentConfig, 'route'>, emit: OutputSink): Route {
+  const route = (config.route ?? routeToSpecialist)(task, context);
+  emit(say(`universal-agent → ${route.specialist} specialist (${route.reason})`, 'dim'));
+  return route;
 }
 
 const titleOf = (task: string) => {
@@ -62,8 +72,7 @@ const titleOf = (task: string) => {
 export async function runUniversalAgent(input: UniversalAgentInput): Promise<UniversalAgentResult> {
   const { config, emit, model } = input;
   const signal = input.signal ?? new AbortController().signal;
-  const route = (config.route ?? routeToSpecialist)(input.task, input.projectContext);
-  emit(say(`universal-agent → ${route.specialist} specialist (${route.reason})`, 'dim'));
+  const route = input.route ?? chooseSpecialist(input.task, input.projectContext, config, emit);
 
   const notes: PlanNotes = { summaries: new Map(), proposed: false };
   const view = createStagedView(config.cwd);

@@ -7,6 +7,7 @@ import { verifyPlan } from '../../../src/agents/plan/verify.js';
 import { runUniversalAgent, type UniversalAgentInput } from '../../../src/agents/universal/run.js';
 import type { OutputEvent } from '../../../src/cli/output.js';
 import { createModelClient } from '../../../src/model/client.js';
+import { analyzeProject } from '../../../src/project/context.js';
 import type { ProviderName } from '../../../src/model/types.js';
 import { startModelServer, type ModelServer } from '../../support/model-server.js';
 import { makeProject } from '../tools/context.js';
@@ -31,7 +32,7 @@ async function agent(script: string, provider: ProviderName, overrides: Partial<
   const run = runUniversalAgent({
     task: 'Add a greet function with tests and docs',
     model,
-    projectContext: { summary: 'A small TypeScript library.', frameworks: [], testRunners: ['node:test'] },
+    projectContext: null,
     config: { cwd },
     transcript: [],
     lastPlan: null,
@@ -47,7 +48,8 @@ const lines = (events: OutputEvent[]) => events.flatMap((e) => (e.type === 'outp
 describe.each(['anthropic', 'openai-compatible'] as const)('universal-agent over %s', (provider) => {
   it('analyses, stages code, tests and docs, proposes a plan, and leaves the disk untouched until it is applied', async () => {
     const cwd = projectFiles();
-    const { run, events, server } = await agent('agent-greet', provider, { cwd });
+    const projectContext = (await analyzeProject({ cwd })).context;
+    const { run, events, server } = await agent('agent-greet', provider, { cwd, projectContext });
     const result = await run;
 
     expect(result.proposed).toBe(true);
@@ -73,6 +75,7 @@ describe.each(['anthropic', 'openai-compatible'] as const)('universal-agent over
     expect(JSON.stringify(server.requests[1]?.body)).toContain('src/index.ts');
     expect(JSON.stringify(server.requests[2]?.body)).toContain('1\\texport {};');
     expect(JSON.stringify(server.requests[0]?.body)).not.toContain('TOKEN=secret');
+    expect(JSON.stringify(server.requests[0]?.body)).toContain('Name: demo; ');
 
     await applyPlan(result.plan!, cwd);
     expect(verifyPlan(result.plan!, cwd)).toEqual([]);

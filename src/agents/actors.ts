@@ -1,0 +1,129 @@
+// XState actor logic for universal-agent: the task machine's routeTask/draftPlan and the plan machine's apply/verify/undo.
+import { fromPromise } from 'xstate';
+import type { PlanEffectInput, PlanStep as MachinePlanStep, VerifyPlanOutput } from '../../machines/plan.machine.js';
+import type { DraftPlanInput, DraftPlanOutput, RouteTaskInput, RouteTaskOutput } from '../../machines/task.machine.js';
+import type { PlanDraft } from '../capabilities/plan-draft.js';
+import { say, type OutputSink } from '../cli/output.js';
+import { CadreError } from '../errors.js';
+import { modelSetupHint } from '../model/resolve.js';
+import { addUsage, type ModelClient } from '../model/types.js';
+import { applyPlan, lastAppliedPlan, undoPlan, type AppliedPlan } from './plan/apply.js';
+import { stepCounts } from './plan/render.js';
+import { isSecuritySensitive } from './plan/sensitive.js';
+import { verifyPlan } from './plan/verify.js';
+import { markPlanRejected, type AgentSessionState } from './session-state.js';
+import type { ProjectContext } from '../project/context.js';
+import type { Route } from './universal/route.js';
+import { chooseSpecialist, runUniversalAgent, type UniversalAgentConfig } from './universal/run.js';
+import type { SpecialistName } from './universal/specialists.js';
+
+export interface StoredPlan {
+  draft: PlanDraft;
+  task: string;
+  /** Why /auto must still ask for this plan, or null. */
+  sensitiveReason: string | null;
+  applied: AppliedPlan | null;
+}
+
+/** Plans by id: the machines carry ids and step summaries; the content lives here. */
+export type PlanStore = Map<string, StoredPlan>;
+
+export interface UniversalAgentDeps {
+  config: UniversalAgentConfig;
+  /** null when no model is configured (the offline engine's tasks go elsewhere). */
+  model: ModelClient | null;
+  session: AgentSessionState;
+  plans: PlanStore;
+  projectContext: () => Promise<ProjectContext | null>;
+  emit: OutputSink;
+  /** Whether /auto is on, so a sensitive plan can say why it still asks. */
+  autoMode?: () => boolean;
+}
+
+/** The plan machine's step list for a draft: ids, actions, paths, summaries and +/− counts against the disk. */
+export function toMachineSteps(draft: PlanDraft, cwd: string): MachinePlanStep[] {
+  return draft.steps.map((step, index) => ({ id: `${index + 1}`, action: step.action, path: step.path, summary: step.summary, ...countsOf(stepCounts(step, cwd)) }));
+}
+
+const countsOf = ({ added, removed }: { added: number; removed: number }) => ({ added, removed });
+
+function needsModel(): CadreError {
+  return new CadreError('model.none', 'This task needs a model: universal-agent writes code with one, and none is configured.', { remedy: modelSetupHint, exitCode: 3 });
+}
+
+export function createUniversalAgentActors(deps: UniversalAgentDeps) {
+  const routes = new Map<string, Route>();
+  return {
+    routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(async ({ input }) => {
+      const route = chooseSpecialist(input.text, await deps.projectContext(), deps.config, deps.emit);
+      routes.set(input.taskId, route);
+      return { specialist: route.specialist };
+    }),
+
+    draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(async ({ input, signal }) => {
+      if (!deps.model) throw needsModel();
+      const { session } = deps;
+      if (input.feedback !== null) markPlanRejected(session, input.feedback);
+      const task = input.feedback !== null ? `I rejected the plan.${input.feedback ? ` ${input.feedback}` : ''} Please revise it.` : input.text;
+      const route = routes.get(input.taskId) ?? (input.specialist ? { specialist: input.specialist as SpecialistName, reason: 'chosen by routing' } : undefined);
+      const result = await runUniversalAgent({
+        task,
+        model: deps.model,
+        projectContext: await deps.projectContext(),
+        config: deps.config,
+        transcript: session.transcript,
+        lastPlan: session.lastPlan,
+        execOutputs: session.execOutputs,
+        emit: deps.emit,
+        signal,
+        ...(route ? { route } : {}),
+      });
+      session.transcript = result.transcript;
+      session.usage = addUsage(session.usage, result.usage);
+      session.execOutputs = [];
+      if (!result.plan) return { planId: null, summary: result.summary, sensitive: false };
+      const planId = `${input.taskId}-${deps.plans.size + 1}`;
+      const sensitiveReason = isSecuritySensitive(input.text, result.plan);
+      deps.plans.set(planId, { draft: result.plan, task: input.text, sensitiveReason, applied: null });
+      session.lastPlan = { plan: result.plan, status: 'pending' };
+      if (sensitiveReason && deps.autoMode?.()) deps.emit(say(`Auto mode, but this plan still asks for approval: ${sensitiveReason}.`, 'warn'));
+      return { planId, summary: result.summary, sensitive: sensitiveReason !== null };
+    }),
+  };
+}
+
+function storedPlan(plans: PlanStore, planId: string): StoredPlan {
+  const stored = plans.get(planId);
+  if (!stored) throw new CadreError('plan.unknown', `There is no plan ${planId} in this session.`, { remedy: 'Run the task again to draft a new plan.' });
+  return stored;
+}
+
+export function createPlanActors(deps: Pick<UniversalAgentDeps, 'config' | 'session' | 'plans' | 'emit'>) {
+  const { cwd } = deps.config;
+  return {
+    applyPlan: fromPromise<void, PlanEffectInput>(async ({ input }) => {
+      const stored = storedPlan(deps.plans, input.planId);
+      stored.applied = await applyPlan(stored.draft, cwd, { planId: input.planId });
+      deps.session.lastPlan = { plan: stored.draft, status: 'applied' };
+      deps.emit(say(`Applied "${stored.draft.title}": ${stored.applied.files.length} file(s) changed. /undo restores them.`, 'success'));
+    }),
+
+    verifyPlan: fromPromise<VerifyPlanOutput, PlanEffectInput>(async ({ input }) => {
+      const stored = storedPlan(deps.plans, input.planId);
+      const differences = verifyPlan(stored.draft, cwd);
+      if (deps.session.lastPlan?.plan === stored.draft) deps.session.lastPlan = { ...deps.session.lastPlan, differences };
+      if (differences.length === 0) deps.emit(say('Checked: every step of the plan is on disk.', 'success'));
+      else deps.emit(say(`Checked: the disk differs from the plan:\n${differences.map((d) => `  - ${d}`).join('\n')}`, 'warn'));
+      return { differences };
+    }),
+
+    undoPlan: fromPromise<void, PlanEffectInput>(async ({ input }) => {
+      const applied = deps.plans.get(input.planId)?.applied ?? (await lastAppliedPlan(cwd));
+      if (!applied) throw new CadreError('plan.nothing-to-undo', 'No applied plan to undo.', { remedy: 'Only a plan applied in this project can be undone.' });
+      const { restored } = await undoPlan(applied);
+      const stored = deps.plans.get(input.planId);
+      if (stored) stored.applied = null;
+      deps.emit(say(`Undone "${applied.title}": restored ${restored.join(', ')}.`, 'success'));
+    }),
+  };
+}

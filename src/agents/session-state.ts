@@ -1,0 +1,31 @@
+// What universal-agent keeps across turns of a session: the conversation, the last plan, /exec output, token usage.
+import type { ExecResult } from '../exec/run.js';
+import type { ChatMessage, TokenUsage } from '../model/types.js';
+import type { ExecOutput, LastPlan } from './universal/prompt.js';
+
+/** Plain data, so the session can be saved with /save and resumed. */
+export interface AgentSessionState {
+  transcript: ChatMessage[];
+  lastPlan: LastPlan | null;
+  /** /exec runs since the agent's last turn; handed to it on the next one. */
+  execOutputs: ExecOutput[];
+  /** Provider-reported tokens for the whole session. */
+  usage: TokenUsage;
+}
+
+export const createAgentSessionState = (): AgentSessionState => ({
+  transcript: [],
+  lastPlan: null,
+  execOutputs: [],
+  usage: { inputTokens: 0, outputTokens: 0 },
+});
+
+/** Keeps an /exec run's tail for the agent's next turn. */
+export function recordExecOutput(state: AgentSessionState, command: string, result: Pick<ExecResult, 'exitCode' | 'tail'>): void {
+  state.execOutputs.push({ command, exitCode: result.exitCode, tail: result.tail });
+}
+
+/** The user said no to the last plan (with an optional reason): the next turn refines it. */
+export function markPlanRejected(state: AgentSessionState, reason: string): void {
+  if (state.lastPlan) state.lastPlan = { ...state.lastPlan, status: 'rejected', ...(reason ? { reason } : {}) };
+}

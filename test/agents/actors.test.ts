@@ -1,0 +1,89 @@
+// universal-agent's actor logic inside the real task and plan statecharts: route, draft, reject with a reason, apply, verify, undo.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { createActor, fromPromise, waitFor } from 'xstate';
+import { planMachine } from '../../machines/plan.machine.js';
+import { taskMachine } from '../../machines/task.machine.js';
+import { createPlanActors, createUniversalAgentActors, toMachineSteps, type PlanStore } from '../../src/agents/actors.js';
+import { createAgentSessionState } from '../../src/agents/session-state.js';
+import type { OutputEvent } from '../../src/cli/output.js';
+import { createModelClient } from '../../src/model/client.js';
+import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { loadModelScript } from '../support/model-server-script.js';
+import { makeProject } from './tools/context.js';
+
+let server: ModelServer | undefined;
+afterEach(async () => server?.close());
+
+it('drafts a plan to pending-approval, redrafts after a rejection with its reason, then applies, verifies and undoes it', async () => {
+  const cwd = makeProject({ 'src/index.ts': 'export {};\n', 'README.md': '# demo\n' });
+  server = await startModelServer({ script: { turns: [...loadModelScript('agent-greet').turns, ...loadModelScript('agent-greet-followup').turns] } });
+  const model = createModelClient({ provider: 'openai', model: 'm', apiKey: 'k', baseUrl: `${server.url}/v1`, source: 'test' });
+  const events: OutputEvent[] = [];
+  const session = createAgentSessionState();
+  const plans: PlanStore = new Map();
+  const deps = { config: { cwd }, model, session, plans, projectContext: async () => null, emit: (e: OutputEvent) => events.push(e) };
+
+  const task = createActor(taskMachine.provide({
+    actors: { ...createUniversalAgentActors(deps), runAttempt: fromPromise(async () => ({ summary: 'applied' })) },
+  }), { input: { taskId: 't1', agent: 'universal-agent', text: 'Add a greet function with tests and docs', autoApprove: false, deadline: null } }).start();
+
+  await waitFor(task, (s) => s.matches({ active: 'pending-approval' }));
+  const first = task.getSnapshot().context;
+  expect(first.specialist).toBe('backend');
+  expect(session.usage.outputTokens).toBe(435);
+  expect(session.lastPlan?.status).toBe('pending');
+
+  task.send({ type: 'plan.rejected', reason: 'use a full stop' });
+  await waitFor(task, (s) => s.matches({ active: 'pending-approval' }) && s.context.planId !== first.planId);
+  const planId = task.getSnapshot().context.planId!;
+  expect(JSON.stringify(server.requests[5]?.body)).toContain('I rejected the plan. use a full stop');
+  const stored = plans.get(planId)!;
+  expect(stored.draft.steps.find((s) => s.path === 'src/greet.ts')?.content).toContain('Hello, ${name}.');
+  expect(stored.sensitiveReason).toBeNull();
+
+  const plan = createActor(planMachine.provide({ actors: createPlanActors(deps) }), {
+    input: { planId, steps: toMachineSteps(stored.draft, cwd), autoApprove: false },
+  }).start();
+  plan.send({ type: 'plan.ready' });
+  expect(plan.getSnapshot().value).toBe('pending-approval');
+  expect(plan.getSnapshot().context.steps[0]).toMatchObject({ id: '1', action: 'create-file', path: 'src/greet.ts', added: 3, removed: 0 });
+  plan.send({ type: 'plan.approved' });
+  await waitFor(plan, (s) => s.matches('applied'));
+  expect(plan.getSnapshot().context.differences).toEqual([]);
+  expect(readFileSync(join(cwd, 'src/greet.ts'), 'utf8')).toContain('Hello, ${name}.');
+  expect(session.lastPlan?.status).toBe('applied');
+
+  plan.send({ type: 'plan.undo' });
+  await waitFor(plan, (s) => s.matches('undone'));
+  expect(existsSync(join(cwd, 'src/greet.ts'))).toBe(false);
+  expect(readFileSync(join(cwd, 'src/index.ts'), 'utf8')).toBe('export {};\n');
+  const said = events.flatMap((e) => (e.type === 'output.message' ? [e.text] : []));
+  expect(said).toEqual(expect.arrayContaining([expect.stringMatching(/^Applied "Add a greet function \(full stop\)"/), 'Checked: every step of the plan is on disk.', expect.stringMatching(/^Undone/)]));
+  task.stop();
+});
+
+it('without a model, drafting fails with what to configure', async () => {
+  const cwd = makeProject({});
+  const deps = { config: { cwd }, model: null, session: createAgentSessionState(), plans: new Map(), projectContext: async () => null, emit: () => undefined };
+  const task = createActor(taskMachine.provide({ actors: { ...createUniversalAgentActors(deps), runAttempt: fromPromise(async () => ({ summary: '' })) } }), {
+    input: { taskId: 't2', agent: 'universal-agent', text: 'Add a page', autoApprove: false, deadline: null },
+  }).start();
+  const done = await waitFor(task, (s) => s.status === 'done');
+  expect(done.context.error).toMatch(/needs a model/);
+});
+
+it('in auto mode a security-sensitive task still asks for approval, and says why', async () => {
+  const cwd = makeProject({ 'src/index.ts': 'export {};\n', 'README.md': '# demo\n' });
+  server = await startModelServer({ script: 'agent-greet' });
+  const model = createModelClient({ provider: 'anthropic', model: 'm', apiKey: 'k', baseUrl: `${server.url}/v1`, source: 'test' });
+  const events: OutputEvent[] = [];
+  const deps = { config: { cwd }, model, session: createAgentSessionState(), plans: new Map(), projectContext: async () => null, emit: (e: OutputEvent) => events.push(e), autoMode: () => true };
+  const task = createActor(taskMachine.provide({ actors: { ...createUniversalAgentActors(deps), runAttempt: fromPromise(async () => ({ summary: '' })) } }), {
+    input: { taskId: 't3', agent: 'universal-agent', text: 'Add a greet function that checks the user password', autoApprove: true, deadline: null },
+  }).start();
+  await waitFor(task, (s) => s.matches({ active: 'pending-approval' }));
+  expect(events).toContainEqual({ type: 'output.message', level: 'warn', text: 'Auto mode, but this plan still asks for approval: the task mentions "password", which looks security-sensitive.' });
+  task.stop();
+});
