@@ -1,5 +1,5 @@
 // --inspect and --trace: a Stately inspector relay on 127.0.0.1, and a JSON-lines recorder of inspection events.
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createWebSocketInspector } from '@statelyai/inspect';
@@ -10,7 +10,9 @@ import { CadreError } from '../errors.js';
 /** The Stately inspector UI that the bridge page embeds; the browser loads it, cadre never calls it. */
 const inspectorUiUrl = 'https://stately.ai/inspect';
 /** How many relayed messages a browser that connects late still receives. */
-const relayBufferSize = 1000;
+const relayBufferSize = 10_000;
+/** The inspection protocol version of @statelyai/inspect that replayed events claim. */
+const statelyProtocolVersion = '0.7.2';
 
 function bridgePage(relayUrl: string): string {
   return `<!DOCTYPE html>
@@ -222,4 +224,56 @@ export function createTraceRecorder(file: string): TraceRecorder {
       }
     },
   };
+}
+
+/** A trace line as the event the Stately inspector understands; records it does not show give null. */
+export function toStatelyEvent(record: Record<string, unknown>): Record<string, unknown> | null {
+  const common = { sessionId: record.actorId, rootId: record.rootId, createdAt: String(record.ts), id: null, _version: statelyProtocolVersion };
+  switch (record.type) {
+    case '@xstate.actor':
+      return { ...common, type: '@xstate.actor', name: record.name, parentId: record.parentId, definition: record.definition, snapshot: { status: 'active' } };
+    case '@xstate.event':
+      return { ...common, type: '@xstate.event', event: record.event, sourceId: record.sourceId };
+    case '@xstate.snapshot':
+      return { ...common, type: '@xstate.snapshot', event: record.event, snapshot: record.snapshot };
+    default:
+      return null;
+  }
+}
+
+/**
+ * Sends a recorded trace to an inspector relay (see `startInspector`), so a run recorded offline with
+ * `--trace` can be viewed later. Returns how many events were sent.
+ */
+export async function replayTrace({ file, relayUrl }: { file: string; relayUrl: string }): Promise<number> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new CadreError('trace.read', `Cannot read the trace file ${file}: ${(error as Error).message}.`, {
+      remedy: 'Pass the path of a file written by cadre --trace.', cause: error,
+    });
+  }
+  const events = text.split('\n').filter((line) => line.trim() !== '').map((line, index) => {
+    try {
+      return toStatelyEvent(JSON.parse(line) as Record<string, unknown>);
+    } catch (error) {
+      throw new CadreError('trace.corrupt', `Line ${index + 1} of ${file} is not a trace record.`, {
+        remedy: 'Replay a file written by cadre --trace, unedited.', cause: error,
+      });
+    }
+  }).filter((event) => event !== null);
+  const socket = new WebSocket(relayUrl);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', (error) => reject(new CadreError('trace.relay', `Cannot reach the inspector relay at ${relayUrl}.`, {
+      remedy: 'Start it with cadre --inspect and use the URL it prints.', cause: error,
+    })));
+  });
+  for (const event of events) socket.send(JSON.stringify(event));
+  await new Promise<void>((resolve) => {
+    socket.once('close', () => resolve());
+    socket.close();
+  });
+  return events.length;
 }

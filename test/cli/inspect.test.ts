@@ -7,7 +7,7 @@ import { WebSocket } from 'ws';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { planMachine } from '../../machines/plan.machine.js';
 import { taskMachine } from '../../machines/task.machine.js';
-import { createTraceRecorder, startInspector, toSafeJson } from '../../src/cli/inspect.js';
+import { createTraceRecorder, replayTrace, startInspector, toSafeJson } from '../../src/cli/inspect.js';
 import { CadreError } from '../../src/errors.js';
 import { silentCallback } from '../support/model-test.js';
 
@@ -100,5 +100,31 @@ describe('inspector relay', () => {
       await inspector.stop();
     }
     await expect(fetch(inspector.url)).rejects.toThrow();
+  });
+
+  it('replays a recorded trace to a viewer that connects afterwards', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cadre-trace-')), 'trace.jsonl');
+    const recorder = createTraceRecorder(file);
+    const actor = createActor(planMachine, { input: { planId: 'p1', steps: [], autoApprove: false }, inspect: recorder.inspect });
+    actor.start();
+    actor.send({ type: 'plan.ready' });
+    actor.send({ type: 'plan.rejected', reason: 'not now' });
+    await recorder.close();
+
+    const inspector = await startInspector();
+    try {
+      const sent = await replayTrace({ file, relayUrl: inspector.relayUrl });
+      expect(sent).toBeGreaterThan(0);
+      const viewer = new WebSocket(inspector.relayUrl);
+      const received: { type: string; _version?: string; name?: string; snapshot?: { value?: unknown } }[] = [];
+      viewer.on('message', (data) => received.push(JSON.parse(data.toString())));
+      await expect.poll(() => received.length, { timeout: 5000 }).toBe(sent);
+      expect(received.every((event) => typeof event._version === 'string')).toBe(true);
+      expect(received).toContainEqual(expect.objectContaining({ type: '@xstate.actor', name: 'plan' }));
+      expect(received.filter((event) => event.type === '@xstate.snapshot').at(-1)?.snapshot).toMatchObject({ value: 'rejected' });
+      viewer.close();
+    } finally {
+      await inspector.stop();
+    }
   });
 });
