@@ -1,11 +1,21 @@
 // Metering a model call: its reservation (input estimate + output cap) before, the reported usage after.
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { TokenUsage } from './budget.js';
 import type { MeteredEndpoint, ProviderKind } from './providers.js';
 
 /** Tokens counted for an inline image or file, whose base64 text says nothing about its cost. */
 const attachmentTokens = 1_600;
 const noSpecialTokens = { disallowedSpecial: new Set<string>() };
+
+/** Counts the tokens of a text. */
+export type TokenCounter = (text: string) => number;
+
+let tokenCounter: Promise<TokenCounter> | undefined;
+
+/** Loads the o200k tokenizer once, on first use: its tables take a noticeable time to load, which cadre's startup should not pay. */
+export function loadTokenCounter(): Promise<TokenCounter> {
+  tokenCounter ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens }) => (text: string) => countTokens(text, noSpecialTokens));
+  return tokenCounter;
+}
 
 export interface MeteredRequest {
   /** The body to forward: the output cap is made explicit, and streamed chat calls ask for usage. */
@@ -26,6 +36,7 @@ export function meterRequest(input: {
   endpoint: MeteredEndpoint;
   body: Record<string, unknown>;
   defaultMaxOutput: number;
+  countTokens: TokenCounter;
 }): MeteredRequest {
   const { kind, endpoint, defaultMaxOutput } = input;
   const body = { ...input.body };
@@ -37,7 +48,7 @@ export function meterRequest(input: {
   if (endpoint === 'chat' && stream) body.stream_options = { ...asRecord(body.stream_options), include_usage: true };
   return {
     body,
-    inputTokens: estimateInputTokens(input.body),
+    inputTokens: estimateInputTokens(input.body, input.countTokens),
     maxOutputTokens: cap * choices,
     model: typeof body.model === 'string' ? body.model : undefined,
     stream,
@@ -50,7 +61,7 @@ function chatCapField(kind: ProviderKind, body: Record<string, unknown>): string
   return kind === 'openai' ? 'max_completion_tokens' : 'max_tokens';
 }
 
-export function estimateInputTokens(body: Record<string, unknown>): number {
+export function estimateInputTokens(body: Record<string, unknown>, countTokens: TokenCounter): number {
   let attachments = 0;
   const text = JSON.stringify(body, function (this: unknown, key: string, value: unknown) {
     if (typeof value !== 'string' || value.length < 256) return value;
@@ -61,7 +72,7 @@ export function estimateInputTokens(body: Record<string, unknown>): number {
     }
     return value;
   });
-  return countTokens(text, noSpecialTokens) + attachments * attachmentTokens;
+  return countTokens(text) + attachments * attachmentTokens;
 }
 
 /** Collects the usage a provider reports, from a JSON body or from the events of an SSE stream. */

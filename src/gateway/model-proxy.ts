@@ -7,7 +7,7 @@ import type { GatewayAudit } from './audit.js';
 import type { Budget, Reservation } from './budget.js';
 import type { Credentials } from './credentials.js';
 import { asRecord, createUsageTracker, meterRequest } from './metering.js';
-import type { MeteredRequest } from './metering.js';
+import type { MeteredRequest, TokenCounter } from './metering.js';
 import { errorBody, matchRoute, presentedToken, upstreamAuthHeader, upstreamUrl } from './providers.js';
 import type { GatewayErrorKind, ProviderConfig } from './providers.js';
 import { readBody } from './request-body.js';
@@ -20,6 +20,8 @@ export interface ModelProxyOptions {
   container: { cid: string; session: string };
   budget: Budget;
   audit: GatewayAudit;
+  /** The tokenizer for input estimates (`await loadTokenCounter()`). */
+  countTokens: TokenCounter;
   /** Largest request body accepted; default 8 MiB. */
   maxBodyBytes?: number;
   /** An upstream call that sends nothing for this long is abandoned; default 10 minutes. */
@@ -42,7 +44,7 @@ const maxMeteredJsonBytes = 8 << 20;
 
 /** Creates the request handler for model calls (origin-form requests on the gateway socket). */
 export function createModelProxy(options: ModelProxyOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { provider, credentials, container, budget, audit } = options;
+  const { provider, credentials, container, budget, audit, countTokens } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 8 << 20;
   const idleTimeoutMs = options.upstreamIdleTimeoutMs ?? 600_000;
   const defaultMaxOutput = options.defaultMaxOutput ?? 4_096;
@@ -95,7 +97,7 @@ export function createModelProxy(options: ModelProxyOptions): (req: IncomingMess
           reject(res, 'invalid-request', 'cadre gateway: the request body is not a JSON object.');
           return;
         }
-        metered = meterRequest({ kind: provider.kind, endpoint: route.metered, body: parsed, defaultMaxOutput });
+        metered = meterRequest({ kind: provider.kind, endpoint: route.metered, body: parsed, defaultMaxOutput, countTokens });
         const reserved = budget.reserve(metered.inputTokens + metered.maxOutputTokens);
         if (!reserved.ok) {
           reject(res, 'budget', reserved.message);

@@ -10,6 +10,7 @@ import type { Credentials } from './credentials.js';
 import { createEgressProxy } from './egress.js';
 import { createEgressPolicy } from './egress-policy.js';
 import type { Resolver } from './egress-policy.js';
+import { loadTokenCounter } from './metering.js';
 import { createModelProxy } from './model-proxy.js';
 import type { ModelProxyOptions } from './model-proxy.js';
 import type { ProviderConfig } from './providers.js';
@@ -68,7 +69,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options.resolver,
   );
   const egress = createEgressProxy({ decide, audit, cid: container.cid });
-  const model = createModelProxy({ ...options.limits, provider: options.provider, credentials: options.credentials, container, budget: options.budget, audit });
+  const countTokens = await loadTokenCounter();
+  const model = createModelProxy({ ...options.limits, provider: options.provider, credentials: options.credentials, container, budget: options.budget, audit, countTokens });
 
   const server = http.createServer({ requestTimeout: 0 }, (req, res) => {
     // Origin-form targets are model calls on the model port; absolute URLs are proxy requests.

@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { createBudget, defaultTokenBudget } from '../../src/gateway/budget.js';
 import type { BudgetEvent } from '../../src/gateway/budget.js';
-import { createUsageTracker, estimateInputTokens, meterRequest } from '../../src/gateway/metering.js';
+import { createUsageTracker, estimateInputTokens, loadTokenCounter, meterRequest } from '../../src/gateway/metering.js';
+
+const countTokens = await loadTokenCounter();
 
 describe('token budget', () => {
   it('defaults to 50,000 and refuses what does not fit, saying how much was used', () => {
@@ -34,18 +36,18 @@ describe('token budget', () => {
 describe('metering', () => {
   it('counts input with a tokenizer, fixes the output cap and asks streamed chat calls for usage', () => {
     const body = { model: 'gpt-x', messages: [{ role: 'user', content: 'hello '.repeat(200) }], stream: true, n: 2 };
-    const metered = meterRequest({ kind: 'openai', endpoint: 'chat', body, defaultMaxOutput: 512 });
+    const metered = meterRequest({ kind: 'openai', endpoint: 'chat', body, defaultMaxOutput: 512, countTokens });
     expect(metered.inputTokens).toBeGreaterThan(200);
     expect(metered.inputTokens).toBeLessThan(260);
     expect(metered.maxOutputTokens).toBe(1_024);
     expect(metered.body).toMatchObject({ max_completion_tokens: 512, stream_options: { include_usage: true } });
-    const anthropic = meterRequest({ kind: 'anthropic', endpoint: 'messages', body: { max_tokens: 77, messages: [] }, defaultMaxOutput: 512 });
+    const anthropic = meterRequest({ kind: 'anthropic', endpoint: 'messages', body: { max_tokens: 77, messages: [] }, defaultMaxOutput: 512, countTokens });
     expect(anthropic.maxOutputTokens).toBe(77);
   });
 
   it('prices an inline image by a flat amount, not by its base64 length', () => {
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(400_000) } };
-    expect(estimateInputTokens({ messages: [{ role: 'user', content: [image] }] })).toBeLessThan(2_000);
+    expect(estimateInputTokens({ messages: [{ role: 'user', content: [image] }] }, countTokens)).toBeLessThan(2_000);
   });
 
   it('reads usage from JSON bodies and from stream events of both providers', () => {
