@@ -4,7 +4,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText, type LanguageModel } from 'ai';
 import { CadreError } from '../errors.js';
-import { retryAfterMs, toModelError } from './errors.js';
+import { retryAfterMs, retryRefused, toModelError } from './errors.js';
 import { toModelMessages, toToolSet } from './messages.js';
 import type { ResolvedModel } from './resolve.js';
 import type { ModelClient, ModelRequest, ModelStreamPart } from './types.js';
@@ -111,7 +111,7 @@ export function createModelClient(resolved: ResolvedModel, options: ModelClientO
             ? new CadreError('model.cancelled', 'The model request was cancelled.', { cause: raw, exitCode: 130 })
             : toModelError(raw, resolved.provider, where);
           // Only a request that produced nothing may be repeated: a half-streamed turn is not replayed.
-          if (error.code !== 'model.rate-limited' || yielded || retry >= policy.maxRetries) throw error;
+          if (error.code !== 'model.rate-limited' || yielded || retry >= policy.maxRetries || retryRefused(raw)) throw error;
           const asked = retryAfterMs(raw);
           const delayMs = Math.min(asked ?? policy.initialDelayMs * 2 ** retry, policy.maxDelayMs);
           if (asked !== undefined && asked > policy.maxDelayMs) throw error;

@@ -36,6 +36,11 @@ export function retryAfterMs(error: unknown, now = Date.now()): number | undefin
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** True when the server said the request must not be repeated (`x-should-retry: false`, as the gateway's budget refusal does). */
+export function retryRefused(error: unknown): boolean {
+  return apiCallErrorOf(error)?.responseHeaders?.['x-should-retry'] === 'false';
+}
+
 /** The provider's own words, from its JSON error body when there is one. */
 function providerMessage(error: APICallError): string {
   try {
