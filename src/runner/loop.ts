@@ -18,6 +18,8 @@ export interface RunnerLoopInput {
   signal: AbortSignal;
   /** Most model turns before the run gives up (default 50). */
   maxTurns?: number;
+  /** Output cap per model turn (default 8,192). The gateway reserves it from the budget before each call. */
+  maxOutputTokens?: number;
 }
 
 export type RunnerOutcome = Extract<RunnerEvent, { type: 'runner.finished' | 'runner.failed' | 'runner.budget-exhausted' }>;
@@ -39,6 +41,8 @@ function failure(error: unknown, signal: AbortSignal, usage: TokenUsage): Runner
 export async function runAgentLoop(input: RunnerLoopInput): Promise<RunnerOutcome> {
   const { emit, model, signal, tools } = input;
   const maxTurns = input.maxTurns ?? 50;
+  // Without a cap the AI SDK asks for the model's maximum (64k and more), which alone exceeds a 50,000-token session budget.
+  const maxOutputTokens = input.maxOutputTokens ?? 8_192;
   const system = runnerSystemPrompt();
   const specs = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
   const messages: ChatMessage[] = [{ role: 'user', content: runnerTaskTurn(input.task, input.attempt) }];
@@ -48,7 +52,7 @@ export async function runAgentLoop(input: RunnerLoopInput): Promise<RunnerOutcom
     for (let turn = 0; turn < maxTurns; turn += 1) {
       let text = '';
       const calls: ToolCall[] = [];
-      for await (const part of model.stream({ system, messages, tools: specs, signal })) {
+      for await (const part of model.stream({ system, messages, tools: specs, signal, maxOutputTokens })) {
         if (part.type === 'text-delta') text += part.text;
         else if (part.type === 'tool-call') calls.push(part.call);
         else {

@@ -1,4 +1,4 @@
-// Entry point of the vm-agent runner in the container: `node cadre-runner.mjs --task "<text>" [--attempt N] [--max-turns N]`
+// Entry point of the vm-agent runner in the container: `node cadre-runner.mjs --task "<text>" [--attempt N] [--max-turns N] [--max-output-tokens N]`
 // (or the task on stdin). Prints one JSON event per line on stdout; exit code per runnerExitCodes.
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -38,14 +38,18 @@ async function main(): Promise<void> {
   let task: string;
   let attempt: number;
   let maxTurns: number;
+  let maxOutputTokens: number;
   try {
-    const { values } = parseArgs({ options: { task: { type: 'string' }, attempt: { type: 'string' }, 'max-turns': { type: 'string' } } });
+    const { values } = parseArgs({
+      options: { task: { type: 'string' }, attempt: { type: 'string' }, 'max-turns': { type: 'string' }, 'max-output-tokens': { type: 'string' } },
+    });
     task = (values.task ?? (await readStdin())).trim();
     attempt = positiveInteger(values.attempt, 'attempt', 1);
     maxTurns = positiveInteger(values['max-turns'], 'max-turns', 50);
+    maxOutputTokens = positiveInteger(values['max-output-tokens'], 'max-output-tokens', 8_192);
     if (!task) throw new Error('no task: pass --task "<text>" or the task on stdin');
   } catch (error) {
-    return exit({ type: 'runner.failed', code: 'runner.usage', message: (error as Error).message, remedy: 'Usage: cadre-runner --task "<text>" [--attempt N] [--max-turns N]' }, runnerExitCodes.usage);
+    return exit({ type: 'runner.failed', code: 'runner.usage', message: (error as Error).message, remedy: 'Usage: cadre-runner --task "<text>" [--attempt N] [--max-turns N] [--max-output-tokens N]' }, runnerExitCodes.usage);
   }
 
   const controller = new AbortController();
@@ -63,7 +67,7 @@ async function main(): Promise<void> {
   }
 
   await emit({ type: 'runner.started', task, attempt, workspace, provider: model.provider, model: model.model });
-  const outcome = await runAgentLoop({ task, attempt, workspace, model, tools: runnerTools, emit: (event) => void emit(event), signal: controller.signal, maxTurns });
+  const outcome = await runAgentLoop({ task, attempt, workspace, model, tools: runnerTools, emit: (event) => void emit(event), signal: controller.signal, maxTurns, maxOutputTokens });
   const code = outcome.type === 'runner.finished' ? runnerExitCodes.finished
     : outcome.type === 'runner.budget-exhausted' ? runnerExitCodes.budgetExhausted
     : outcome.code === 'runner.cancelled' ? runnerExitCodes.cancelled

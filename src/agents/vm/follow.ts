@@ -1,0 +1,91 @@
+// Follows one runner process: parses its JSON-lines stdout, shows progress, and turns how it ended into a result or an error.
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { OutputSink } from '../../cli/output.js';
+import { CadreError } from '../../errors.js';
+import type { TokenUsage } from '../../model/types.js';
+import { parseRunnerEvent, type RunnerEvent } from '../../runner/events.js';
+import { runnerEventOutput } from './translate.js';
+
+/** How the runner process ended, as seen from outside it. */
+export interface RunnerExit {
+  /** The process's exit code, when known (137 for SIGKILL, 143 for SIGTERM). */
+  exitCode: number | null;
+  /** Set when the container itself stopped or vanished: why, in words. */
+  containerLost?: string;
+}
+
+export interface VmAttemptResult {
+  summary: string;
+  usage: TokenUsage;
+}
+
+type Terminal = Extract<RunnerEvent, { type: 'runner.finished' | 'runner.failed' | 'runner.budget-exhausted' }>;
+
+const stderrTailChars = 2_000;
+
+function lastLines(text: string, count = 3): string {
+  return text.trim().split('\n').slice(-count).join(' | ');
+}
+
+function killedBy(exitCode: number | null): string | undefined {
+  if (exitCode === 137) return 'SIGKILL';
+  if (exitCode === 143) return 'SIGTERM';
+  return undefined;
+}
+
+/** The error for a runner that ended without saying how: killed, crashed, or its container lost. */
+function silentEnd(exit: RunnerExit, stderr: string): CadreError {
+  const said = stderr.trim() ? `; its last words: ${lastLines(stderr)}` : '';
+  if (exit.containerLost) {
+    return new CadreError('vm-agent.container-lost', `The container stopped while vm-agent was working (${exit.containerLost}).`, {
+      remedy: 'The task is retried on the restarted container; check it with /vm-status, and /vm-restart it if needed.',
+    });
+  }
+  const signal = killedBy(exit.exitCode);
+  if (signal) {
+    return new CadreError('vm-agent.runner-killed', `The vm-agent runner was killed (${signal}, exit ${exit.exitCode}) before it finished${said}.`, {
+      remedy: 'The task is retried; if it keeps happening, the container may be short of memory (/vm-monitor <id> --resources).',
+    });
+  }
+  const code = exit.exitCode === null ? 'an unknown code' : `code ${exit.exitCode}`;
+  return new CadreError('vm-agent.runner-crashed', `The vm-agent runner exited with ${code} without finishing${said}.`, {
+    remedy: 'The task is retried; if it keeps failing, this is a bug in cadre.',
+  });
+}
+
+function outcome(terminal: Terminal): VmAttemptResult {
+  if (terminal.type === 'runner.finished') return { summary: terminal.summary, usage: terminal.usage };
+  if (terminal.type === 'runner.budget-exhausted') {
+    throw new CadreError('budget.exhausted', `The session's token budget is exhausted: ${terminal.message}.`, {
+      remedy: 'The work so far is in the container; open a pull request with /vm-create-pr, or start a new session for more tokens.',
+    });
+  }
+  throw new CadreError(terminal.code, terminal.message, { remedy: terminal.remedy });
+}
+
+/**
+ * Reads the runner's events until its stdout ends, then asks `exited` how it ended.
+ * Resolves with the summary; throws CadreError `budget.exhausted`, the runner's own failure code,
+ * or `vm-agent.runner-killed` / `vm-agent.runner-crashed` / `vm-agent.container-lost`.
+ */
+export async function followRunner(options: {
+  stdout: Readable;
+  stderr: Readable;
+  exited: () => Promise<RunnerExit>;
+  onEvent: OutputSink;
+}): Promise<VmAttemptResult> {
+  let stderr = '';
+  options.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-stderrTailChars);
+  });
+  let terminal: Terminal | undefined;
+  for await (const line of createInterface({ input: options.stdout, crlfDelay: Infinity })) {
+    const event = parseRunnerEvent(line);
+    if (!event) continue;
+    for (const output of runnerEventOutput(event)) options.onEvent(output);
+    if (event.type === 'runner.finished' || event.type === 'runner.failed' || event.type === 'runner.budget-exhausted') terminal = event;
+  }
+  if (terminal) return outcome(terminal);
+  throw silentEnd(await options.exited(), stderr);
+}

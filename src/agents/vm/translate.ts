@@ -1,0 +1,41 @@
+// What the person sees of a runner event: vm-agent's progress as OutputEvents (terminal events are results, not output).
+import { say, type OutputEvent } from '../../cli/output.js';
+import type { RunnerEvent } from '../../runner/events.js';
+
+const oneLine = (text: string, max = 160) => {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+function describeCall(name: string, input: unknown): string {
+  const fields = (input ?? {}) as Record<string, unknown>;
+  const subject = fields.command ?? fields.path ?? fields.query;
+  return typeof subject === 'string' ? `${name} ${oneLine(subject, 120)}` : name;
+}
+
+/** The output for one runner event; empty for events that end the run (the supervisor reports those). */
+export function runnerEventOutput(event: RunnerEvent): OutputEvent[] {
+  switch (event.type) {
+    case 'runner.started':
+      return [say(`vm-agent started (attempt ${event.attempt}, ${event.provider} ${event.model}) in ${event.workspace}`, 'dim')];
+    case 'progress':
+      return [say(event.message)];
+    case 'tool.call':
+      return [{ type: 'output.progress', id: `vm-agent:tool:${event.id}`, label: `vm-agent: ${describeCall(event.name, event.input)}` }];
+    case 'tool.result':
+      return [
+        { type: 'output.progress', id: `vm-agent:tool:${event.id}`, label: `vm-agent: ${event.display}`, done: true },
+        say(`  ${event.ok ? '·' : '✗'} ${event.display}`, event.ok ? 'dim' : 'warn'),
+      ];
+    case 'command.output':
+      return [{ type: 'output.stream', stream: event.stream, chunk: event.chunk }];
+    case 'usage':
+      return [{ type: 'output.progress', id: 'vm-agent:tokens', label: `vm-agent tokens: ${event.total.inputTokens} in · ${event.total.outputTokens} out` }];
+    case 'policy.denied':
+      return [say(`  policy denied ${event.tool === 'run-command' ? 'the command' : 'the path'} ${oneLine(event.subject, 120)}: ${event.reason} (${event.rule})`, 'warn')];
+    case 'runner.finished':
+    case 'runner.failed':
+    case 'runner.budget-exhausted':
+      return [];
+  }
+}
