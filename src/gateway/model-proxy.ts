@@ -151,6 +151,14 @@ export function createModelProxy(options: ModelProxyOptions): (req: IncomingMess
       sent.setTimeout(idleTimeoutMs, () => sent.destroy(new UpstreamTimeout()));
       sent.on('response', (response) => {
         status = response.statusCode ?? 502;
+        if (status === 401 || status === 403) {
+          // Providers may quote part of the key they refused: none of that reaches the container.
+          response.resume();
+          finish({ status, chargeReservation: false, error: 'the provider refused the host key' });
+          res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+          res.end(errorBody(provider.kind, 'authentication', `cadre gateway: the model provider refused the API key configured on the host (status ${status}); the user must fix it in cadre's configuration.`));
+          return;
+        }
         res.writeHead(status, responseHeaders(response.headers));
         const isStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
         if (isStream) {

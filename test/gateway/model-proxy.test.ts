@@ -175,6 +175,21 @@ describe('model proxy', () => {
     expect(gateway.audit.at(-1)).toMatchObject({ type: 'gateway.call', data: { status: 200, tokensIn: 11, tokensOut: 7, stream: true, usageReported: true } });
   });
 
+  it("replaces the provider's refusal of the host key, which may quote part of it, with its own message", async () => {
+    const upstream = await startLocalServer((req, res) => {
+      req.resume();
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${realKey.slice(0, 12)}***${realKey.slice(-4)}`, type: 'invalid_request_error' } }));
+    });
+    cleanups.push(upstream.close);
+    const gateway = await harness(upstream.url);
+    const reply = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: message });
+    expect(reply.status).toBe(401);
+    expect(reply.body).not.toContain(realKey.slice(0, 12));
+    expect(JSON.parse(reply.body)).toMatchObject({ error: { type: 'authentication_error', message: expect.stringContaining('configured on the host') } });
+    expect(gateway.budget.snapshot()).toMatchObject({ used: 0, reserved: 0 });
+  });
+
   it('refuses unknown endpoints and oversized bodies, and times out a silent upstream', async () => {
     const silent = await startLocalServer((req) => req.resume());
     cleanups.push(silent.close);
