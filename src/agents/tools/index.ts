@@ -1,4 +1,5 @@
 // The tools universal-agent may use, as one explicit list.
+import { analyzeTool } from './analyze.js';
 import { deleteFileTool } from './delete-file.js';
 import { editFileTool } from './edit-file.js';
 import { listFilesTool } from './list-files.js';
@@ -9,5 +10,5 @@ import type { AgentTool } from './tool.js';
 import { writeFileTool } from './write-file.js';
 
 export const universalTools: readonly AgentTool[] = [
-  listFilesTool, readFileTool, searchTool, writeFileTool, editFileTool, deleteFileTool, proposePlanTool,
+  listFilesTool, readFileTool, searchTool, analyzeTool, writeFileTool, editFileTool, deleteFileTool, proposePlanTool,
 ];

@@ -106,6 +106,7 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
       else usage = addUsage(usage, part.usage);
     }
     if (text.trim() && !config.onTextDelta) emit(say(text.trim()));
+    else if (text && config.onTextDelta && !text.endsWith('\n')) config.onTextDelta('\n');
     if (text.trim()) summary = text.trim();
     messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) });
     if (calls.length === 0) break;

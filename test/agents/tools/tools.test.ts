@@ -125,3 +125,21 @@ describe('permissions', () => {
     expect((await call('propose-plan', { title: 'Nothing' })).result.output).toMatch(/no staged changes/);
   });
 });
+
+describe('analyze', () => {
+  it('runs the security analysis and leaves out findings in denied files', async () => {
+    const root = makeProject({
+      'package.json': '{ "name": "demo" }\n',
+      'src/db.js': 'export const handler = (req, res) => res.send(eval(req.query.code));\n',
+      'src/secret/key.js': 'export const key = "AKIAIOSFODNN7EXAMPLE";\n',
+    });
+    const denied = toolContext(root, { read: { allow: ['**'], deny: ['src/secret/**'] }, write: { allow: ['**'], deny: [] } });
+    const run = await denied.call('analyze', { kind: 'security' });
+    expect(run.outcome).toBe('ok');
+    expect(run.result.output).toMatch(/src\/db\.js/);
+    expect(run.result.output).not.toMatch(/src\/secret\/key\.js/);
+    expect(run.result.output).toMatch(/1 findings in files the read permissions deny are not shown/);
+    const open = await toolContext(root).call('analyze', { kind: 'security' });
+    expect(open.result.output).toMatch(/src\/secret\/key\.js/);
+  });
+});
