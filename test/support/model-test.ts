@@ -49,7 +49,7 @@ const transitionKey = (sourceId: string, eventType: string, index: number): stri
 /** Every transition of every state node, as stable keys: `on`, `onDone`, `onError`, `after` and `always`. */
 export function enumerateTransitions(machine: AnyStateMachine): string[] {
   const keys = new Set<string>();
-  for (const node of getStateNodes(machine.root)) {
+  for (const node of [machine.root, ...getStateNodes(machine.root)]) {
     for (const [eventType, definitions] of node.transitions) {
       definitions.forEach((_, index) => keys.add(transitionKey(node.id, eventType, index)));
     }
