@@ -1,0 +1,47 @@
+// Stops vm-agent runners inside a container (Docker cannot signal an exec): SIGTERM, a grace period, then SIGKILL with their commands.
+import type Docker from 'dockerode';
+
+/** The default path of the runner bundle inside the container. */
+export const containerRunnerPath = '/opt/cadre/cadre-runner.mjs';
+
+// Runs in the container's Node: finds processes whose argv holds the runner path, and their descendants through /proc.
+const stopScript = `
+const fs = require('fs');
+const [target, graceText] = process.argv.slice(1);
+const procs = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && Number(n) !== process.pid).map(Number);
+const read = (pid, file) => { try { return fs.readFileSync('/proc/' + pid + '/' + file, 'utf8'); } catch { return ''; } };
+const runners = procs.filter((pid) => read(pid, 'cmdline').split('\\0').includes(target));
+const parent = new Map(procs.map((pid) => { const stat = read(pid, 'stat'); return [pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])]; }));
+const family = new Set(runners);
+for (let grew = true; grew; ) { grew = false; for (const [pid, ppid] of parent) if (family.has(ppid) && !family.has(pid)) { family.add(pid); grew = true; } }
+const signal = (pids, name) => { for (const pid of pids) { try { process.kill(pid, name); } catch {} } };
+signal(runners, 'SIGTERM');
+const alive = () => runners.some((pid) => read(pid, 'stat') !== '');
+const deadline = Date.now() + Number(graceText);
+const wait = () => { if (alive() && Date.now() < deadline) return setTimeout(wait, 50); signal(family, 'SIGKILL'); console.log(runners.length); };
+wait();
+`;
+
+/**
+ * Stops every runner started from `runnerPath` in the container: SIGTERM lets it report `runner.cancelled`
+ * and stop its command; after `graceMs` the runner and everything it started get SIGKILL. Returns how many it found.
+ */
+export async function stopRunners(container: Docker.Container, options: { runnerPath?: string; graceMs?: number } = {}): Promise<number> {
+  const exec = await container.exec({
+    Cmd: ['node', '-e', stopScript, options.runnerPath ?? containerRunnerPath, String(options.graceMs ?? 3_000)],
+    AttachStdout: true,
+    AttachStderr: true,
+    // A terminal: the output comes back raw rather than multiplexed.
+    Tty: true,
+  });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  await new Promise<void>((resolve, reject) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', reject);
+  });
+  const found = /(\d+)\s*$/.exec(Buffer.concat(chunks).toString('utf8'));
+  return found ? Number(found[1]) : 0;
+}
