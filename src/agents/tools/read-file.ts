@@ -18,7 +18,7 @@ export const readFileTool = defineTool({
   async execute(params, context) {
     const relPath = projectPath(context, params.path, 'read');
     const content = await context.view.read(relPath);
-    if (content === null) throw new ToolRefusal(`${relPath} does not exist`);
+    if (content === null) throw new ToolRefusal(`${relPath} does not exist or is a folder (list-files shows what is there)`);
     if (isBinary(content)) return { output: `${relPath} is a binary file (${formatBytes(content.length)}); its content is not shown.`, display: `read ${relPath} (binary, not shown)` };
     const lines = content.toString('utf8').split('\n');
     const first = params.startLine ?? 1;

@@ -1,10 +1,14 @@
 // The checks every staged write passes: no binary file modified, nothing over 100 KB written; and the step's note.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { PlanAction } from '../../capabilities/plan-draft.js';
 import { formatBytes, isBinary, maxFileBytes } from './limits.js';
 import { ToolRefusal, type ToolContext } from './tool.js';
 
 /** The current content of a file that is about to be modified; refuses binary files. */
 export async function modifiableContent(context: ToolContext, relPath: string): Promise<string | null> {
+  const onDisk = await stat(join(context.root, relPath)).catch(() => null);
+  if (onDisk?.isDirectory()) throw new ToolRefusal(`${relPath} is a folder, not a file`);
   const current = await context.view.read(relPath);
   if (current === null) return null;
   if (isBinary(current)) throw new ToolRefusal(`${relPath} is a binary file, and binary files cannot be modified`);

@@ -12,6 +12,7 @@ import { runTool, type ToolAuditEntry } from '../tools/wrapper.js';
 import type { ProjectContext } from '../../project/context.js';
 import { systemPrompt, userTurn, type ExecOutput, type ExtraCapability, type LastPlan } from './prompt.js';
 import { routeToSpecialist, type Route } from './route.js';
+import { compactTranscript } from './transcript.js';
 
 export interface UniversalAgentConfig {
   cwd: string;
@@ -80,7 +81,7 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   const context: ToolContext = { root: config.cwd, view, permissions: createPermissions(config.cwd, config.permissions ?? defaultRules), plan: notes, signal };
   const tools: readonly AgentTool[] = universalTools;
   const system = systemPrompt({ specialist: route.specialist, projectContext: input.projectContext, capabilities: config.capabilities ?? [], lastPlan: input.lastPlan });
-  const messages: ChatMessage[] = [...input.transcript, { role: 'user', content: userTurn(input.task, input.execOutputs) }];
+  const messages: ChatMessage[] = [...compactTranscript(input.transcript), { role: 'user', content: userTurn(input.task, input.execOutputs) }];
   let usage = zeroUsage();
   let summary = '';
   const maxSteps = config.maxSteps ?? 40;

@@ -143,3 +143,9 @@ describe('analyze', () => {
     expect(open.result.output).toMatch(/src\/secret\/key\.js/);
   });
 });
+
+it('refuses to write over a folder', async () => {
+  const { call } = toolContext(makeProject({ 'src/a.ts': 'a\n' }));
+  expect((await call('write-file', { path: 'src', content: 'x' })).result.output).toMatch(/src is a folder/);
+  expect((await call('read-file', { path: 'src' })).result.output).toMatch(/is a folder/);
+});

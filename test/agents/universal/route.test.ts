@@ -1,4 +1,4 @@
-// The local specialist router: task words first, the project's frameworks as a tie-breaker, a stated reason.
+// Routing to a specialist with its stated reason, and the system prompt and user turn the agent sends.
 import { describe, expect, it } from 'vitest';
 import { routeToSpecialist } from '../../../src/agents/universal/route.js';
 import { systemPrompt, userTurn } from '../../../src/agents/universal/prompt.js';
