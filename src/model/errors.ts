@@ -7,7 +7,8 @@ export type ModelErrorCode =
   | 'model.auth' | 'model.rate-limited' | 'model.server' | 'model.network' | 'model.context-too-long'
   | 'model.bad-request' | 'model.cancelled';
 
-const contextTooLong = /context[_ -]length|prompt is too long|too many tokens|maximum context|context window|reduce the length/i;
+// Anthropic, OpenAI, vLLM and llama.cpp server wordings of "the conversation does not fit".
+const contextTooLong = /context[_ -](length|size|window)|prompt is too long|too many tokens|maximum context|reduce the length|exceeds the (available )?context/i;
 
 const keyVariable: Record<ProviderName, string> = {
   anthropic: 'ANTHROPIC_API_KEY',

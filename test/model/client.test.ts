@@ -124,3 +124,15 @@ it('stops when the caller aborts mid-stream', async () => {
   })());
   expect(error.code).toBe('model.cancelled');
 });
+
+it('serves injected failures before the script, and refuses a wrong key when one is required', async () => {
+  server = await startModelServer({ script: { turns: [{ text: 'ok' }] }, requiredApiKey: 'right-key' });
+  const wrongKey = await failureOf(collect(clientFor('anthropic', server.url)));
+  expect(wrongKey.code).toBe('model.auth');
+  const model = createModelClient({ provider: 'openai-compatible', model: 'm', apiKey: 'right-key', baseUrl: `${server.url}/v1`, source: 'test' });
+  server.failNext({ status: 400, message: 'the request exceeds the available context size, try increasing it' });
+  expect((await failureOf(collect(model))).code).toBe('model.context-too-long');
+  const parts = await collect(model);
+  expect(parts.filter((p) => p.type === 'text-delta').map((p) => p.text).join('')).toBe('ok');
+  expect(server.remainingTurns()).toBe(0);
+});
