@@ -20,7 +20,7 @@ function occurrences(text: string, search: string): number {
 export const editFileTool = defineTool({
   name: 'edit-file',
   kind: 'write',
-  description: 'Replace an exact piece of text in a file. The search text must match exactly once (add surrounding lines to make it unique). Staged as a plan step; later reads see it.',
+  description: 'Replace an exact piece of text in a file. The search text must match exactly once (add surrounding lines to make it unique); leave out the line numbers read-file shows. Staged as a plan step; later reads see it.',
   parameters,
   paths: (params) => [params.path],
   async execute(params, context) {
@@ -29,11 +29,15 @@ export const editFileTool = defineTool({
     if (current === null) throw new ToolRefusal(`${relPath} does not exist; use write-file to create it`);
     const size = Buffer.byteLength(current, 'utf8');
     if (size > maxFileBytes) throw new ToolRefusal(`${relPath} is ${formatBytes(size)}; files over 100 KB cannot be edited`);
-    const count = occurrences(current, params.search);
+    // Files with Windows line endings still match a search written with \n.
+    const crlf = current.includes('\r\n') && !params.search.includes('\r\n');
+    const search = crlf ? params.search.replace(/\n/g, '\r\n') : params.search;
+    const replace = crlf ? params.replace.replace(/\r?\n/g, '\r\n') : params.replace;
+    const count = occurrences(current, search);
     if (count === 0) throw new ToolRefusal(`the search text was not found in ${relPath}; read the file and copy the text exactly`);
     if (count > 1) throw new ToolRefusal(`the search text occurs ${count} times in ${relPath}; include more surrounding lines so it matches once`);
-    const at = current.indexOf(params.search);
-    const next = current.slice(0, at) + params.replace + current.slice(at + params.search.length);
+    const at = current.indexOf(search);
+    const next = current.slice(0, at) + replace + current.slice(at + search.length);
     await stageContent(context, relPath, next, { summary: params.summary });
     const line = current.slice(0, at).split('\n').length;
     return { output: `Staged an edit of ${relPath} at line ${line}.`, display: `staged edit ${relPath}:${line}` };

@@ -68,6 +68,13 @@ describe('staged writes', () => {
     expect((await call('edit-file', { path: 'a.ts', search: 'x = 1;\ny', replace: 'x = 5;\ny' })).outcome).toBe('ok');
   });
 
+  it('edit-file matches a file with Windows line endings and keeps them', async () => {
+    const root = makeProject({ 'w.ts': 'a = 1;\r\nb = 2;\r\n' });
+    const { call, context } = toolContext(root);
+    expect((await call('edit-file', { path: 'w.ts', search: 'a = 1;\nb = 2;', replace: 'a = 1;\nb = 3;' })).outcome).toBe('ok');
+    expect((await context.view.read('w.ts'))?.toString()).toBe('a = 1;\r\nb = 3;\r\n');
+  });
+
   it('refuses files over 100 KB, and binary files by content, with a line for the user', async () => {
     const root = makeProject({ 'big.txt': big, 'logo.dat': Buffer.from([0x89, 0x50, 0x00, 0x01, 0x02]), 'small.txt': 'hi\n' });
     const { call, audit } = toolContext(root);
