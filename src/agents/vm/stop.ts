@@ -1,8 +1,9 @@
 // Stops vm-agent runners inside a container (Docker cannot signal an exec): SIGTERM, a grace period, then SIGKILL with their commands.
 import type Docker from 'dockerode';
+import { containerBundleDir } from './bundle.js';
 
-/** The default path of the runner bundle inside the container. */
-export const containerRunnerPath = '/opt/cadre/cadre-runner.mjs';
+/** The default path of the runner inside the container. */
+export const containerRunnerPath = `${containerBundleDir}/cadre-runner.mjs`;
 
 // Runs in the container's Node: finds processes whose argv holds the runner path, and their descendants through /proc.
 const stopScript = `

@@ -1,0 +1,97 @@
+// The real task statechart driving vm-agent attempts over real runner processes: retries after kills, the failure with every cause, budget.
+import { rmSync } from 'node:fs';
+import { constants } from 'node:os';
+import { createActor, fromPromise, waitFor } from 'xstate';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { taskMachine } from '../../machines/task.machine.js';
+import { createVmAttemptLogic } from '../../src/agents/vm/attempt-actor.js';
+import { followRunner } from '../../src/agents/vm/follow.js';
+import { startForwarder } from '../../src/runner/forwarder.js';
+import { realKey, startHarness } from '../gateway/harness.js';
+import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { buildRunnerBundle, makeGitWorkspace, startRunner } from './support.js';
+
+let bundle: string;
+const cleanups: Array<() => unknown> = [];
+beforeAll(async () => {
+  bundle = await buildRunnerBundle();
+}, 60_000);
+afterAll(() => rmSync(bundle, { recursive: true, force: true }));
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const slowTurn = { text: 'working '.repeat(400), chunkDelayMs: 50 };
+
+/**
+ * A vm-agent task whose attempts run the bundled runner as local processes; attempts up to `killed` are SIGKILLed
+ * once their model call is under way, as a lost runner would be.
+ */
+async function runTask(options: { env: Record<string, string>; killed: number; model: ModelServer }) {
+  const workspace = makeGitWorkspace({ 'README.md': '# demo\n' });
+  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+  const attempts: number[] = [];
+  const runAttempt = createVmAttemptLogic(async ({ task, attempt, signal }) => {
+    attempts.push(attempt);
+    const runner = startRunner({ bundle, workspace, env: options.env, args: ['--task', task, '--attempt', String(attempt)] });
+    signal.addEventListener('abort', () => runner.child.kill('SIGTERM'));
+    const exitCode = new Promise<number>((resolve) => runner.child.once('exit', (code, name) => resolve(code ?? 128 + (name ? constants.signals[name] : 0))));
+    return followRunner({
+      stdout: runner.child.stdout!,
+      stderr: runner.child.stderr!,
+      exited: async () => ({ exitCode: await exitCode }),
+      onEvent: (event) => {
+        if (attempt > options.killed || event.type !== 'output.message' || !event.text.startsWith('vm-agent started')) return;
+        const calling = setInterval(() => {
+          if (options.model.requests.length < attempt) return;
+          clearInterval(calling);
+          runner.child.kill('SIGKILL');
+        }, 10);
+      },
+    });
+  });
+  const machine = taskMachine.provide({ actors: { routeTask: fromPromise(async () => ({ specialist: 'vm' })), runAttempt } });
+  const actor = createActor(machine, { input: { taskId: 't1', agent: 'vm-agent', text: 'Improve the README', autoApprove: true, deadline: null, retryBaseMs: 10 } });
+  actor.start();
+  actor.send({ type: 'task.slot.granted' });
+  const done = await waitFor(actor, (snapshot) => snapshot.status === 'done', { timeout: 30_000 });
+  return { output: done.output!, attempts };
+}
+
+const modelEnv = (url: string) => ({ CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: url });
+const killedCause = 'The vm-agent runner was killed (SIGKILL, exit 137) before it finished.';
+
+it('the runner killed twice: the third attempt succeeds, and each failure is kept with its cause', async () => {
+  const model = await startModelServer({ script: { turns: [slowTurn, slowTurn, { text: 'README improved.' }] } });
+  cleanups.push(model.close);
+  const { output, attempts } = await runTask({ env: modelEnv(model.url), killed: 2, model });
+  expect(output).toMatchObject({ status: 'succeeded', summary: 'README improved.' });
+  expect(output.attempts).toEqual([{ attempt: 1, cause: killedCause }, { attempt: 2, cause: killedCause }]);
+  expect(attempts).toEqual([1, 2, 3]);
+  expect(JSON.stringify(model.requests[2]?.body)).toContain('This is attempt 3');
+}, 40_000);
+
+it('the runner killed three times: the task fails listing every attempt and its cause', async () => {
+  const model = await startModelServer({ script: { turns: [slowTurn, slowTurn, slowTurn] } });
+  cleanups.push(model.close);
+  const { output } = await runTask({ env: modelEnv(model.url), killed: 3, model });
+  expect(output.status).toBe('failed');
+  expect(output.attempts).toEqual([1, 2, 3].map((attempt) => ({ attempt, cause: killedCause })));
+  expect(output.error).toBe(killedCause);
+}, 40_000);
+
+it('the budget exhausted mid-task ends the task as budget-exhausted, without retrying', async () => {
+  const model = await startModelServer({
+    script: { turns: [{ toolCalls: [{ name: 'list-files', input: {} }], usage: { inputTokens: 12_000, outputTokens: 100 } }] },
+    requiredApiKey: realKey,
+  });
+  cleanups.push(model.close);
+  const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: model.url }, budgetLimit: 20_000, options: { allowLoopbackUpstreams: true } });
+  cleanups.push(gateway.close);
+  const forwarder = await startForwarder({ socketPath: gateway.socketPath });
+  cleanups.push(forwarder.close);
+  const env = { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: gateway.token, ANTHROPIC_BASE_URL: `http://127.0.0.1:${forwarder.modelPort}` };
+  const { output, attempts } = await runTask({ env, killed: 0, model });
+  expect(output).toMatchObject({ status: 'budget-exhausted', attempts: [] });
+  expect(attempts).toEqual([1]);
+}, 40_000);
