@@ -1,0 +1,91 @@
+// What generators read from the project context: language, import specifier style, where things live, existing helpers.
+import { readFile } from 'node:fs/promises';
+import { dirname, join, posix } from 'node:path';
+import type { ProjectContext } from '../../project/context.js';
+import { allDependencies } from '../../project/detect.js';
+import type { SourceStyle } from './format.js';
+
+export type Conventions = {
+  typescript: boolean;
+  /** '.js' when relative imports name the compiled file (NodeNext), '' when they leave the extension off. */
+  importSuffix: '' | '.js';
+  style: SourceStyle;
+  dependencies: Set<string>;
+  esm: boolean;
+};
+
+export function conventionsOf(context: ProjectContext): Conventions {
+  let withJs = 0;
+  let bare = 0;
+  for (const entry of Object.values(context.files)) {
+    for (const fact of entry.facts?.imports ?? []) {
+      if (!fact.source.startsWith('.')) continue;
+      if (/\.[cm]?js$/.test(fact.source)) withJs += 1;
+      else if (!/\.\w+$/.test(fact.source)) bare += 1;
+    }
+  }
+  const typescript = (context.languages.TypeScript ?? 0) > 0 || 'typescript' in allDependencies(context.packageJson);
+  return {
+    typescript,
+    importSuffix: withJs > bare ? '.js' : '',
+    style: context.style,
+    dependencies: new Set(Object.keys(allDependencies(context.packageJson))),
+    esm: context.style.importStyle !== 'commonjs',
+  };
+}
+
+/** The specifier to import `target` from `from` (both project-relative), in the project's style. */
+export function importSpecifier(from: string, target: string, conventions: Conventions): string {
+  const withoutExtension = target.replace(/\.(?:[cm]?[jt]sx?)$/, '');
+  let relative = posix.relative(posix.dirname(from), withoutExtension);
+  if (!relative.startsWith('.')) relative = `./${relative}`;
+  if (/\.(?:vue|css|s[ac]ss|less)$/.test(target)) return posix.relative(posix.dirname(from), target).replace(/^(?!\.)/, './');
+  return `${relative}${conventions.importSuffix}`;
+}
+
+/** The first indexed file for which `test` holds, preferring paths under src/. */
+export function findFile(context: ProjectContext, test: (path: string, entry: ProjectContext['files'][string]) => boolean): string | null {
+  const paths = Object.keys(context.files).filter((path) => test(path, context.files[path] as ProjectContext['files'][string]));
+  return paths.sort((left, right) => Number(!left.startsWith('src/')) - Number(!right.startsWith('src/')) || left.length - right.length)[0] ?? null;
+}
+
+/** An exported symbol's declaring file, when the project has one with that name and kind. */
+export function findExport(context: ProjectContext, name: string, kinds?: string[]): string | null {
+  const places = (context.symbols[name] ?? []).filter((place) => place.exported && (!kinds || kinds.includes(place.kind)));
+  return places.sort((left, right) => left.file.length - right.file.length)[0]?.file ?? null;
+}
+
+/** The folder (project-relative) holding most files that match, or `fallback`. */
+export function busiestFolder(context: ProjectContext, test: (path: string, entry: ProjectContext['files'][string]) => boolean, fallback: string): string {
+  const counts = new Map<string, number>();
+  for (const [path, entry] of Object.entries(context.files)) {
+    if (test(path, entry)) counts.set(dirname(path), (counts.get(dirname(path)) ?? 0) + 1);
+  }
+  const best = [...counts.entries()].sort((left, right) => right[1] - left[1] || left[0].length - right[0].length)[0];
+  return best && best[0] !== '.' ? best[0] : fallback;
+}
+
+export async function readProjectFile(cwd: string, path: string): Promise<string | null> {
+  try {
+    return await readFile(join(cwd, path), 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Inserts import lines after the last top-level import of `text` (or after the opening comment). */
+export function addImports(text: string, lines: string[]): string {
+  const fresh = lines.filter((line) => !text.includes(line.replace(/;$/, '')));
+  if (fresh.length === 0) return text;
+  const rows = text.split('\n');
+  let last = -1;
+  for (const [index, row] of rows.entries()) {
+    if (/^import\b/.test(row) || /^(?:const|let|var)\s+\S+\s*=\s*require\(/.test(row)) last = index;
+    if (/^import\b[^;'"]*$/.test(row)) {
+      while (last + 1 < rows.length && !/from\s+['"]/.test(rows[last] ?? '')) last += 1;
+    }
+  }
+  if (last === -1) last = /^\s*\/\//.test(rows[0] ?? '') ? 0 : -1;
+  rows.splice(last + 1, 0, ...fresh);
+  return rows.join('\n');
+}

@@ -1,0 +1,177 @@
+// API endpoint generation: an Express or Fastify route with validation, a query through Prisma or Knex, error handling, types, registration and a test.
+import { posix } from 'node:path';
+import { CadreError, exitCodes } from '../../errors.js';
+import type { ProjectContext } from '../../project/context.js';
+import type { PlanDraft, PlanStep } from '../plan-draft.js';
+import { type Conventions, addImports, busiestFolder, conventionsOf, findExport, findFile, importSpecifier, readProjectFile } from './conventions.js';
+import { type Orm, knexRowInterface, pathParams, queryFor } from './data-access.js';
+import { endpointTestSource } from './endpoint-test.js';
+import { registerRouter } from './register.js';
+import { formatSource } from './format.js';
+import { camelCase, fileBaseName, plural } from './names.js';
+import { expressRoute, fastifyRoute, type Validation } from './route-source.js';
+import { prismaModels, prismaSchemaPath, schemaStep } from './schema.js';
+import type { IdKind } from './schema-source.js';
+import type { EndpointTask } from './task.js';
+import { handValidator, inputInterface, jsonSchemaObject, zodObject } from './validation.js';
+
+export type EndpointOptions = { cwd: string; context: ProjectContext; now?: Date };
+
+const usage = (code: string, message: string, remedy: string): CadreError => new CadreError(code, message, { remedy, exitCode: exitCodes.usage });
+
+export async function generateEndpoint(task: EndpointTask, options: EndpointOptions): Promise<PlanDraft> {
+  const { context, cwd } = options;
+  const server = context.frameworks.find((name): name is 'Express' | 'Fastify' => name === 'Express' || name === 'Fastify');
+  if (!server) throw usage('generation.no-server-framework', `cadre generates endpoints offline for Express and Fastify; this project uses ${context.frameworks.join(', ') || 'no detected server framework'}.`, 'Add express or fastify to the project, or configure a model for other frameworks.');
+  const orm = context.orm.find((name): name is Orm => name === 'Prisma' || name === 'Knex');
+  if (!orm) throw usage('generation.no-orm', `cadre generates database queries offline through Prisma or Knex; this project uses ${context.orm.join(', ') || 'no detected database layer'}.`, 'Add Prisma or Knex, or configure a model for other database layers.');
+  const conventions = conventionsOf(context);
+  const typed = conventions.typescript;
+  const extension = typed ? 'ts' : 'js';
+  const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
+  const steps: PlanStep[] = [];
+  const format = (source: string): string => formatSource(source, conventions.style);
+
+  const model = await modelFacts(task, { context, orm, read });
+  if (!model.exists) {
+    if (task.fields.length === 0) throw usage('generation.missing-fields', `${task.resource} is not in the database schema yet, and the task does not list its fields.`, `List them as name:type, e.g. "${task.method} ${task.path} with fields rating:int body:string".`);
+    steps.push(await schemaStep({ kind: 'schema', name: task.resource, fields: task.fields }, options));
+  }
+
+  const routesFolder = busiestFolder(context, (_path, entry) => (entry.facts?.routes.length ?? 0) > 0, 'src/routes');
+  const routerName = `${camelCase(plural(task.resource))}${server === 'Express' ? 'Router' : 'Routes'}`;
+  const existingRouterFile = findExport(context, routerName);
+  const routePath = existingRouterFile ?? posix.join(routesFolder, `${fileBaseName(plural(task.resource), context.style.fileNaming)}.${extension}`);
+  const existingText = existingRouterFile ? await read(existingRouterFile) : null;
+  const imports: string[] = [];
+  const importFrom = (names: string, target: string): void => { imports.push(`import ${names} from '${importSpecifier(routePath, target, conventions)}';`); };
+
+  const db = await databaseClient({ context, orm, conventions, steps, format, extension });
+  importFrom(`{ ${db.name} }`, db.path);
+
+  const hasBody = task.method !== 'GET' && task.method !== 'DELETE';
+  const baseName = `${camelCase(task.resource)}${task.method === 'POST' ? '' : task.method === 'PATCH' ? 'Patch' : task.method === 'PUT' ? 'Update' : ''}Input`;
+  const schemaName = existingText?.includes(`const ${baseName} `) ? `${camelCase(task.resource)}${task.method}Input` : baseName;
+  const inputType = `${schemaName.charAt(0).toUpperCase()}${schemaName.slice(1)}`;
+  const declarations: string[] = [];
+  let validation: Validation = { kind: 'none' };
+  if (hasBody) {
+    const fields = task.method === 'PATCH' ? task.fields.map((field) => ({ ...field, optional: true })) : task.fields;
+    if (conventions.dependencies.has('zod')) {
+      imports.push('import { z } from \'zod\';');
+      declarations.push(`const ${schemaName} = ${zodObject(fields)};`);
+      let middleware: string | null = null;
+      if (server === 'Express') {
+        const existing = ['validateBody', 'validate', 'validateRequest'].map((name) => ({ name, file: findExport(context, name, ['function']) })).find((found) => found.file);
+        middleware = existing?.name ?? 'validateBody';
+        const file = existing?.file ?? posix.join(busiestFolder(context, (path) => /(?:^|\/)middlewares?\//.test(path), 'src/middleware'), `validate.${extension}`);
+        if (!existing?.file) steps.push({ action: 'create-file', path: file, summary: 'validateBody: zod validation middleware answering 400 with the issues', content: format(validateMiddlewareSource(typed)) });
+        importFrom(`{ ${middleware} }`, file);
+        if (typed) declarations.push(`type ${inputType} = z.infer<typeof ${schemaName}>;`);
+      }
+      validation = { kind: 'zod', schemaName, middleware };
+    } else if (server === 'Fastify') {
+      declarations.push(`const ${schemaName} = ${jsonSchemaObject(fields)};`);
+      if (typed) declarations.push(inputInterface(inputType, fields));
+      validation = { kind: 'json-schema', schemaName };
+    } else {
+      if (typed) {
+        imports.push('import type { NextFunction, Request, Response } from \'express\';');
+        declarations.push(inputInterface(inputType, fields));
+      }
+      declarations.push(handValidator(task.resource, fields, typed));
+      validation = { kind: 'hand', middleware: `validate${task.resource}` };
+    }
+  }
+  if (orm === 'Knex' && typed) declarations.push(knexRowInterface(task, model.id));
+  const query = (notFound: string) => queryFor(task, { orm, db: db.name, id: model.id, modelFields: model.fields, notFound, paramsObject: server === 'Express' ? 'req.params' : 'request.params', typed });
+  const route = server === 'Express'
+    ? expressRoute(task, { router: routerName, validation, query, inputType: validation.kind === 'zod' || validation.kind === 'hand' ? inputType : null, typed })
+    : fastifyRoute(task, { validation, query, inputType: validation.kind === 'json-schema' ? inputType : null, typed, params: pathParams(task.path) });
+
+  const formattedImports = imports.map((line) => format(line).trimEnd());
+  if (existingRouterFile && existingText !== null) {
+    const withImports = addImports(existingText, formattedImports);
+    const content = server === 'Express'
+      ? `${withImports.replace(/\n*$/, '\n')}\n${format([...declarations, '', route].join('\n'))}`
+      : insertIntoPlugin(withImports, declarations.map((declaration) => format(declaration)), format(route));
+    steps.push({ action: 'modify-file', path: existingRouterFile, summary: `${task.method} ${task.path} added to ${routerName}`, content });
+  } else {
+    const header = server === 'Express'
+      ? [`// ${task.resource} routes.`, 'import { Router } from \'express\';', ...imports]
+      : [`// ${task.resource} routes.`, ...(typed ? ['import type { FastifyInstance } from \'fastify\';'] : []), ...imports];
+    const body = server === 'Express'
+      ? [`export const ${routerName} = Router();`, '', ...declarations.flatMap((declaration) => [declaration, '']), route]
+      : [...declarations.flatMap((declaration) => [declaration, '']), `export async function ${routerName}(app${typed ? ': FastifyInstance' : ''}) {`, route, '}'];
+    steps.push({ action: 'create-file', path: routePath, summary: `${task.method} ${task.path}: ${describeRoute(task, orm, validation)}`, content: format([...new Set(header), '', ...body].join('\n')) });
+    steps.push(await registerRouter({ context, read, server, routerName, routePath, conventions }));
+  }
+  const testStep = await endpointTestSource(task, { context, conventions, server, routePath, hasBody, read });
+  if (testStep) steps.push(testStep);
+  return { title: `Add ${task.method} ${task.path} (${server}, ${orm})`, steps };
+}
+
+function describeRoute(task: EndpointTask, orm: Orm, validation: Validation): string {
+  const validated = validation.kind === 'zod' ? 'zod-validated body, ' : validation.kind === 'json-schema' ? 'JSON-schema-validated body, ' : validation.kind === 'hand' ? 'validated body, ' : '';
+  return `${validated}${orm} query, 404 and error handling`;
+}
+
+/** Declarations go after the imports, the route at the end of the plugin function (the file's last closing brace). */
+function insertIntoPlugin(text: string, declarations: string[], route: string): string {
+  const rows = text.split('\n');
+  let lastImport = 0;
+  for (const [index, row] of rows.entries()) if (/^import\b/.test(row)) lastImport = index;
+  rows.splice(lastImport + 1, 0, '', ...declarations.map((declaration) => declaration.trimEnd()));
+  const joined = rows.join('\n');
+  const close = joined.lastIndexOf('\n}');
+  return `${joined.slice(0, close)}\n\n${route.trimEnd()}${joined.slice(close)}`;
+}
+
+async function modelFacts(task: EndpointTask, input: { context: ProjectContext; orm: Orm; read: (path: string) => Promise<string | null> }): Promise<{ exists: boolean; id: IdKind; fields: string[] }> {
+  if (input.orm === 'Prisma') {
+    const path = prismaSchemaPath(input.context);
+    const models = prismaModels(path ? (await input.read(path)) ?? '' : '');
+    const model = models.get(task.resource);
+    return { exists: Boolean(model), id: model?.id ?? [...models.values()][0]?.id ?? 'cuid', fields: model?.fields ?? task.fields.map((field) => field.name) };
+  }
+  const table = `'${plural(task.resource).toLowerCase()}'`;
+  let exists = false;
+  for (const path of Object.keys(input.context.files).filter((candidate) => candidate.includes('migrations/'))) {
+    if ((await input.read(path))?.includes(`createTable(${table}`)) exists = true;
+  }
+  return { exists, id: 'int', fields: task.fields.map((field) => field.name) };
+}
+
+async function databaseClient(input: { context: ProjectContext; orm: Orm; conventions: Conventions; steps: PlanStep[]; format: (source: string) => string; extension: string }): Promise<{ name: string; path: string }> {
+  const module = input.orm === 'Prisma' ? '@prisma/client' : 'knex';
+  const path = findFile(input.context, (_path, entry) => (entry.facts?.imports.some((fact) => fact.source === module) ?? false) && (entry.facts?.symbols.some((symbol) => symbol.exported && symbol.kind === 'variable') ?? false));
+  const name = path ? input.context.files[path]?.facts?.symbols.find((symbol) => symbol.exported && symbol.kind === 'variable')?.name : undefined;
+  if (path && name) return { name, path };
+  const created = `src/db.${input.extension}`;
+  const source = input.orm === 'Prisma'
+    ? '// The Prisma client shared by the routes.\nimport { PrismaClient } from \'@prisma/client\';\n\nexport const prisma = new PrismaClient();\n'
+    : '// The Knex instance shared by the routes.\nimport knex from \'knex\';\n\nexport const db = knex({ client: \'pg\', connection: process.env.DATABASE_URL });\n';
+  input.steps.push({ action: 'create-file', path: created, summary: `the shared ${input.orm} client`, content: input.format(source) });
+  return { name: input.orm === 'Prisma' ? 'prisma' : 'db', path: created };
+}
+
+function validateMiddlewareSource(typed: boolean): string {
+  return [
+    '// Validates a request body against a zod schema.',
+    typed ? 'import type { NextFunction, Request, Response } from \'express\';' : '',
+    typed ? 'import type { ZodType } from \'zod\';' : '',
+    '',
+    `export function validateBody(schema${typed ? ': ZodType' : ''}) {`,
+    `  return (req${typed ? ': Request' : ''}, res${typed ? ': Response' : ''}, next${typed ? ': NextFunction' : ''})${typed ? ': void' : ''} => {`,
+    '    const parsed = schema.safeParse(req.body);',
+    '    if (!parsed.success) {',
+    '      res.status(400).json({ error: \'Invalid request body\', issues: parsed.error.issues });',
+    '      return;',
+    '    }',
+    '    req.body = parsed.data;',
+    '    next();',
+    '  };',
+    '}',
+    '',
+  ].filter((line, index) => typed || (index !== 1 && index !== 2)).join('\n');
+}
