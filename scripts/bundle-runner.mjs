@@ -36,6 +36,8 @@ await build({
   // The sandbox image's Node (Debian bookworm) is 18.
   target: 'node18',
   legalComments: 'none',
+  minify: true,
+  keepNames: true,
   logLevel: 'warning',
   // Some bundled CommonJS code calls require() for Node built-ins, which an ES module lacks.
   banner: { js: "import { createRequire as __cadreCreateRequire } from 'node:module'; const require = __cadreCreateRequire(import.meta.url);" },
