@@ -11,6 +11,7 @@ import { applyPlan, lastAppliedPlan, undoPlan, type AppliedPlan } from './plan/a
 import { stepCounts } from './plan/render.js';
 import { isSecuritySensitive } from './plan/sensitive.js';
 import { verifyPlan } from './plan/verify.js';
+import { createPermissions, defaultRules } from './tools/permissions.js';
 import { markPlanRejected, type AgentSessionState } from './session-state.js';
 import type { ProjectContext } from '../project/context.js';
 import type { Route } from './universal/route.js';
@@ -103,7 +104,8 @@ export function createPlanActors(deps: Pick<UniversalAgentDeps, 'config' | 'sess
   return {
     applyPlan: fromPromise<void, PlanEffectInput>(async ({ input }) => {
       const stored = storedPlan(deps.plans, input.planId);
-      stored.applied = await applyPlan(stored.draft, cwd, { planId: input.planId });
+      const permissions = createPermissions(cwd, deps.config.permissions ?? defaultRules);
+      stored.applied = await applyPlan(stored.draft, cwd, { planId: input.planId, permissions });
       deps.session.lastPlan = { plan: stored.draft, status: 'applied' };
       deps.emit(say(`Applied "${stored.draft.title}": ${stored.applied.files.length} file(s) changed. /undo restores them.`, 'success'));
     }),

@@ -5,6 +5,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { CadreError } from '../../errors.js';
 import { isBinary, maxFileBytes } from '../tools/limits.js';
+import type { Permissions } from '../tools/permissions.js';
 import { commitChanges, diskIo, type CommitIo, type FileChange } from './commit.js';
 
 export interface AppliedFile {
@@ -24,6 +25,8 @@ export interface AppliedPlan {
 export interface ApplyOptions {
   planId?: string;
   io?: CommitIo;
+  /** When given, every step must pass the write permissions (plans from any source, not only the agent's tools). */
+  permissions?: Permissions;
 }
 
 export const undoDir = (cwd: string) => join(cwd, '.cadre', 'undo');
@@ -63,6 +66,8 @@ export async function applyPlan(plan: PlanDraft, cwd: string, options: ApplyOpti
   const changes: FileChange[] = [];
   for (const step of plan.steps) {
     const path = confined(cwd, step.path);
+    const decision = options.permissions?.check(step.path, 'write');
+    if (decision && !decision.ok) throw applyError(`The plan cannot be applied: ${decision.reason}.`);
     if (files.some((file) => file.path === step.path)) throw applyError(`The plan changes ${step.path} twice.`);
     if (step.content !== null && Buffer.byteLength(step.content) > maxFileBytes) throw applyError(`${step.path} would exceed 100 KB.`);
     const previous = await previousContent(cwd, step.path);
@@ -117,7 +122,14 @@ export async function lastAppliedPlan(cwd: string): Promise<AppliedPlan | null> 
   } catch {
     return null;
   }
-  const plans = await Promise.all(names.map(async (name) => JSON.parse(await readFile(join(undoDir(cwd), name), 'utf8')) as AppliedPlan));
+  const read = async (name: string) => {
+    try {
+      return JSON.parse(await readFile(join(undoDir(cwd), name), 'utf8')) as AppliedPlan;
+    } catch {
+      return null;
+    }
+  };
+  const plans = (await Promise.all(names.map(read))).filter((plan): plan is AppliedPlan => plan !== null && typeof plan.appliedAt === 'string');
   plans.sort((a, b) => a.appliedAt.localeCompare(b.appliedAt));
   const last = plans.at(-1);
   return last ? { ...last, cwd } : null;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { applyPlan, lastAppliedPlan, undoPlan } from '../../../src/agents/plan/apply.js';
 import { diskIo, type CommitIo } from '../../../src/agents/plan/commit.js';
 import { verifyPlan } from '../../../src/agents/plan/verify.js';
+import { createPermissions } from '../../../src/agents/tools/permissions.js';
 import type { PlanDraft } from '../../../src/capabilities/plan-draft.js';
 import { makeProject } from '../tools/context.js';
 
@@ -72,6 +73,14 @@ describe('applyPlan', () => {
     expect(snapshot(root)).toEqual(before);
   });
 
+  it('refuses a step the write permissions deny, before anything is written', async () => {
+    const root = makeProject(original);
+    const before = snapshot(root);
+    const steps = [...plan.steps, { action: 'create-file' as const, path: '.env', summary: '', content: 'X=1' }];
+    await expect(applyPlan({ title: 't', steps }, root, { permissions: createPermissions(root) })).rejects.toThrow(/write access to \.env is denied/);
+    expect(snapshot(root)).toEqual(before);
+  });
+
   it('refuses to overwrite a binary file or write outside the project', async () => {
     const root = makeProject({ 'img.bin': Buffer.from([1, 0, 2]) });
     await expect(applyPlan({ title: 't', steps: [{ action: 'modify-file', path: 'img.bin', summary: '', content: 'x' }] }, root)).rejects.toThrow(/binary/);
@@ -89,6 +98,8 @@ describe('undoPlan', () => {
     expect(await undoPlan(last!)).toEqual({ restored: ['src/index.ts', 'src/greet.ts', 'test/deep/greet.test.ts', 'src/old.ts'] });
     const after = snapshot(root);
     expect(after).toEqual(before);
+    expect(await lastAppliedPlan(root)).toBeNull();
+    writeFileSync(join(root, '.cadre/undo/broken.json'), '{ not json');
     expect(await lastAppliedPlan(root)).toBeNull();
   });
 
