@@ -12,6 +12,8 @@ const parameters = z.object({
   maxResults: z.number().int().min(1).max(1000).default(100),
 });
 
+const maxSearchBytes = 1024 * 1024;
+
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export const searchTool = defineTool({
@@ -40,7 +42,8 @@ export const searchTool = defineTool({
     for (const path of [...files].sort()) {
       if (!context.permissions.check(path, 'read').ok) continue;
       const content = await context.view.read(path);
-      if (!content || isBinary(content)) continue;
+      // Binary files and huge generated files (minified bundles, dumps) are not searched.
+      if (!content || isBinary(content) || content.length > maxSearchBytes) continue;
       for (const [index, line] of content.toString('utf8').split('\n').entries()) {
         if (!pattern.test(line)) continue;
         total += 1;
