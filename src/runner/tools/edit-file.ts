@@ -20,7 +20,7 @@ function occurrences(text: string, search: string): number {
 
 export const editFileTool = defineRunnerTool({
   name: 'edit-file',
-  description: 'Replace an exact piece of text in a file of /workspace. The search text must match exactly once (add surrounding lines to make it unique).',
+  description: 'Replace an exact piece of text in a file of /workspace. The search text must match exactly once (add surrounding lines to make it unique); leave out the line numbers read-file shows.',
   parameters,
   async execute(params, context) {
     const file = confine(context.workspace, params.path, 'write');
@@ -29,11 +29,15 @@ export const editFileTool = defineRunnerTool({
     });
     if (isBinary(raw)) throw new RunnerToolRefusal(`${file.relative} is a binary file; it cannot be edited`);
     const current = raw.toString('utf8');
-    const count = occurrences(current, params.search);
+    // Files with Windows line endings still match a search written with \n, and keep their endings.
+    const crlf = current.includes('\r\n') && !params.search.includes('\r\n');
+    const search = crlf ? params.search.replace(/\n/g, '\r\n') : params.search;
+    const replace = crlf ? params.replace.replace(/\r?\n/g, '\r\n') : params.replace;
+    const count = occurrences(current, search);
     if (count === 0) throw new RunnerToolRefusal(`the search text was not found in ${file.relative}; read the file and copy the text exactly`);
     if (count > 1) throw new RunnerToolRefusal(`the search text occurs ${count} times in ${file.relative}; include more surrounding lines so it matches once`);
-    const at = current.indexOf(params.search);
-    await writeConfined(file, current.slice(0, at) + params.replace + current.slice(at + params.search.length));
+    const at = current.indexOf(search);
+    await writeConfined(file, current.slice(0, at) + replace + current.slice(at + search.length));
     const line = current.slice(0, at).split('\n').length;
     return { output: `Edited ${file.relative} at line ${line}.`, display: `edited ${file.relative}:${line}` };
   },
