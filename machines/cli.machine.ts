@@ -1,5 +1,6 @@
 // The root statechart: start-up, the prompt loop (one command at a time), Ctrl-C / Ctrl-D handling, shut-down.
-import { assign, emit, fromCallback, fromPromise, setup, spawnChild, type EventObject } from 'xstate';
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, spawnChild } from 'xstate';
+import { containerMachine, type ContainerInput } from './container.machine.js';
 import { sessionMachine, type SessionInput } from './session.machine.js';
 
 export interface CliInput {
@@ -21,11 +22,23 @@ export interface CliOutput {
 export type CliEvent =
   | { type: 'input.line'; text: string }
   | { type: 'input.interrupt' }
-  | { type: 'input.eof' };
+  | { type: 'input.eof' }
+  /** Spawns a container actor `container:<id>` (systemId the same), adopting an existing one when `dockerId` is set. */
+  | { type: 'container.spawn'; input: ContainerInput }
+  /** Stops and forgets a container actor once it is cleaned up. */
+  | { type: 'container.forget'; containerId: string }
+  /** The audit actor could not write: said once, and the session goes on. */
+  | { type: 'audit.failed'; code: string; message: string; remedy: string };
+
+/** What the audit actor accepts: records to append, and the close that seals the log. */
+export type AuditInbox =
+  | { type: 'audit.record'; recordType: string; data: unknown }
+  | { type: 'audit.close' };
 
 /** Notifications for the renderer; the composition root may replace the actions that emit them. */
 export type CliEmitted =
   | { type: 'cli.error'; error: unknown }
+  | { type: 'cli.audit-failed'; message: string; remedy: string }
   | { type: 'cli.exit-armed' }
   | { type: 'cli.interrupted' };
 
@@ -50,8 +63,9 @@ export const cliMachine = setup({
       Promise.reject(new Error('runCommand is not provided: the composition root must supply it with machine.provide()'))),
     shutDown: fromPromise<void, CliInput>(async () => undefined),
     session: sessionMachine,
+    container: containerMachine,
     /** The single writer of the audit trail; the composition root provides the real one. */
-    audit: fromCallback<EventObject>(() => undefined),
+    audit: fromCallback<AuditInbox>(() => undefined),
   },
   guards: {
     exitRequested: (_, params: { output: RunCommandOutput }) => params.output.exit === true,
@@ -61,6 +75,15 @@ export const cliMachine = setup({
     announceExitArmed: emit({ type: 'cli.exit-armed' }),
     announceInterrupted: emit({ type: 'cli.interrupted' }),
     recordExitCode: assign((_, params: { exitCode: number }) => ({ lastExitCode: params.exitCode })),
+    reportAuditFailure: emit((_, params: { message: string; remedy: string }) => ({ type: 'cli.audit-failed' as const, ...params })),
+    spawnContainer: enqueueActions(({ enqueue, system }, params: { input: ContainerInput }) => {
+      const id = `container:${params.input.containerId}`;
+      if (system.get(id)) return;
+      enqueue.spawnChild('container', { id, systemId: id, input: params.input });
+    }),
+    forgetContainer: enqueueActions(({ enqueue }, params: { containerId: string }) => {
+      enqueue.stopChild(`container:${params.containerId}`);
+    }),
   },
 }).createMachine({
   id: 'cli',
@@ -70,6 +93,11 @@ export const cliMachine = setup({
     spawnChild('audit', { id: 'audit', systemId: 'audit' }),
     spawnChild('session', { id: 'session', systemId: 'session', input: ({ context }) => context.session }),
   ],
+  on: {
+    'container.spawn': { actions: { type: 'spawnContainer', params: ({ event }) => ({ input: event.input }) } },
+    'container.forget': { actions: { type: 'forgetContainer', params: ({ event }) => ({ containerId: event.containerId }) } },
+    'audit.failed': { actions: { type: 'reportAuditFailure', params: ({ event }) => ({ message: event.message, remedy: event.remedy }) } },
+  },
   initial: 'starting',
   output: ({ context }) => ({ exitCode: context.lastExitCode }),
   states: {

@@ -43,7 +43,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   const { cwd, env, sink } = options;
   const paths = resolvePaths({ cwd, env });
   const loaded = await loadConfig({ cwd, env });
-  const audit = await openAuditTrail({ paths, env, sink });
+  const audit = await openAuditTrail({ paths });
   const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
 
   let cli: CliActor;
@@ -83,6 +83,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       reportError: ({ event }) => sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${String((event as { error?: unknown }).error)}`, remedy: 'The session was saved. This is a bug in cadre: please report it.' }),
       announceExitArmed: () => sink({ type: 'output.message', level: 'dim', text: 'Press Ctrl-C again to exit (or Ctrl-D). The session is saved automatically.' }),
       announceInterrupted: () => sink({ type: 'output.message', level: 'warn', text: 'Interrupted.' }),
+      reportAuditFailure: (_, params) => sink({ type: 'output.error', code: 'audit.failed', message: `The audit trail could not be written: ${params.message}`, remedy: params.remedy }),
     },
   });
 
