@@ -115,6 +115,25 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     });
 
   program
+    .command('trace')
+    .description('recorded actor traces (cadre --trace FILE)')
+    .command('replay <file>')
+    .description('serve a recorded trace to the Stately inspector on 127.0.0.1 until Ctrl-C')
+    .action(async (file: string, _options: unknown, command: Command) =>
+      withSink(command, setExitCode, async (sink) => {
+        const { startInspector, replayTrace } = await import('./inspect.js');
+        const inspector = await startInspector();
+        try {
+          const count = await replayTrace({ file, relayUrl: inspector.relayUrl });
+          sink(result('trace.replay', { file, events: count, url: inspector.url }, `Replayed ${count} events from ${file}.\nOpen ${inspector.url} to view them; Ctrl-C stops the relay.`));
+          await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+        } finally {
+          await inspector.stop();
+        }
+      }),
+    );
+
+  program
     .command('machines')
     .description("the statecharts behind cadre's actors")
     .command('export [name]')
