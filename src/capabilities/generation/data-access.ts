@@ -16,15 +16,15 @@ export type QueryPlan = {
 };
 
 /**
- * `params` are the route's path parameters; `input` is the validated body variable; `notFound` is the statement that
- * answers 404 and returns; `db` is the client's local name.
+ * `input` is the validated body variable; `notFound` is the statement that answers 404 and returns; `db` is the client's
+ * local name; `param` reads a path parameter as a string.
  */
-export function queryFor(task: EndpointTask, options: { orm: Orm; db: string; id: IdKind; modelFields: string[]; notFound: string; paramsObject: string; typed: boolean }): QueryPlan {
+export function queryFor(task: EndpointTask, options: { orm: Orm; db: string; id: IdKind; modelFields: string[]; notFound: string; param: (name: string) => string; typed: boolean }): QueryPlan {
   const params = pathParams(task.path);
   const hasId = params.includes('id');
-  const idValue = options.id === 'int' ? `Number(${options.paramsObject}.id)` : `${options.paramsObject}.id`;
+  const idValue = options.id === 'int' ? `Number(${options.param('id')})` : options.param('id');
   const filters = params.filter((param) => param !== 'id' && (options.orm === 'Knex' || options.modelFields.includes(param)))
-    .map((param) => `${options.orm === 'Knex' ? snakeCase(param) : param}: ${options.paramsObject}.${param}`);
+    .map((param) => `${options.orm === 'Knex' ? snakeCase(param) : param}: ${options.param(param)}`);
   const delegate = `${options.db}.${camelCase(task.resource)}`;
   const table = `${options.db}('${tableName(task.resource)}')`;
   const where = (extra: string[]): string => `{ ${[...extra, ...filters].join(', ')} }`;

@@ -13,6 +13,7 @@ export async function endpointTestSource(task: EndpointTask, input: { context: P
   const app = await appFactory(input.context, input.server, input.read);
   if (!app) return null;
   const testPath = posix.join(posix.dirname(input.routePath), `${posix.basename(input.routePath).replace(/\.[jt]s$/, '')}.test.${input.conventions.typescript ? 'ts' : 'js'}`);
+  if (input.context.files[testPath]) return null;
   const preamble = runnerPreamble(runner);
   const typed = input.conventions.typescript;
   const url = task.path.replace(/:(\w+)/g, (_match, name: string) => (name === 'id' ? '1' : `sample-${name}`));
@@ -22,18 +23,22 @@ export async function endpointTestSource(task: EndpointTask, input: { context: P
   const lines = input.server === 'Express'
     ? [
       `// ${task.method} ${task.path}: an invalid body is rejected with 400 before it reaches the database.`,
-      ...(typed ? ['import type { AddressInfo } from \'node:net\';'] : []),
-      ...preamble.imports.map((line) => line.replace('{ describe, expect, it }', '{ afterAll, describe, expect, it }').replace('{ describe, it }', '{ after, describe, it }')),
+      'import { once } from \'node:events\';',
+      ...(typed ? ['import type { Server } from \'node:http\';', 'import type { AddressInfo } from \'node:net\';'] : []),
+      ...preamble.imports.map((line) => line.replace('{ describe, expect, it }', '{ afterAll, beforeAll, describe, expect, it }').replace('{ describe, it }', '{ after, before, describe, it }')),
       importApp,
       '',
       `describe('${task.method} ${task.path}', () => {`,
-      `  const server = ${make}.listen(0, '127.0.0.1');`,
+      `  let server${typed ? ': Server' : ''};`,
+      `  ${runner === 'node:test' ? 'before' : 'beforeAll'}(async () => {`,
+      `    server = ${make}.listen(0, '127.0.0.1');`,
+      '    await once(server, \'listening\');',
+      '  });',
       `  ${runner === 'node:test' ? 'after' : 'afterAll'}(() => {`,
       '    server.close();',
       '  });',
       '',
       '  it(\'rejects an invalid body with 400\', async () => {',
-      '    await new Promise((resolve) => server.once(\'listening\', resolve));',
       `    const { port } = server.address()${typed ? ' as AddressInfo' : ''};`,
       `    const response = await fetch(\`http://127.0.0.1:\${port}${url}\`, { method: '${task.method}', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ${task.fields[0]?.name ?? 'unexpected'}: null }) });`,
       `    ${equal('response.status', '400')}`,

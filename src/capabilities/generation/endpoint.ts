@@ -84,7 +84,7 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
     }
   }
   if (orm === 'Knex' && typed) declarations.push(knexRowInterface(task, model.id));
-  const query = (notFound: string) => queryFor(task, { orm, db: db.name, id: model.id, modelFields: model.fields, notFound, paramsObject: server === 'Express' ? 'req.params' : 'request.params', typed });
+  const query = (notFound: string) => queryFor(task, { orm, db: db.name, id: model.id, modelFields: model.fields, notFound, param: server === 'Express' ? (name: string) => `String(req.params.${name})` : (name: string) => `request.params.${name}`, typed });
   const route = server === 'Express'
     ? expressRoute(task, { router: routerName, validation, query, inputType: validation.kind === 'zod' || validation.kind === 'hand' ? inputType : null, typed })
     : fastifyRoute(task, { validation, query, inputType: validation.kind === 'json-schema' ? inputType : null, typed, params: pathParams(task.path) });
@@ -113,7 +113,7 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
 
 function describeRoute(task: EndpointTask, orm: Orm, validation: Validation): string {
   const validated = validation.kind === 'zod' ? 'zod-validated body, ' : validation.kind === 'json-schema' ? 'JSON-schema-validated body, ' : validation.kind === 'hand' ? 'validated body, ' : '';
-  return `${validated}${orm} query, 404 and error handling`;
+  return `${validated}${orm} query, ${task.path.includes(':id') ? '404 and ' : ''}errors passed to the error handler`;
 }
 
 /** Declarations go after the imports, the route at the end of the plugin function (the file's last closing brace). */

@@ -75,18 +75,19 @@ async function linkModules(source: string, target: string): Promise<void> {
 
 /** Generates the Prisma client types without downloading engines (none are reachable offline): `--no-engine`, engine paths pointed at a placeholder. */
 async function prismaGenerate(folder: string, toolchain: string): Promise<void> {
-  const placeholder = join(folder, 'node_modules', '.engine-placeholder');
-  await writeFile(placeholder, '');
-  await run(process.execPath, [join(toolchain, 'prisma', 'build', 'index.js'), 'generate', '--no-engine'], {
-    cwd: folder,
-    timeout: 120_000,
-    env: { ...process.env, PRISMA_QUERY_ENGINE_LIBRARY: placeholder, PRISMA_SCHEMA_ENGINE_BINARY: placeholder, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
-  });
+  await writeFile(join(folder, 'node_modules', '.engine-placeholder'), '');
+  const generated = await tool(folder, toolchain, 'prisma/build/index.js', ['generate', '--no-engine'], prismaOffline(folder));
+  if (!generated.ok) throw new Error(`prisma generate failed:\n${generated.output}`);
 }
 
-async function tool(folder: string, toolchain: string, script: string, args: string[]): Promise<CheckResult> {
+function prismaOffline(folder: string): Record<string, string> {
+  const placeholder = join(folder, 'node_modules', '.engine-placeholder');
+  return { PRISMA_QUERY_ENGINE_LIBRARY: placeholder, PRISMA_SCHEMA_ENGINE_BINARY: placeholder, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1', DATABASE_URL: 'postgresql://placeholder@127.0.0.1:9/placeholder' };
+}
+
+async function tool(folder: string, toolchain: string, script: string, args: string[], env: Record<string, string> = {}): Promise<CheckResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(toolchain, script), ...args], { cwd: folder, timeout: 180_000, env: { ...process.env, NODE_ENV: 'test', CI: '1' } });
+    const { stdout, stderr } = await run(process.execPath, [join(toolchain, script), ...args], { cwd: folder, timeout: 180_000, env: { ...process.env, NODE_ENV: 'test', CI: '1', ...env } });
     return { ok: true, output: `${stdout}${stderr}` };
   } catch (error) {
     const failure = error as { stdout?: string; stderr?: string; message: string };
@@ -102,7 +103,7 @@ export const lint = (folder: string, toolchain: string, files: string[]): Promis
 export const runTests = (folder: string, toolchain: string, files: string[]): Promise<CheckResult> => tool(folder, toolchain, 'vitest/vitest.mjs', ['run', ...files]);
 
 /** Prisma's own schema validation. */
-export const validatePrisma = (folder: string, toolchain: string): Promise<CheckResult> => tool(folder, toolchain, 'prisma/build/index.js', ['validate']);
+export const validatePrisma = (folder: string, toolchain: string): Promise<CheckResult> => tool(folder, toolchain, 'prisma/build/index.js', ['validate'], prismaOffline(folder));
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(() => true, () => false);
