@@ -24,7 +24,7 @@ function git(args: string[], cwd: string): string {
   }).trim();
 }
 
-function serveCgi(root: string, req: IncomingMessage, res: ServerResponse): void {
+function serveCgi(root: string, req: IncomingMessage, res: ServerResponse, remoteUser?: string): void {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1');
   const backend = spawn('git', ['http-backend'], {
     env: {
@@ -36,6 +36,8 @@ function serveCgi(root: string, req: IncomingMessage, res: ServerResponse): void
       QUERY_STRING: url.search.slice(1),
       CONTENT_TYPE: req.headers['content-type'] ?? '',
       REMOTE_ADDR: '127.0.0.1',
+      // http-backend accepts pushes (git-receive-pack) only from an authenticated user.
+      ...(remoteUser ? { REMOTE_USER: remoteUser } : {}),
       ...(req.headers['git-protocol'] ? { GIT_PROTOCOL: String(req.headers['git-protocol']) } : {}),
       ...(req.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: String(req.headers['content-encoding']) } : {}),
     },
@@ -72,7 +74,7 @@ export async function startGitServer(options: { auth?: { username: string; passw
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="cadre-test"' }).end('authentication required');
       return;
     }
-    serveCgi(root, req, res);
+    serveCgi(root, req, res, options.auth?.username);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
