@@ -1,0 +1,125 @@
+// /vm-create-pr's work on the host: commit the workspace on a new branch, push it with the host's token, open the pull request.
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { OutputEvent } from '../cli/output.js';
+import { CadreError, exitCodes } from '../errors.js';
+import { resolveAuthor } from './author.js';
+import { branchExistsError, branchNameFor, commitOnNewBranch, localBranchExists } from './branch.js';
+import { readStatus } from './changes.js';
+import { confinedFs } from './confined-fs.js';
+import { gitHubApi, pullRequestExistsError } from './github.js';
+import { pushBranch, remoteBranchExists } from './push.js';
+import { githubApiBaseUrl, parseGitHubRemote } from './remote.js';
+
+export type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
+
+export interface CreatePullRequestOptions {
+  /** The host folder holding the clone (bind-mounted at /workspace). */
+  workspaceDir: string;
+  /** The container's short id; it ends the branch name. */
+  containerId: string;
+  /**
+   * The repository URL the container was created from (its record). The workspace's own
+   * `remote.origin.url` is never used: the container can rewrite it to steal the token.
+   */
+  repositoryUrl: string;
+  title: string;
+  description: string;
+  config: { authorName?: string; authorEmail?: string; githubToken?: string; githubBaseUrl?: string };
+  /** The host environment: GITHUB_TOKEN, GIT_AUTHOR_NAME/EMAIL, and HOME for the host's git config. */
+  env: Record<string, string | undefined>;
+  onProgress?: (event: ProgressEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface PullRequestResult {
+  url: string;
+  number: number;
+  branch: string;
+  base: string;
+  commit: string;
+  changedFiles: number;
+}
+
+function tokenOf(options: CreatePullRequestOptions): string {
+  const token = options.config.githubToken || options.env.GITHUB_TOKEN;
+  if (token) return token;
+  throw new CadreError('git.no-token', 'No GitHub token is configured, so cadre cannot push or open the pull request.', {
+    remedy: 'export GITHUB_TOKEN=<token> before starting cadre, or set github.token in cadre config; the token stays on the host',
+  });
+}
+
+async function assertRepository(dir: string): Promise<void> {
+  const dotGit = await lstat(join(dir, '.git')).catch(() => undefined);
+  if (dotGit?.isDirectory()) return;
+  throw new CadreError('git.not-a-repository', `The workspace ${dir} is not a git clone (its .git is ${dotGit ? 'not a folder' : 'missing'}).`, {
+    remedy: 'create the container from a repository URL with /vm-create, then make the changes there',
+  });
+}
+
+function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CadreError('git.cancelled', 'Creating the pull request was cancelled.', { exitCode: exitCodes.interrupted });
+}
+
+/**
+ * Commits the workspace's changes on a new branch (isomorphic-git on the host: no hooks
+ * run), pushes it with the host's token and opens a pull request against the default
+ * branch. Expected failures are CadreErrors: git.no-token, git.no-author, git.not-github,
+ * git.no-changes, git.auth, git.branch-exists, git.pr-exists, git.push-rejected, git.cancelled, ….
+ */
+export async function createPullRequest(options: CreatePullRequestOptions): Promise<PullRequestResult> {
+  const { workspaceDir: dir, signal } = options;
+  const emit = options.onProgress ?? (() => undefined);
+  const progress = (step: string, label: string, done = false, extra: { current?: number; total?: number } = {}): void =>
+    emit({ type: 'output.progress', id: `pr:${options.containerId}:${step}`, label, ...extra, ...(done ? { done } : {}) });
+  const title = options.title.trim();
+  if (!title) throw new CadreError('git.no-title', 'A pull request needs a title.', { remedy: 'run /vm-create-pr <id> "<title>" "<description>"' });
+
+  const token = tokenOf(options);
+  const remote = parseGitHubRemote(options.repositoryUrl, options.config.githubBaseUrl ?? githubApiBaseUrl);
+  const author = await resolveAuthor({ authorName: options.config.authorName, authorEmail: options.config.authorEmail, env: options.env });
+  await assertRepository(dir);
+  const fs = await confinedFs(dir);
+
+  const status = await readStatus(fs, dir);
+  if (status.changes.length === 0) {
+    throw new CadreError('git.no-changes', `There are no changes in the workspace of ${options.containerId} to put in a pull request.`, {
+      remedy: `let the agent make its changes first (/agent vm-agent "<task>"), then run /vm-create-pr ${options.containerId} again`,
+    });
+  }
+  const branch = branchNameFor(title, options.containerId);
+  const api = gitHubApi({ remote, token, ...(signal ? { signal } : {}) });
+  const access = { url: remote.pushUrl, token, ...(signal ? { signal } : {}) };
+
+  progress('check', `Checking ${remote.owner}/${remote.repo} on GitHub`);
+  const base = await api.defaultBranch();
+  if (await remoteBranchExists(access, branch)) {
+    const open = await api.openPullRequestFor(branch);
+    throw open ? pullRequestExistsError(branch, open) : branchExistsError(branch, 'on the remote');
+  }
+  if (await localBranchExists(fs, dir, branch)) throw branchExistsError(branch, 'locally');
+  progress('check', `Base branch: ${base}`, true);
+  checkAborted(signal);
+
+  progress('commit', `Committing ${status.changes.length} changed file(s) on ${branch}`);
+  const message = options.description.trim() ? `${title}\n\n${options.description.trim()}\n` : `${title}\n`;
+  const commit = await commitOnNewBranch({ fs, dir, branch, status, author, message });
+  progress('commit', `Committed ${commit.slice(0, 7)} on ${branch}`, true);
+  checkAborted(signal);
+
+  progress('push', `Pushing ${branch}`);
+  await pushBranch({
+    ...access,
+    fs,
+    dir,
+    branch,
+    onProgress: (phase, loaded, total) => progress('push', `Pushing ${branch}: ${phase}`, false, { current: loaded, ...(total ? { total } : {}) }),
+  });
+  progress('push', `Pushed ${branch}`, true);
+  checkAborted(signal);
+
+  progress('pull-request', `Opening the pull request against ${base}`);
+  const created = await api.createPullRequest({ title, body: options.description, head: branch, base });
+  progress('pull-request', `Opened pull request #${created.number}`, true);
+  return { url: created.url, number: created.number, branch, base, commit, changedFiles: status.changes.length };
+}
