@@ -1,0 +1,183 @@
+// createPullRequest's expected failures, each leaving the workspace and the servers as they were: no changes, bad tokens, existing branch or pull request, escapes.
+import * as fs from 'node:fs';
+import { mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import git from 'isomorphic-git';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CadreError } from '../../src/errors.js';
+import { createPullRequest, type CreatePullRequestOptions } from '../../src/git/pull-request.js';
+import { startGitHubServer } from '../support/github-server.js';
+import { openApiProblems } from '../support/github-server-openapi.js';
+import { author, cloneWorkspace, fullName, pushOtherBranch, remoteBranch, startServers, token, type Servers } from './fixture.js';
+
+describe('createPullRequest failures', () => {
+  let servers: Servers;
+  const cleanup: string[] = [];
+
+  beforeAll(async () => {
+    servers = await startServers();
+  });
+  afterAll(async () => {
+    await servers?.close();
+    await Promise.all(cleanup.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  async function changedWorkspace(): Promise<string> {
+    const dir = await cloneWorkspace(servers);
+    cleanup.push(dirname(dir));
+    await writeFile(join(dir, 'change.txt'), 'a change\n');
+    return dir;
+  }
+
+  const options = (dir: string, title: string, overrides: Partial<CreatePullRequestOptions> = {}): CreatePullRequestOptions => ({
+    workspaceDir: dir,
+    containerId: 'vm-9z',
+    repositoryUrl: servers.gitServer.repoUrl(fullName),
+    title,
+    description: 'why',
+    config: { ...author, githubToken: token, githubBaseUrl: servers.github.url },
+    env: {},
+    ...overrides,
+  });
+
+  /** The CadreError `promise` rejects with (fails the test on anything else). */
+  async function failure(promise: Promise<unknown>): Promise<CadreError> {
+    const error = await promise.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(CadreError);
+    return error as CadreError;
+  }
+
+  async function headOf(dir: string): Promise<{ branch: string | void; commit: string }> {
+    return { branch: await git.currentBranch({ fs, dir }), commit: await git.resolveRef({ fs, dir, ref: 'HEAD' }) };
+  }
+
+  it('says there is nothing to propose when the workspace has no changes, and pushes nothing', async () => {
+    const dir = await cloneWorkspace(servers);
+    cleanup.push(dirname(dir));
+    const error = await failure(createPullRequest(options(dir, 'Nothing here')));
+    expect(error.code).toBe('git.no-changes');
+    expect(error.remedy).toContain('/agent vm-agent');
+    expect(await remoteBranch(servers.authedUrl, 'cadre/nothing-here-vm-9z')).toBeUndefined();
+  });
+
+  it('reports a token GitHub rejects as git.auth, before committing anything', async () => {
+    const dir = await changedWorkspace();
+    const before = await headOf(dir);
+    const error = await failure(createPullRequest(options(dir, 'Bad token', { config: { ...author, githubToken: 'ghp_wrong', githubBaseUrl: servers.github.url } })));
+    expect(error.code).toBe('git.auth');
+    expect(error.message).toContain('HTTP 401');
+    expect(error.message).not.toContain('ghp_wrong');
+    expect(await headOf(dir)).toEqual(before);
+    expect(servers.github.exchanges.at(-1)).toMatchObject({ status: 401 });
+    expect(servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
+  });
+
+  it('reports a token the git server rejects (no push rights) as git.auth', async () => {
+    const github = await startGitHubServer({ token: 'ghp_readonly' });
+    github.addRepository(fullName);
+    try {
+      const dir = await changedWorkspace();
+      const error = await failure(createPullRequest(options(dir, 'No push rights', { config: { ...author, githubToken: 'ghp_readonly', githubBaseUrl: github.url } })));
+      expect(error).toMatchObject({ code: 'git.auth' });
+      expect(error.message).toMatch(/git server refused .* HTTP 401/);
+      expect(await remoteBranch(servers.authedUrl, 'cadre/no-push-rights-vm-9z')).toBeUndefined();
+    } finally {
+      await github.close();
+    }
+  });
+
+  it('takes GITHUB_TOKEN from the environment, and says so when there is none', async () => {
+    const dir = await changedWorkspace();
+    const none = await failure(createPullRequest(options(dir, 'No token', { config: { ...author, githubBaseUrl: servers.github.url } })));
+    expect(none.code).toBe('git.no-token');
+    const result = await createPullRequest(options(dir, 'Env token', { config: { ...author, githubBaseUrl: servers.github.url }, env: { GITHUB_TOKEN: token } }));
+    expect(await remoteBranch(servers.authedUrl, result.branch)).toBe(result.commit);
+  });
+
+  it('refuses a branch that already exists on the remote, without committing', async () => {
+    await pushOtherBranch(servers.authedUrl, 'cadre/taken-vm-9z');
+    const dir = await changedWorkspace();
+    const before = await headOf(dir);
+    const error = await failure(createPullRequest(options(dir, 'Taken')));
+    expect(error).toMatchObject({ code: 'git.branch-exists', message: expect.stringContaining('cadre/taken-vm-9z') });
+    expect(error.message).toContain('on the remote');
+    expect(await headOf(dir)).toEqual(before);
+  });
+
+  it('refuses a branch that already exists in the workspace', async () => {
+    const dir = await changedWorkspace();
+    await git.branch({ fs, dir, ref: 'cadre/local-only-vm-9z' });
+    const error = await failure(createPullRequest(options(dir, 'Local only')));
+    expect(error).toMatchObject({ code: 'git.branch-exists', message: expect.stringContaining('exists locally') });
+    expect(await remoteBranch(servers.authedUrl, 'cadre/local-only-vm-9z')).toBeUndefined();
+  });
+
+  it('names the open pull request when one exists for the branch', async () => {
+    await pushOtherBranch(servers.authedUrl, 'cadre/again-vm-9z');
+    const existing = servers.github.addPullRequest(fullName, { title: 'Again', head: 'cadre/again-vm-9z', base: 'release' });
+    const dir = await changedWorkspace();
+    const error = await failure(createPullRequest(options(dir, 'Again')));
+    expect(error.code).toBe('git.pr-exists');
+    expect(error.message).toContain(`${servers.github.url}/${fullName}/pull/${existing.number}`);
+    expect(servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
+  });
+
+  it('names the pull request GitHub reports as a duplicate when one appears while pushing (422)', async () => {
+    const raced = servers.github.addPullRequest(fullName, { title: 'Raced', head: 'cadre/raced-vm-9z', base: 'release' });
+    const dir = await changedWorkspace();
+    const error = await failure(createPullRequest(options(dir, 'Raced')));
+    expect(error).toMatchObject({ code: 'git.pr-exists', message: expect.stringContaining(`/pull/${raced.number}`) });
+    expect(servers.github.exchanges.some((exchange) => exchange.status === 422)).toBe(true);
+    expect(servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
+  });
+
+  it('asks for an author when none is configured anywhere', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'cadre-pr-home-'));
+    cleanup.push(home);
+    const dir = await changedWorkspace();
+    const error = await failure(createPullRequest(options(dir, 'Anonymous', { config: { githubToken: token, githubBaseUrl: servers.github.url }, env: { HOME: home, PATH: process.env.PATH } })));
+    expect(error).toMatchObject({ code: 'git.no-author', remedy: expect.stringContaining('git.authorName') });
+    await writeFile(join(home, '.gitconfig'), '[user]\n\tname = Host Person\n\temail = host@example.com\n');
+    const result = await createPullRequest(options(dir, 'Host author', { config: { githubToken: token, githubBaseUrl: servers.github.url }, env: { HOME: home, PATH: process.env.PATH } }));
+    const { commit } = await git.readCommit({ fs, dir, oid: result.commit });
+    expect(commit.author).toMatchObject({ name: 'Host Person', email: 'host@example.com' });
+  });
+
+  it('refuses a repository that is not on the configured GitHub host', async () => {
+    const dir = await changedWorkspace();
+    const error = await failure(createPullRequest(options(dir, 'Elsewhere', { repositoryUrl: 'https://gitlab.example.com/acme/widgets.git' })));
+    expect(error).toMatchObject({ code: 'git.not-github', remedy: expect.stringContaining('github.baseUrl') });
+  });
+
+  it('will not write through a symlink the container planted in .git', async () => {
+    const dir = await changedWorkspace();
+    const outside = join(dirname(dir), 'host-file');
+    await writeFile(outside, 'host data\n');
+    await unlink(join(dir, '.git', 'index'));
+    await symlink(outside, join(dir, '.git', 'index'));
+    const error = await failure(createPullRequest(options(dir, 'Planted link')));
+    expect(error.code).toBe('git.workspace-escape');
+    expect(await readFile(outside, 'utf8')).toBe('host data\n');
+    expect(await remoteBranch(servers.authedUrl, 'cadre/planted-link-vm-9z')).toBeUndefined();
+  });
+
+  it('refuses a workspace whose .git points elsewhere', async () => {
+    const dir = await changedWorkspace();
+    await rm(join(dir, '.git'), { recursive: true });
+    await writeFile(join(dir, '.git'), 'gitdir: /etc\n');
+    const error = await failure(createPullRequest(options(dir, 'Gitdir file')));
+    expect(error.code).toBe('git.not-a-repository');
+  });
+
+  it('stops with git.cancelled when the signal is aborted', async () => {
+    const dir = await changedWorkspace();
+    const controller = new AbortController();
+    controller.abort();
+    const error = await failure(createPullRequest(options(dir, 'Cancelled', { signal: controller.signal })));
+    expect(error.code).toBe('git.cancelled');
+  });
+});
