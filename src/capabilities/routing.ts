@@ -1,5 +1,7 @@
 // The offline router: task text + project context → specialist, capability, confidence and a one-line reason.
 import type { ProjectContext } from '../project/context.js';
+import { documentationKindsOf } from './documentation/index.js';
+import { generationKind, parseGenerationTask } from './generation/task.js';
 
 export type Specialist = 'react' | 'frontend' | 'backend' | 'devops';
 
@@ -11,9 +13,16 @@ export const offlineCapabilities: { name: string; summary: string; patterns: Reg
   { name: 'analyze-performance', summary: 'performance analysis', patterns: [/\b(?:perf\w*|slow\w*|fast\w*|speed\w*|optimi[sz]\w*|bottleneck\w*|memory|leaks?|n\+1|bundle size|re-?renders?|latency)\b/] },
   { name: 'analyze-quality', summary: 'quality assessment', patterns: [/\b(?:quality|complex\w*|smells?|duplicat\w*|clones?|lint\w*|maintainab\w*|tech(?:nical)? debt|code review|review (?:the|my) code|naming|unused|dead code|cycles?)\b/] },
   { name: 'analyze-project', summary: 'project context', patterns: [/\b(?:analy[sz]e (?:the )?(?:project|structure|repo\w*)|project structure|what (?:framework|stack)|detect (?:the )?(?:stack|framework)|index (?:the )?project)\b/] },
+  { name: 'generate-component', summary: 'component generation', patterns: [/\b(?:create|add|generate|scaffold|make|build|write|new)\b.*\bcomponent\b/] },
+  { name: 'generate-endpoint', summary: 'API endpoint generation', patterns: [/\b(?:create|add|generate|scaffold|make|build|write|new)\b.*\b(?:endpoint|route|(?:get|post|put|patch|delete) \/)/] },
+  { name: 'generate-schema', summary: 'database schema generation', patterns: [/\b(?:create|add|generate|scaffold|make|design|write|new)\b.*\b(?:schema|model|table|migration|entity)\b/] },
+  { name: 'generate-docs', summary: 'documentation', patterns: [/\b(?:readme|contributing|documentation|document|docs|doc comments|jsdoc|architecture diagram|usage examples)\b/] },
 ];
 
 const analysisVerbs = /\b(?:analy[sz]\w*|audit\w*|check\w*|scan\w*|find\w*|review\w*|assess\w*|report\w*|detect\w*|look for|inspect\w*|measure\w*|score)\b/;
+const createVerbs = /\b(?:add|create|generate|scaffold|make|build|write|new|design|draw|document|produce)\b/;
+/** Verbs that ask to change existing code: they need a model even when the object is a component or an endpoint. */
+const editVerbs = /\b(?:fix|refactor|rename|migrate|convert|update|upgrade|debug|change|modify|improve|optimi[sz]e|rewrite|remove|delete the|explain|deploy)\b/;
 const changeVerbs = /\b(?:add|create|generate|build|implement|write|make|refactor|fix|migrate|rename|convert|update|upgrade|debug|explain|deploy|set ?up|configure|scaffold|document)\b/;
 
 const specialistWords: Record<Specialist, RegExp> = {
@@ -23,12 +32,17 @@ const specialistWords: Record<Specialist, RegExp> = {
   devops: /\b(?:docker\w*|containers?|ci|cd|pipelines?|deploy\w*|kubernetes|k8s|helm|terraform|github actions|workflows?|nginx|infra\w*|monitoring|environment variables|env vars?|secrets? manager|release)\b/i,
 };
 
-export const modelHelp = 'This task needs a model: configure Anthropic, OpenAI or an OpenAI-compatible local server, then run it again. Offline, cadre can run the security, quality and performance analyses and /analyze-project.';
+export const modelHelp = 'This task needs a model: configure Anthropic, OpenAI or an OpenAI-compatible local server, then run it again. Offline, cadre can run the security, quality and performance analyses and /analyze-project, and generate components, API endpoints, database schemas and documentation from the project\'s conventions.';
 
-/** Routes a task offline. With no fitting capability, says plainly that the task needs a model. */
+/**
+ * Routes a task offline. With no fitting capability, says plainly that the task needs a model. A generation route under
+ * 0.5 confidence means the generator will ask for something missing (a name, a path, fields): with a model, prefer it.
+ */
 export function routeTask(text: string, context: ProjectContext | null): Route {
   const lower = text.toLowerCase();
   const specialist = chooseSpecialist(lower, context);
+  const creation = routeCreation(text, lower, context, specialist);
+  if (creation) return creation;
   const matches = offlineCapabilities
     .map((capability) => ({ capability, hits: capability.patterns.reduce((sum, pattern) => sum + (lower.match(new RegExp(pattern.source, 'g'))?.length ?? 0), 0) }))
     .filter((match) => match.hits > 0)
@@ -52,6 +66,40 @@ export function routeTask(text: string, context: ProjectContext | null): Route {
     reason: `Asks for a ${best.capability.summary}${specialist.evidence ? ` (${specialist.name}: ${specialist.evidence})` : ''}.`,
     needsModel: false,
   };
+}
+
+/** Generation and documentation: a creation verb, no edit verb, and something the offline generators make. */
+function routeCreation(text: string, lower: string, context: ProjectContext | null, specialist: { name: Specialist; evidence: string }): Route | null {
+  if (!createVerbs.test(lower) || editVerbs.test(lower)) return null;
+  const docs = documentationKindsOf(text);
+  const kind = generationKind(text);
+  if (docs && (!kind || /\b(?:readme|contributing|documentation|docs|doc comments|jsdoc|architecture|diagram)\b/.test(lower))) {
+    return { specialist: specialist.name, capability: 'generate-docs', confidence: 0.85, reason: `Asks for documentation (${docs.join(', ')}), written offline from the project's scripts, code and import graph.`, needsModel: false };
+  }
+  if (!kind) return null;
+  const frameworks = context?.frameworks ?? [];
+  const orm = context?.orm ?? [];
+  let confidence = 0.8;
+  let reason: string;
+  try {
+    const task = parseGenerationTask(text);
+    const detail = task.kind === 'component' ? `${task.name} with ${task.props.length} prop(s) and ${task.state.length} state value(s)`
+      : task.kind === 'endpoint' ? `${task.method} ${task.path}${task.fields.length > 0 ? ` with ${task.fields.length} field(s)` : ''}` : `${task.name} with ${task.fields.length} field(s)`;
+    reason = `Asks to generate a ${task.kind === 'endpoint' ? 'API endpoint' : task.kind === 'schema' ? 'database schema' : 'component'} (${detail}) from the project's conventions.`;
+  } catch (error) {
+    // "Add rate limiting to the API" names no endpoint to generate: that is a change for a model, not a failed generation.
+    if (kind === 'endpoint' && !/\bendpoint\b/.test(lower)) return null;
+    confidence = 0.45;
+    reason = `Asks to generate a ${kind === 'endpoint' ? 'API endpoint' : kind === 'schema' ? 'database schema' : 'component'}, but ${error instanceof Error ? error.message.charAt(0).toLowerCase() + error.message.slice(1) : 'the task is incomplete'}`;
+  }
+  const fits = kind === 'component' ? frameworks.some((name) => ['React', 'Next.js', 'Preact', 'Remix', 'Vue', 'Nuxt'].includes(name)) || /\b(?:react|vue)\b/.test(lower)
+    : kind === 'endpoint' ? frameworks.some((name) => name === 'Express' || name === 'Fastify') && orm.some((name) => name === 'Prisma' || name === 'Knex') : true;
+  if (!fits) {
+    confidence = Math.min(confidence, 0.35);
+    reason += kind === 'component' ? ' (no React or Vue detected)' : ' (offline endpoints need Express or Fastify with Prisma or Knex)';
+  }
+  const name: Specialist = kind === 'component' ? (frameworks.some((framework) => ['Vue', 'Nuxt'].includes(framework)) || /\bvue\b/.test(lower) ? 'frontend' : 'react') : 'backend';
+  return { specialist: name, capability: `generate-${kind}`, confidence, reason, needsModel: false };
 }
 
 function chooseSpecialist(lower: string, context: ProjectContext | null): { name: Specialist; evidence: string } {

@@ -44,3 +44,30 @@ describe('routeTask', () => {
     expect(routeTask('find slow code', shopApi).specialist).toBe('backend');
   });
 });
+
+describe('routeTask: generation and documentation', () => {
+  it('routes creation tasks to the offline generators with what it understood', () => {
+    const component = routeTask('create a component SearchBox with props query:string onSearch', reactShop);
+    expect(component).toMatchObject({ specialist: 'react', capability: 'generate-component', needsModel: false });
+    expect(component.confidence).toBeGreaterThanOrEqual(0.8);
+    expect(component.reason).toContain('SearchBox with 2 prop(s)');
+    expect(routeTask('add an endpoint POST /reviews with fields rating:int body:string', shopApi)).toMatchObject({ specialist: 'backend', capability: 'generate-endpoint', needsModel: false });
+    expect(routeTask('design a database table Category with fields name:string', shopApi)).toMatchObject({ specialist: 'backend', capability: 'generate-schema' });
+    expect(routeTask('write a README with setup instructions', shopApi)).toMatchObject({ capability: 'generate-docs', needsModel: false });
+    expect(routeTask('document the project: architecture diagram and CONTRIBUTING', reactShop)).toMatchObject({ capability: 'generate-docs' });
+  });
+
+  it('gives a low confidence and says what is missing when the generator would need more', () => {
+    const route = routeTask('add a dark mode toggle component', reactShop);
+    expect(route).toMatchObject({ capability: 'generate-component', needsModel: false });
+    expect(route.confidence).toBeLessThan(0.5);
+    expect(route.reason).toContain('does not say what to call the component');
+    expect(routeTask('add an endpoint POST /reviews with fields rating:int', reactShop).confidence).toBeLessThan(0.5);
+  });
+
+  it('leaves changes to existing code to a model', () => {
+    expect(routeTask('Fix the XSS in the cart component', reactShop)).toMatchObject({ capability: null, needsModel: true });
+    expect(routeTask('Refactor the products route to use a service layer', shopApi)).toMatchObject({ capability: null, needsModel: true });
+    expect(routeTask('Add rate limiting to the API', shopApi)).toMatchObject({ capability: null, needsModel: true });
+  });
+});
