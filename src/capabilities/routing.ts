@@ -36,7 +36,7 @@ export const modelHelp = 'This task needs a model: configure Anthropic, OpenAI o
 
 /**
  * Routes a task offline. With no fitting capability, says plainly that the task needs a model. A generation route under
- * 0.5 confidence means the generator will ask for something missing (a name, a path, fields): with a model, prefer it.
+ * 0.5 confidence names its capability but needs a model: as stated, the generator would ask for a name, a path or fields.
  */
 export function routeTask(text: string, context: ProjectContext | null): Route {
   const lower = text.toLowerCase();
@@ -99,7 +99,11 @@ function routeCreation(text: string, lower: string, context: ProjectContext | nu
     reason += kind === 'component' ? ' (no React or Vue detected)' : ' (offline endpoints need Express or Fastify with Prisma or Knex)';
   }
   const name: Specialist = kind === 'component' ? (frameworks.some((framework) => ['Vue', 'Nuxt'].includes(framework)) || /\bvue\b/.test(lower) ? 'frontend' : 'react') : 'backend';
-  return { specialist: name, capability: `generate-${kind}`, confidence, reason, needsModel: false };
+  const mentions = [...new Set(lower.match(new RegExp(specialistWords[name].source, 'gi')) ?? [])].slice(0, 2).map((word) => `"${word}"`);
+  const used = frameworks.filter((framework) => (name === 'backend' ? ['Express', 'Fastify', 'Koa', 'NestJS'] : ['React', 'Next.js', 'Preact', 'Vue', 'Nuxt']).includes(framework));
+  const evidence = [mentions.length > 0 ? `the task mentions ${mentions.join(', ')}` : '', used.length > 0 ? `the project uses ${used.join(', ')}` : ''].filter(Boolean).join('; ');
+  // Below 0.5 the generator would stop and ask for more: as stated, the task needs a model (or a rephrasing).
+  return { specialist: name, capability: `generate-${kind}`, confidence, reason: `${reason.replace(/\.$/, '')}${evidence ? ` (${evidence})` : ''}.`, needsModel: confidence < 0.5 };
 }
 
 function chooseSpecialist(lower: string, context: ProjectContext | null): { name: Specialist; evidence: string } {

@@ -59,7 +59,7 @@ describe('routeTask: generation and documentation', () => {
 
   it('gives a low confidence and says what is missing when the generator would need more', () => {
     const route = routeTask('add a dark mode toggle component', reactShop);
-    expect(route).toMatchObject({ capability: 'generate-component', needsModel: false });
+    expect(route).toMatchObject({ capability: 'generate-component', needsModel: true });
     expect(route.confidence).toBeLessThan(0.5);
     expect(route.reason).toContain('does not say what to call the component');
     expect(routeTask('add an endpoint POST /reviews with fields rating:int', reactShop).confidence).toBeLessThan(0.5);
