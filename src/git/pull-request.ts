@@ -1,17 +1,17 @@
 // /vm-create-pr's work on the host: commit the workspace on a new branch, push it with the host's token, open the pull request.
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OutputEvent } from '../cli/output.js';
 import { CadreError, exitCodes } from '../errors.js';
 import { resolveAuthor } from './author.js';
 import { branchExistsError, branchNameFor, commitOnNewBranch, localBranchExists } from './branch.js';
 import { readStatus } from './changes.js';
 import { confinedFs } from './confined-fs.js';
 import { gitHubApi, pullRequestExistsError } from './github.js';
+import { stepReporter, type ProgressEvent, type StepReporter } from './progress.js';
 import { pushBranch, remoteBranchExists } from './push.js';
 import { githubApiBaseUrl, parseGitHubRemote } from './remote.js';
 
-export type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
+export type { ProgressEvent } from './progress.js';
 
 export interface CreatePullRequestOptions {
   /** The host folder holding the clone (bind-mounted at /workspace). */
@@ -68,10 +68,17 @@ function checkAborted(signal: AbortSignal | undefined): void {
  * git.no-changes, git.auth, git.branch-exists, git.pr-exists, git.push-rejected, git.cancelled, ….
  */
 export async function createPullRequest(options: CreatePullRequestOptions): Promise<PullRequestResult> {
+  const steps = stepReporter(options.containerId, options.onProgress ?? (() => undefined));
+  try {
+    return await run(options, steps);
+  } catch (error) {
+    steps.fail();
+    throw error;
+  }
+}
+
+async function run(options: CreatePullRequestOptions, steps: StepReporter): Promise<PullRequestResult> {
   const { workspaceDir: dir, signal } = options;
-  const emit = options.onProgress ?? (() => undefined);
-  const progress = (step: string, label: string, done = false, extra: { current?: number; total?: number } = {}): void =>
-    emit({ type: 'output.progress', id: `pr:${options.containerId}:${step}`, label, ...extra, ...(done ? { done } : {}) });
   const title = options.title.trim();
   if (!title) throw new CadreError('git.no-title', 'A pull request needs a title.', { remedy: 'run /vm-create-pr <id> "<title>" "<description>"' });
 
@@ -91,35 +98,35 @@ export async function createPullRequest(options: CreatePullRequestOptions): Prom
   const api = gitHubApi({ remote, token, ...(signal ? { signal } : {}) });
   const access = { url: remote.pushUrl, token, ...(signal ? { signal } : {}) };
 
-  progress('check', `Checking ${remote.owner}/${remote.repo} on GitHub`);
+  steps.update('check', `Checking ${remote.owner}/${remote.repo} on GitHub`);
   const base = await api.defaultBranch();
   if (await remoteBranchExists(access, branch)) {
     const open = await api.openPullRequestFor(branch);
     throw open ? pullRequestExistsError(branch, open) : branchExistsError(branch, 'on the remote');
   }
   if (await localBranchExists(fs, dir, branch)) throw branchExistsError(branch, 'locally');
-  progress('check', `Base branch: ${base}`, true);
+  steps.done('check', `Base branch: ${base}`);
   checkAborted(signal);
 
-  progress('commit', `Committing ${status.changes.length} changed file(s) on ${branch}`);
+  steps.update('commit', `Committing ${status.changes.length} changed file(s) on ${branch}`);
   const message = options.description.trim() ? `${title}\n\n${options.description.trim()}\n` : `${title}\n`;
   const commit = await commitOnNewBranch({ fs, dir, branch, status, author, message });
-  progress('commit', `Committed ${commit.slice(0, 7)} on ${branch}`, true);
+  steps.done('commit', `Committed ${commit.slice(0, 7)} on ${branch}`);
   checkAborted(signal);
 
-  progress('push', `Pushing ${branch}`);
+  steps.update('push', `Pushing ${branch}`);
   await pushBranch({
     ...access,
     fs,
     dir,
     branch,
-    onProgress: (phase, loaded, total) => progress('push', `Pushing ${branch}: ${phase}`, false, { current: loaded, ...(total ? { total } : {}) }),
+    onProgress: (phase, loaded, total) => steps.update('push', `Pushing ${branch}: ${phase}`, { current: loaded, ...(total ? { total } : {}) }),
   });
-  progress('push', `Pushed ${branch}`, true);
+  steps.done('push', `Pushed ${branch}`);
   checkAborted(signal);
 
-  progress('pull-request', `Opening the pull request against ${base}`);
+  steps.update('pull-request', `Opening the pull request against ${base}`);
   const created = await api.createPullRequest({ title, body: options.description, head: branch, base });
-  progress('pull-request', `Opened pull request #${created.number}`, true);
+  steps.done('pull-request', `Opened pull request #${created.number}`);
   return { url: created.url, number: created.number, branch, base, commit, changedFiles: status.changes.length };
 }

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CadreError } from '../../src/errors.js';
-import { createPullRequest, type CreatePullRequestOptions } from '../../src/git/pull-request.js';
+import { createPullRequest, type CreatePullRequestOptions, type ProgressEvent } from '../../src/git/pull-request.js';
 import { startGitHubServer } from '../support/github-server.js';
 import { openApiProblems } from '../support/github-server-openapi.js';
 import { author, cloneWorkspace, fullName, pushOtherBranch, remoteBranch, startServers, token, type Servers } from './fixture.js';
@@ -67,8 +67,11 @@ describe('createPullRequest failures', () => {
   it('reports a token GitHub rejects as git.auth, before committing anything', async () => {
     const dir = await changedWorkspace();
     const before = await headOf(dir);
-    const error = await failure(createPullRequest(options(dir, 'Bad token', { config: { ...author, githubToken: 'ghp_wrong', githubBaseUrl: servers.github.url } })));
+    const events: ProgressEvent[] = [];
+    const config = { ...author, githubToken: 'ghp_wrong', githubBaseUrl: servers.github.url };
+    const error = await failure(createPullRequest(options(dir, 'Bad token', { config, onProgress: (event) => events.push(event) })));
     expect(error.code).toBe('git.auth');
+    expect(events.at(-1)).toMatchObject({ id: 'pr:vm-9z:check', done: true, label: expect.stringContaining('failed') });
     expect(error.message).toContain('HTTP 401');
     expect(error.message).not.toContain('ghp_wrong');
     expect(await headOf(dir)).toEqual(before);

@@ -1,6 +1,6 @@
 // createPullRequest end to end against a real git smart-HTTP server and the local GitHub server: commit, push, pull request, no hooks, no token left behind.
 import * as fs from 'node:fs';
-import { chmod, chown, lstat, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
@@ -96,6 +96,16 @@ describe('createPullRequest', () => {
     const result = await createPullRequest(options(dir, 'Hooks stay silent'));
     expect(await remoteBranch(servers.authedUrl, result.branch)).toBe(result.commit);
     await expect(lstat(marker)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('commits a symlink that points out of the workspace as a link, without reading its target', async () => {
+    const dir = await workspace();
+    const secret = join(dirname(dir), 'host-secret');
+    await writeFile(secret, 'host only\n');
+    await symlink(secret, join(dir, 'link'));
+    const result = await createPullRequest(options(dir, 'Symlink'));
+    const { blob } = await git.readBlob({ fs, dir, oid: result.commit, filepath: 'link' });
+    expect(Buffer.from(blob).toString()).toBe(secret);
   });
 
   it('pushes to the repository the container was created from, not to a remote the workspace config names', async () => {

@@ -1,0 +1,32 @@
+// Progress of /vm-create-pr as output.progress events, one id per step; a failed step is closed so no spinner is left running.
+import type { OutputEvent } from '../cli/output.js';
+
+export type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
+
+export type PullRequestStep = 'check' | 'commit' | 'push' | 'pull-request';
+
+export interface StepReporter {
+  update(step: PullRequestStep, label: string, counts?: { current?: number; total?: number }): void;
+  done(step: PullRequestStep, label: string): void;
+  /** Closes the step still open, if any, as failed. */
+  fail(): void;
+}
+
+export function stepReporter(containerId: string, emit: (event: ProgressEvent) => void): StepReporter {
+  let open: { step: PullRequestStep; label: string } | undefined;
+  const id = (step: PullRequestStep) => `pr:${containerId}:${step}`;
+  return {
+    update(step, label, counts = {}) {
+      open = { step, label };
+      emit({ type: 'output.progress', id: id(step), label, ...counts });
+    },
+    done(step, label) {
+      open = undefined;
+      emit({ type: 'output.progress', id: id(step), label, done: true });
+    },
+    fail() {
+      if (open) emit({ type: 'output.progress', id: id(open.step), label: `${open.label}: failed`, done: true });
+      open = undefined;
+    },
+  };
+}
