@@ -52,16 +52,17 @@ function needsModel(): CadreError {
   return new CadreError('model.none', 'This task needs a model: universal-agent writes code with one, and none is configured.', { remedy: modelSetupHint, exitCode: 3 });
 }
 
-export function createUniversalAgentActors(deps: UniversalAgentDeps) {
+/** The task machine's routing and drafting steps as plain functions (the composition root wraps them lazily). */
+export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
   const routes = new Map<string, Route>();
   return {
-    routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(async ({ input }) => {
+    route: async (input: RouteTaskInput): Promise<RouteTaskOutput> => {
       const route = chooseSpecialist(input.text, await deps.projectContext(), deps.config, deps.emit);
       routes.set(input.taskId, route);
       return { specialist: route.specialist };
-    }),
+    },
 
-    draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(async ({ input, signal }) => {
+    draft: async (input: DraftPlanInput, signal?: AbortSignal): Promise<DraftPlanOutput> => {
       if (!deps.model) throw needsModel();
       const { session } = deps;
       if (input.feedback !== null) markPlanRejected(session, input.feedback);
@@ -89,7 +90,15 @@ export function createUniversalAgentActors(deps: UniversalAgentDeps) {
       session.lastPlan = { plan: result.plan, status: 'pending' };
       if (sensitiveReason && deps.autoMode?.()) deps.emit(say(`Auto mode, but this plan still asks for approval: ${sensitiveReason}.`, 'warn'));
       return { planId, summary: result.summary, sensitive: sensitiveReason !== null };
-    }),
+    },
+  };
+}
+
+export function createUniversalAgentActors(deps: UniversalAgentDeps) {
+  const steps = createUniversalAgentSteps(deps);
+  return {
+    routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(({ input }) => steps.route(input)),
+    draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(({ input, signal }) => steps.draft(input, signal)),
   };
 }
 

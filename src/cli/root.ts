@@ -13,6 +13,9 @@ import { dispatchLine, type DispatchOutcome } from './dispatch.js';
 import { createSessionHost, type SessionHost } from './session-host.js';
 import { openAuditTrail } from './audit-trail.js';
 import { askYesNo } from './confirm.js';
+import { createAgentHost } from './agent-host.js';
+import { sessionMachine } from '../../machines/session.machine.js';
+import type { AgentSessionState } from '../agents/session-state.js';
 
 export interface AppOptions {
   cwd: string;
@@ -44,9 +47,20 @@ export async function startApp(options: AppOptions): Promise<App> {
   const paths = resolvePaths({ cwd, env });
   const loaded = await loadConfig({ cwd, env });
   const audit = await openAuditTrail({ paths });
-  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
-
   let cli: CliActor;
+  const recordAudit = (type: string, data: Record<string, unknown>): void => cli.system.get('audit')?.send({ type: 'audit.record', recordType: type, data });
+  const agents = createAgentHost({
+    cwd, env, config: loaded.config, sink, audit: recordAudit,
+    session: () => {
+      const session = cli.system.get('session');
+      if (!session) throw new Error('the session actor is not running');
+      return session;
+    },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume, agentState: () => agents.state() });
+  agents.restoreState(sessions.resumed()?.agentState as AgentSessionState | undefined);
+
   const confirm = (question: string): Promise<boolean> => (options.interactive ? askYesNo(question) : Promise.resolve(false));
 
   const runtime: Runtime = {
@@ -61,16 +75,20 @@ export async function startApp(options: AppOptions): Promise<App> {
     resumeSession: async (name) => {
       const file = await sessions.load(name);
       cli = restart(sessions.composeSnapshot(cli, file));
+      agents.restoreState(file.agentState as AgentSessionState | undefined);
       return sessions.view(cli);
     },
     listSessions: () => sessions.list(),
-    audit: (type, data) => cli.system.get('audit')?.send({ type: 'audit.record', recordType: type, data }),
-    describeModel: () => (loaded.config.model.provider === 'offline' ? 'offline (no model configured)' : `${loaded.config.model.provider} ${loaded.config.model.name ?? ''}`.trim()),
+    audit: recordAudit,
+    describeModel: () => agents.describeModel(),
+    config: loaded.config,
+    agents,
   };
 
   const machine = cliMachine.provide({
     actors: {
       audit: audit.logic,
+      session: sessionMachine.provide({ actors: { task: agents.taskLogic } }),
       runCommand: fromPromise(async ({ input, signal }) => {
         const outcome = await dispatchLine(input.text, { cwd, emit: sink, signal, interactive: options.interactive, confirm, runtime });
         return { exitCode: outcome.exitCode, exit: outcome.exit };

@@ -1,5 +1,7 @@
 // What command handlers may use of the running system; the composition root (root.ts) implements it.
 import type { CommandDefinition } from '../commands/types.js';
+import type { AgentHost } from './agent-host.js';
+import type { Config } from '../store/config-schema.js';
 
 /** The session as people see it in /status. */
 export interface SessionView {
@@ -37,5 +39,9 @@ export interface Runtime {
   /** Appends a record to the audit trail (secrets are redacted by the writer). */
   audit(type: string, data: Record<string, unknown>): void;
   /** Which model answers, e.g. "offline (no model configured)". */
-  describeModel(): string;
+  describeModel(): Promise<string>;
+  /** The effective configuration. */
+  config: Config;
+  /** The agents in the actor system: tasks with approval, /exec output for the agent, /undo. */
+  agents: AgentHost;
 }

@@ -51,6 +51,8 @@ export interface SessionHost {
   watch(root: RootActor): void;
   autosave(root: RootActor): Promise<void>;
   crashed(): CrashedSession | undefined;
+  /** The saved file this run resumed at start (--resume), if any. */
+  resumed(): SessionFile | undefined;
   close(): Promise<void>;
 }
 
@@ -62,10 +64,11 @@ function sessionOf(root: RootActor): AnyActorRef {
   return session;
 }
 
-function dataOf(root: RootActor): SessionData {
+function dataOf(root: RootActor, agentState: unknown): SessionData {
   const session = sessionOf(root);
   const context = session.getSnapshot().context as SessionContext;
   return {
+    agentState,
     cadreVersion,
     snapshot: session.getPersistedSnapshot(),
     transcript: context.transcript as SessionData['transcript'],
@@ -92,7 +95,7 @@ async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<
   }
 }
 
-export async function createSessionHost(options: { paths: CadrePaths; sink: OutputSink; budgetLimit: number; resume?: string }): Promise<SessionHost> {
+export async function createSessionHost(options: { paths: CadrePaths; sink: OutputSink; budgetLimit: number; resume?: string; agentState: () => unknown }): Promise<SessionHost> {
   const { paths, sink } = options;
   const resumed = options.resume ? await loadSession(paths.sessionsDir, options.resume) : undefined;
   const crashed = await keepCrashedSession(paths, sink);
@@ -113,7 +116,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
   const autosave = async (root: RootActor): Promise<void> => {
     if (!autosaver) return;
     try {
-      await autosaver.save(dataOf(root));
+      await autosaver.save(dataOf(root, options.agentState()));
     } catch (error) {
       if (failedOnce) return;
       failedOnce = true;
@@ -154,7 +157,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
     },
     save: async (root, saveName) => {
       sessionOf(root).send({ type: 'session.renamed', name: saveName });
-      const saved = await saveSession(paths.sessionsDir, saveName, dataOf(root));
+      const saved = await saveSession(paths.sessionsDir, saveName, dataOf(root, options.agentState()));
       const { size } = await stat(saved.file);
       return { file: saved.file, bytes: size };
     },
@@ -168,6 +171,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
     },
     autosave,
     crashed: () => crashed,
+    resumed: () => resumed,
     // Every change was autosaved as it happened; closing waits for the last write and drops the crash lock.
     close: async () => {
       subscription?.unsubscribe();

@@ -1,5 +1,7 @@
 // /agents: lists the registered agents and their capabilities.
 import { z } from 'zod';
+import { result } from '../cli/output.js';
+import { describeAgents, formatAgents } from '../agents/registry.js';
 import { defineCommand } from './types.js';
 
 export const agentsCommand = defineCommand({
@@ -7,5 +9,8 @@ export const agentsCommand = defineCommand({
   summary: 'List the two registered agents and their capabilities',
   usage: '/agents',
   args: z.object({}),
-  pending: 'the agents',
+  run: async (_args, ctx) => {
+    const agents = describeAgents(ctx.runtime.config);
+    ctx.emit(result('agents', { agents }, formatAgents(agents)));
+  },
 });

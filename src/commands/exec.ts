@@ -1,5 +1,7 @@
-// /exec: runs a shell command on the host, in the project folder.
+// /exec: runs a shell command on the host, in the project folder; universal-agent sees its output on its next turn.
 import { z } from 'zod';
+import { say } from '../cli/output.js';
+import { exitCodes } from '../errors.js';
 import { defineCommand } from './types.js';
 
 export const execCommand = defineCommand({
@@ -10,5 +12,25 @@ export const execCommand = defineCommand({
   positionals: ['command'],
   rawRest: true,
   args: z.object({ command: z.string().min(1).describe('the shell command, as you would type it in a shell') }),
-  pending: 'the universal-agent',
+  run: async ({ command }, ctx) => {
+    const { runShellCommand } = await import('../exec/run.js');
+    const { recordExecOutput } = await import('../agents/session-state.js');
+    const timeoutMs = ctx.runtime.config.exec.timeoutSeconds * 1000;
+    ctx.emit(say(`$ ${command}`, 'dim'));
+    const ran = await runShellCommand({
+      command,
+      cwd: ctx.cwd,
+      timeoutMs,
+      signal: ctx.signal,
+      onOutput: (stream, chunk) => ctx.emit({ type: 'output.stream', stream, chunk }),
+    });
+    const seconds = (ran.durationMs / 1000).toFixed(1);
+    const ending = ran.timedOut ? `timed out after ${ctx.runtime.config.exec.timeoutSeconds} s (exec.timeoutSeconds)` : ran.aborted ? 'stopped' : ran.signal ? `killed by ${ran.signal}` : `exit code ${ran.exitCode}`;
+    recordExecOutput(ctx.runtime.agents.state(), command, ran);
+    ctx.runtime.session.send({ type: 'session.transcript.add', entry: { role: 'exec', text: `$ ${command}\n${ran.tail}\n[${ending}]`, at: Date.now() } });
+    ctx.runtime.audit('command.executed', { command, exitCode: ran.exitCode, signal: ran.signal, durationMs: ran.durationMs, timedOut: ran.timedOut });
+    ctx.emit({ type: 'output.result', kind: 'exec', data: { command, exitCode: ran.exitCode, signal: ran.signal, durationMs: ran.durationMs, timedOut: ran.timedOut }, text: `[${ending}, ${seconds} s]` });
+    if (ran.aborted) return { exitCode: exitCodes.interrupted };
+    return { exitCode: ran.exitCode === 0 ? exitCodes.ok : exitCodes.commandFailed };
+  },
 });

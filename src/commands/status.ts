@@ -10,7 +10,7 @@ export const statusCommand = defineCommand({
   args: z.object({}),
   run: async (_args, ctx) => {
     const view = ctx.runtime.session.view();
-    const model = ctx.runtime.describeModel();
+    const model = await ctx.runtime.describeModel();
     const total = view.usage.inputTokens + view.usage.outputTokens;
     const text = [
       `Session     ${view.name} (${view.state})`,

@@ -7,5 +7,7 @@ export const undoCommand = defineCommand({
   summary: 'Restore the files changed by the last applied plan',
   usage: '/undo',
   args: z.object({}),
-  pending: 'the universal-agent',
+  run: async (_args, ctx) => {
+    await ctx.runtime.agents.undo();
+  },
 });

@@ -27,6 +27,8 @@ export const sessionFileSchema = z.strictObject({
   }),
   mode: z.enum(['approve', 'auto']),
   agent: z.enum(['universal-agent', 'vm-agent']),
+  /** What universal-agent keeps across turns (conversation, last plan, /exec output), so follow-ups survive a resume. */
+  agentState: z.unknown().optional(),
 });
 
 export type SessionFile = z.infer<typeof sessionFileSchema>;

@@ -23,7 +23,9 @@ function harness(registry: readonly CommandDefinition[] = commandRegistry) {
     resumeSession: async () => view,
     listSessions: async () => [],
     audit: (type) => audited.push(type),
-    describeModel: () => 'offline',
+    describeModel: async () => 'offline',
+    config: {} as Runtime['config'],
+    agents: {} as Runtime['agents'],
   };
   const run = (text: string, signal = new AbortController().signal) =>
     dispatchLine(text, { cwd: '/tmp', emit: (e) => events.push(e), signal, interactive: false, confirm: async () => false, runtime });
