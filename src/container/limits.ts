@@ -90,3 +90,14 @@ export function parseLimitsConfig(text: string, base: ContainerLimits = defaultL
   }
   return limits;
 }
+
+/** Reads `/vm-config --env "A=1,B=two"` into a record; names must be valid environment variable names. */
+export function parseEnvList(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of text.split(',').map((item) => item.trim()).filter(Boolean)) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw usage(`env entry "${pair}" is not NAME=value`, 'write it like --env "NODE_ENV=test,DEBUG=1"');
+    env[match[1]!] = match[2]!;
+  }
+  return env;
+}

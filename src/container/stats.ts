@@ -47,6 +47,16 @@ async function withDisk(sample: Omit<ResourceSample, 'diskBytes' | 'diskLimitByt
   return { ...sample, diskBytes: disk.usedBytes, diskLimitBytes: disk.limitBytes };
 }
 
+function mb(bytes: number): string {
+  return `${(bytes / 1024 ** 2).toFixed(0)}MB`;
+}
+
+/** One line per sample for `/vm-monitor --resources`. */
+export function formatSample(id: string, sample: ResourceSample): string {
+  const memoryPercent = sample.memoryLimitBytes ? ` (${((sample.memoryBytes / sample.memoryLimitBytes) * 100).toFixed(0)}%)` : '';
+  return `${id}  cpu ${sample.cpuPercent.toFixed(1).padStart(5)}%  memory ${mb(sample.memoryBytes)} / ${mb(sample.memoryLimitBytes)}${memoryPercent}  pids ${sample.pids}/${sample.pidsLimit}  disk ${mb(sample.diskBytes)} / ${mb(sample.diskLimitBytes)}`;
+}
+
 /** One sample (the engine takes about a second to measure CPU). */
 export async function resourceSnapshot(options: { docker: Docker; dockerId: string; workspace?: Workspace }): Promise<ResourceSample> {
   try {

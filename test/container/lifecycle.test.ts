@@ -8,7 +8,7 @@ import { cloneRepository } from '../../src/container/clone.js';
 import { cleanUp, restartContainer, stopContainer } from '../../src/container/lifecycle.js';
 import { newContainerId } from '../../src/container/labels.js';
 import { containerStatus, formatContainerStatus } from '../../src/container/status.js';
-import { sampleResources } from '../../src/container/stats.js';
+import { formatSample, sampleResources } from '../../src/container/stats.js';
 import { startContainer } from '../../src/container/start.js';
 import { prepareWorkspace, type Workspace } from '../../src/container/workspace.js';
 import type { OutputEvent } from '../../src/cli/output.js';
@@ -96,6 +96,7 @@ describeDocker('a sandbox container, end to end', () => {
     expect(samples).toHaveLength(2);
     expect(samples[1]).toMatchObject({ memoryLimitBytes: 256 * mb, pidsLimit: 64, diskLimitBytes: expect.any(Number) });
     expect(samples[1]!.pids).toBeGreaterThan(0);
+    expect(formatSample(id, samples[1]!)).toMatch(new RegExp(`^${id}  cpu +[\\d.]+%  memory \\d+MB / 256MB \\(\\d+%\\)  pids \\d+/64  disk \\d+MB / \\d+MB$`));
   });
 
   it('restarts with its workspace intact', async () => {

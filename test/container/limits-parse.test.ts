@@ -1,6 +1,6 @@
 // Parsing container limits: sizes, CPU against host cores, timeouts, and /vm-create's --config text, with clear errors.
 import { describe, expect, it } from 'vitest';
-import { defaultLimits, formatSize, parseCpus, parseLimitsConfig, parseSize, parseTimeoutMinutes } from '../../src/container/limits.js';
+import { defaultLimits, formatSize, parseCpus, parseEnvList, parseLimitsConfig, parseSize, parseTimeoutMinutes } from '../../src/container/limits.js';
 
 const gb = 1024 ** 3;
 
@@ -38,5 +38,10 @@ describe('container limits', () => {
     expect(limits).toEqual({ ...defaultLimits, memoryBytes: 4 * gb, cpus: 2, timeoutMinutes: 60 });
     expect(() => parseLimitsConfig('swap: 1GB')).toThrow(/config key "swap" is unknown/);
     expect(() => parseLimitsConfig('memory 4GB')).toThrow(/line 1 "memory 4GB" is not "key: value"/);
+  });
+
+  it('reads --env pairs and names a bad one', () => {
+    expect(parseEnvList('NODE_ENV=test, DEBUG=a=b')).toEqual({ NODE_ENV: 'test', DEBUG: 'a=b' });
+    expect(() => parseEnvList('1BAD=x')).toThrow(/env entry "1BAD=x" is not NAME=value/);
   });
 });
