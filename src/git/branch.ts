@@ -31,8 +31,23 @@ export async function localBranchExists(fs: PromiseFsClient, dir: string, branch
 }
 
 /**
- * Commits every change of the workspace on a new branch `branch` started at HEAD, then
- * points HEAD at it. The working files are not touched: they already are the commit.
+ * Commits made in the container that the remote does not have yet: HEAD differs from the
+ * remote-tracking ref of the checked-out branch (as the clone left it).
+ */
+export async function hasLocalCommits(fs: PromiseFsClient, dir: string): Promise<boolean> {
+  const current = await git.currentBranch({ fs, dir });
+  if (!current) return false;
+  const [head, upstream] = await Promise.all([
+    git.resolveRef({ fs, dir, ref: 'HEAD' }).catch(() => undefined),
+    git.resolveRef({ fs, dir, ref: `refs/remotes/origin/${current}` }).catch(() => undefined),
+  ]);
+  return head !== undefined && upstream !== undefined && head !== upstream;
+}
+
+/**
+ * Commits every change of the workspace on a new branch `branch` started at HEAD (with no
+ * working changes, the branch is HEAD as it is), then points HEAD at it. The working files
+ * are not touched: they already are the commit.
  */
 export async function commitOnNewBranch(options: {
   fs: PromiseFsClient;
@@ -50,7 +65,10 @@ export async function commitOnNewBranch(options: {
     });
   });
   await stageAll(fs, dir, options.status);
-  const commit = await git.commit({ fs, dir, message: options.message, author: options.author, parent: [parent], noUpdateBranch: true });
+  const commit =
+    options.status.changes.length === 0
+      ? parent
+      : await git.commit({ fs, dir, message: options.message, author: options.author, parent: [parent], noUpdateBranch: true });
   await git.writeRef({ fs, dir, ref: `refs/heads/${branch}`, value: commit });
   await git.writeRef({ fs, dir, ref: 'HEAD', value: `refs/heads/${branch}`, symbolic: true, force: true });
   return commit;

@@ -3,7 +3,7 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError, exitCodes } from '../errors.js';
 import { resolveAuthor } from './author.js';
-import { branchExistsError, branchNameFor, commitOnNewBranch, localBranchExists } from './branch.js';
+import { branchExistsError, branchNameFor, commitOnNewBranch, hasLocalCommits, localBranchExists } from './branch.js';
 import { readStatus } from './changes.js';
 import { confinedFs } from './confined-fs.js';
 import { gitHubApi, pullRequestExistsError } from './github.js';
@@ -37,7 +37,9 @@ export interface PullRequestResult {
   number: number;
   branch: string;
   base: string;
+  /** The head commit of the pull request. */
   commit: string;
+  /** Files cadre committed; 0 when the commits the agent made in the container make up the branch. */
   changedFiles: number;
 }
 
@@ -89,7 +91,7 @@ async function run(options: CreatePullRequestOptions, steps: StepReporter): Prom
   const fs = await confinedFs(dir);
 
   const status = await readStatus(fs, dir);
-  if (status.changes.length === 0) {
+  if (status.changes.length === 0 && !(await hasLocalCommits(fs, dir))) {
     throw new CadreError('git.no-changes', `There are no changes in the workspace of ${options.containerId} to put in a pull request.`, {
       remedy: `let the agent make its changes first (/agent vm-agent "<task>"), then run /vm-create-pr ${options.containerId} again`,
     });
@@ -108,10 +110,10 @@ async function run(options: CreatePullRequestOptions, steps: StepReporter): Prom
   steps.done('check', `Base branch: ${base}`);
   checkAborted(signal);
 
-  steps.update('commit', `Committing ${status.changes.length} changed file(s) on ${branch}`);
+  steps.update('commit', status.changes.length ? `Committing ${status.changes.length} changed file(s) on ${branch}` : `Branching ${branch} from the commits made in the container`);
   const message = options.description.trim() ? `${title}\n\n${options.description.trim()}\n` : `${title}\n`;
   const commit = await commitOnNewBranch({ fs, dir, branch, status, author, message });
-  steps.done('commit', `Committed ${commit.slice(0, 7)} on ${branch}`);
+  steps.done('commit', `${status.changes.length ? 'Committed' : 'Branched at'} ${commit.slice(0, 7)} on ${branch}`);
   checkAborted(signal);
 
   steps.update('push', `Pushing ${branch}`);

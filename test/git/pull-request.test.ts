@@ -71,6 +71,17 @@ describe('createPullRequest', () => {
     expect(servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
   });
 
+  it('opens a pull request for commits the agent made in the container, with nothing left uncommitted', async () => {
+    const dir = await workspace();
+    await writeFile(join(dir, 'agent.txt'), 'committed inside\n');
+    await gitCli(['add', 'agent.txt'], dir);
+    await gitCli(['commit', '-q', '-m', 'agent commit'], dir);
+    const agentCommit = await gitCli(['rev-parse', 'HEAD'], dir);
+    const result = await createPullRequest(options(dir, 'Agent commits'));
+    expect(result).toMatchObject({ commit: agentCommit, changedFiles: 0 });
+    expect(await remoteBranch(servers.authedUrl, result.branch)).toBe(agentCommit);
+  });
+
   it('never leaves the token in .git/config or any other file of the workspace', async () => {
     const dir = await workspace();
     await writeFile(join(dir, 'notes.md'), 'notes\n');
