@@ -26,22 +26,33 @@ export function branchExistsError(branch: string, where: 'locally' | 'on the rem
   });
 }
 
-export async function localBranchExists(fs: PromiseFsClient, dir: string, branch: string): Promise<boolean> {
-  return (await git.listBranches({ fs, dir })).includes(branch);
+/** The commit of local branch `branch`, or undefined when there is none. */
+export async function localBranchCommit(fs: PromiseFsClient, dir: string, branch: string): Promise<string | undefined> {
+  return git.resolveRef({ fs, dir, ref: `refs/heads/${branch}` }).catch(() => undefined);
 }
 
 /**
- * Commits made in the container that the remote does not have yet: HEAD differs from the
- * remote-tracking ref of the checked-out branch (as the clone left it).
+ * Undoes commitOnNewBranch after a failed push: HEAD goes back to `previous` (a branch
+ * name, or a commit when it was detached) and the new branch is deleted. The working files
+ * and the index stay as they are, so the changes show as staged and a retry starts afresh.
+ */
+export async function abandonBranch(options: { fs: PromiseFsClient; dir: string; branch: string; previous: string }): Promise<void> {
+  const { fs, dir, previous } = options;
+  const symbolic = !/^[0-9a-f]{40}$/.test(previous);
+  await git.writeRef({ fs, dir, ref: 'HEAD', value: symbolic ? `refs/heads/${previous}` : previous, symbolic, force: true });
+  await git.deleteRef({ fs, dir, ref: `refs/heads/${options.branch}` });
+}
+
+/**
+ * Whether HEAD holds commits the remote does not have: it is not the tip of any
+ * remote-tracking branch the clone knows (commits the agent made in the container).
  */
 export async function hasLocalCommits(fs: PromiseFsClient, dir: string): Promise<boolean> {
-  const current = await git.currentBranch({ fs, dir });
-  if (!current) return false;
-  const [head, upstream] = await Promise.all([
-    git.resolveRef({ fs, dir, ref: 'HEAD' }).catch(() => undefined),
-    git.resolveRef({ fs, dir, ref: `refs/remotes/origin/${current}` }).catch(() => undefined),
-  ]);
-  return head !== undefined && upstream !== undefined && head !== upstream;
+  const head = await git.resolveRef({ fs, dir, ref: 'HEAD' }).catch(() => undefined);
+  if (!head) return false;
+  const remoteBranches = await git.listBranches({ fs, dir, remote: 'origin' });
+  const tips = await Promise.all(remoteBranches.map((name) => git.resolveRef({ fs, dir, ref: `refs/remotes/origin/${name}` }).catch(() => undefined)));
+  return !tips.includes(head);
 }
 
 /**

@@ -1,14 +1,15 @@
 // /vm-create-pr's work on the host: commit the workspace on a new branch, push it with the host's token, open the pull request.
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
+import git from 'isomorphic-git';
 import { CadreError, exitCodes } from '../errors.js';
 import { resolveAuthor } from './author.js';
-import { branchExistsError, branchNameFor, commitOnNewBranch, hasLocalCommits, localBranchExists } from './branch.js';
+import { abandonBranch, branchExistsError, branchNameFor, commitOnNewBranch, hasLocalCommits, localBranchCommit } from './branch.js';
 import { readStatus } from './changes.js';
 import { confinedFs } from './confined-fs.js';
-import { gitHubApi, pullRequestExistsError } from './github.js';
+import { gitHubApi, pullRequestExistsError, type GitHubApi } from './github.js';
 import { stepReporter, type ProgressEvent, type StepReporter } from './progress.js';
-import { pushBranch, remoteBranchExists } from './push.js';
+import { pushBranch, remoteBranchCommit } from './push.js';
 import { githubApiBaseUrl, parseGitHubRemote } from './remote.js';
 
 export type { ProgressEvent } from './progress.js';
@@ -91,44 +92,70 @@ async function run(options: CreatePullRequestOptions, steps: StepReporter): Prom
   const fs = await confinedFs(dir);
 
   const status = await readStatus(fs, dir);
-  if (status.changes.length === 0 && !(await hasLocalCommits(fs, dir))) {
+  const branch = branchNameFor(title, options.containerId);
+  // On this run's branch already (an earlier run pushed it): go on, to resume or to name its pull request.
+  const onBranch = (await git.currentBranch({ fs, dir })) === branch;
+  if (status.changes.length === 0 && !onBranch && !(await hasLocalCommits(fs, dir))) {
     throw new CadreError('git.no-changes', `There are no changes in the workspace of ${options.containerId} to put in a pull request.`, {
       remedy: `let the agent make its changes first (/agent vm-agent "<task>"), then run /vm-create-pr ${options.containerId} again`,
     });
   }
-  const branch = branchNameFor(title, options.containerId);
   const api = gitHubApi({ remote, token, ...(signal ? { signal } : {}) });
   const access = { url: remote.pushUrl, token, ...(signal ? { signal } : {}) };
 
   steps.update('check', `Checking ${remote.owner}/${remote.repo} on GitHub`);
   const base = await api.defaultBranch();
-  if (await remoteBranchExists(access, branch)) {
+  const [pushed, local] = await Promise.all([remoteBranchCommit(access, branch), localBranchCommit(fs, dir, branch)]);
+  if (pushed) {
     const open = await api.openPullRequestFor(branch);
-    throw open ? pullRequestExistsError(branch, open) : branchExistsError(branch, 'on the remote');
+    if (open) throw pullRequestExistsError(branch, open);
+    // An earlier run pushed this very branch and then failed to open the pull request: finish that.
+    if (pushed !== local || status.changes.length > 0) throw branchExistsError(branch, 'on the remote');
+    steps.done('check', `Base branch: ${base}; ${branch} was already pushed`);
+    return openPullRequest({ api, steps, title, description: options.description, branch, base, commit: pushed, changedFiles: 0 });
   }
-  if (await localBranchExists(fs, dir, branch)) throw branchExistsError(branch, 'locally');
+  if (local) throw branchExistsError(branch, 'locally');
   steps.done('check', `Base branch: ${base}`);
   checkAborted(signal);
 
   steps.update('commit', status.changes.length ? `Committing ${status.changes.length} changed file(s) on ${branch}` : `Branching ${branch} from the commits made in the container`);
   const message = options.description.trim() ? `${title}\n\n${options.description.trim()}\n` : `${title}\n`;
+  const previous = (await git.currentBranch({ fs, dir })) || (await git.resolveRef({ fs, dir, ref: 'HEAD' }));
   const commit = await commitOnNewBranch({ fs, dir, branch, status, author, message });
   steps.done('commit', `${status.changes.length ? 'Committed' : 'Branched at'} ${commit.slice(0, 7)} on ${branch}`);
-  checkAborted(signal);
 
-  steps.update('push', `Pushing ${branch}`);
-  await pushBranch({
-    ...access,
-    fs,
-    dir,
-    branch,
-    onProgress: (phase, loaded, total) => steps.update('push', `Pushing ${branch}: ${phase}`, { current: loaded, ...(total ? { total } : {}) }),
-  });
+  try {
+    checkAborted(signal);
+    steps.update('push', `Pushing ${branch}`);
+    await pushBranch({
+      ...access,
+      fs,
+      dir,
+      branch,
+      onProgress: (phase, loaded, total) => steps.update('push', `Pushing ${branch}: ${phase}`, { current: loaded, ...(total ? { total } : {}) }),
+    });
+  } catch (error) {
+    await abandonBranch({ fs, dir, branch, previous });
+    throw error;
+  }
   steps.done('push', `Pushed ${branch}`);
   checkAborted(signal);
+  return openPullRequest({ api, steps, title, description: options.description, branch, base, commit, changedFiles: status.changes.length });
+}
 
+async function openPullRequest(options: {
+  api: GitHubApi;
+  steps: StepReporter;
+  title: string;
+  description: string;
+  branch: string;
+  base: string;
+  commit: string;
+  changedFiles: number;
+}): Promise<PullRequestResult> {
+  const { steps, branch, base } = options;
   steps.update('pull-request', `Opening the pull request against ${base}`);
-  const created = await api.createPullRequest({ title, body: options.description, head: branch, base });
+  const created = await options.api.createPullRequest({ title: options.title, body: options.description, head: branch, base });
   steps.done('pull-request', `Opened pull request #${created.number}`);
-  return { url: created.url, number: created.number, branch, base, commit, changedFiles: status.changes.length };
+  return { url: created.url, number: created.number, branch, base, commit: options.commit, changedFiles: options.changedFiles };
 }

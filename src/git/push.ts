@@ -38,8 +38,8 @@ function remoteError(error: unknown, url: string, action: string): CadreError {
   });
 }
 
-/** Whether `refs/heads/<branch>` exists on the remote; also proves the token is accepted. */
-export async function remoteBranchExists(access: RemoteAccess, branch: string): Promise<boolean> {
+/** The commit of `refs/heads/<branch>` on the remote, or undefined; also proves the token is accepted. */
+export async function remoteBranchCommit(access: RemoteAccess, branch: string): Promise<string | undefined> {
   try {
     const refs = await git.listServerRefs({
       http,
@@ -50,7 +50,7 @@ export async function remoteBranchExists(access: RemoteAccess, branch: string): 
       onAuth: authFor(access.token),
       corsProxy: '',
     });
-    return refs.some((ref) => ref.ref === `refs/heads/${branch}`);
+    return refs.find((ref) => ref.ref === `refs/heads/${branch}`)?.oid;
   } catch (error) {
     throw remoteError(error, access.url, 'read the branches of the remote');
   }

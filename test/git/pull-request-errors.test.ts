@@ -176,6 +176,38 @@ describe('createPullRequest failures', () => {
     expect(error.code).toBe('git.not-a-repository');
   });
 
+  it('cancelled after committing, it puts the workspace back as it was (changes kept, no branch) so a retry works', async () => {
+    const dir = await changedWorkspace();
+    const before = await headOf(dir);
+    const controller = new AbortController();
+    const onProgress = (event: ProgressEvent) => {
+      if (event.id.endsWith(':commit') && event.done) controller.abort();
+    };
+    const error = await failure(createPullRequest(options(dir, 'Second thoughts', { signal: controller.signal, onProgress })));
+    expect(error.code).toBe('git.cancelled');
+    expect(await headOf(dir)).toEqual(before);
+    expect(await git.listBranches({ fs, dir })).not.toContain('cadre/second-thoughts-vm-9z');
+    expect(await remoteBranch(servers.authedUrl, 'cadre/second-thoughts-vm-9z')).toBeUndefined();
+    const retry = await createPullRequest(options(dir, 'Second thoughts'));
+    expect(await remoteBranch(servers.authedUrl, retry.branch)).toBe(retry.commit);
+  });
+
+  it('after the branch was pushed but GitHub refused the pull request, a second run opens it', async () => {
+    servers.github.addRepository(fullName, { defaultBranch: 'no-such-base' });
+    const dir = await changedWorkspace();
+    const first = await failure(createPullRequest(options(dir, 'Resumed')));
+    expect(first.code).toBe('git.github');
+    const pushed = await remoteBranch(servers.authedUrl, 'cadre/resumed-vm-9z');
+    expect(pushed).toBeDefined();
+
+    servers.github.addRepository(fullName, { defaultBranch: 'release' });
+    const second = await createPullRequest(options(dir, 'Resumed'));
+    expect(second).toMatchObject({ branch: 'cadre/resumed-vm-9z', commit: pushed, base: 'release' });
+    expect(servers.github.pullRequests(fullName).find((pull) => pull.number === second.number)).toMatchObject({ head: 'cadre/resumed-vm-9z', headSha: pushed });
+    const third = await failure(createPullRequest(options(dir, 'Resumed')));
+    expect(third.code).toBe('git.pr-exists');
+  });
+
   it('stops with git.cancelled when the signal is aborted', async () => {
     const dir = await changedWorkspace();
     const controller = new AbortController();

@@ -23,6 +23,7 @@ export interface Exchange {
 export interface GitHubServer {
   /** The API base URL (what github.baseUrl would be). */
   url: string;
+  /** Adds a repository, or changes the default branch of one (its pull requests stay). */
   addRepository(fullName: string, options?: { defaultBranch?: string }): void;
   addPullRequest(fullName: string, pull: { title: string; head: string; base: string; body?: string }): PullRequestRecord;
   pullRequests(fullName: string): PullRequestRecord[];
@@ -184,7 +185,8 @@ export async function startGitHubServer(options: { token: string; login?: string
     url: base,
     exchanges,
     addRepository(fullName, repoOptions = {}) {
-      repos.set(fullName, { defaultBranch: repoOptions.defaultBranch ?? 'main', id: repos.size + 1, pulls: [] });
+      const existing = repos.get(fullName);
+      repos.set(fullName, { defaultBranch: repoOptions.defaultBranch ?? 'main', id: existing?.id ?? repos.size + 1, pulls: existing?.pulls ?? [] });
     },
     addPullRequest(fullName, pull) {
       return addPull(fullName, { title: pull.title, body: pull.body ?? null, head: pull.head, base: pull.base, headSha: '0'.repeat(40), baseSha: '0'.repeat(40) });
