@@ -125,7 +125,8 @@ async function main() {
     const rss = [];
     for (let i = 0; i < promptRuns; i += 1) {
       basePrompt.push((await timeToText(nodePrompt, promptText, env)).ms);
-      const run = await timeToText(cadrePrompt, promptText, env);
+      // A fresh project each time: the run is killed at the prompt, which the next start in the same folder would offer to resume.
+      const run = await timeToText(cadrePrompt, promptText, { ...env, cwd: mkdtempSync(join(home, 'project-')) });
       prompt.push(run.ms);
       rss.push(run.rss);
     }

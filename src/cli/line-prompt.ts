@@ -76,6 +76,8 @@ export type LineResult = { kind: 'line'; text: string } | { kind: 'interrupt' } 
 export interface LinePromptOptions {
   message: string;
   history: readonly string[];
+  /** Closes the prompt (it then resolves as an interrupt). */
+  signal?: AbortSignal;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
 }
@@ -93,5 +95,7 @@ export function readLine(options: LinePromptOptions): Promise<LineResult> {
     prompt.on('submit', (value) => resolve({ kind: 'line', text: value }));
     prompt.on('abort', () => resolve(prompt.endOfInput ? { kind: 'eof' } : { kind: 'interrupt' }));
     prompt.on('exit', () => resolve({ kind: 'interrupt' }));
+    if (options.signal?.aborted) prompt.abort();
+    options.signal?.addEventListener('abort', () => prompt.abort(), { once: true });
   });
 }

@@ -16,10 +16,10 @@ export interface LoopTarget {
 export const promptMessage = 'cadre';
 
 /** Reads lines until the quotes balance, so a quoted task may span several lines. */
-async function readEntry(history: readonly string[]): Promise<LineResult> {
+async function readEntry(history: readonly string[], signal?: AbortSignal): Promise<LineResult> {
   let text = '';
   for (;;) {
-    const line = await readLine({ message: text ? '…' : promptMessage, history: text ? [] : history });
+    const line = await readLine({ message: text ? '…' : promptMessage, history: text ? [] : history, ...(signal ? { signal } : {}) });
     if (line.kind !== 'line') return line;
     text = text ? `${text}\n${line.text}` : line.text;
     // Follow-ups are free text: an apostrophe there is not a quote.
@@ -28,10 +28,12 @@ async function readEntry(history: readonly string[]): Promise<LineResult> {
   }
 }
 
-export async function runPromptLoop(target: LoopTarget, options: { historyFile: string }): Promise<void> {
+/** Runs until exit; `signal` (start-up failed) closes the prompt at once. */
+export async function runPromptLoop(target: LoopTarget, options: { historyFile: string; signal?: AbortSignal }): Promise<void> {
   const history = await openHistory(options.historyFile);
   for (;;) {
-    const entry = await readEntry(history.entries());
+    const entry = await readEntry(history.entries(), options.signal);
+    if (options.signal?.aborted) return;
     if (entry.kind === 'eof') return target.endOfInput();
     if (entry.kind === 'interrupt') {
       if ((await target.interrupt()).exit) return;

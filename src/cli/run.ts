@@ -39,6 +39,59 @@ async function startInspection(options: GlobalOptions, sink: OutputSink) {
   return start({ inspect: Boolean(options.inspect), traceFile: options.trace, sink });
 }
 
+/**
+ * The interactive start shows the prompt first and starts the actor system behind it, so the prompt
+ * appears at once; what start-up says is held until the first entry, and a start-up failure closes
+ * the prompt and is reported. A crash left behind is offered first (that path waits for start-up).
+ */
+async function runInteractive(cwd: string, startup: Promise<App>, release: () => void, sink: OutputSink): Promise<number> {
+  const [{ runPromptLoop }, { resolvePaths }, { crashLockPresent }] = await Promise.all([
+    import('./prompt-loop.js'), import('../store/paths.js'), import('../store/crash-lock.js'),
+  ]);
+  const paths = resolvePaths({ cwd, env: process.env });
+  const failed = new AbortController();
+  let failure: unknown;
+  const ready = startup.catch((error: unknown) => {
+    failure = error;
+    failed.abort();
+    return undefined;
+  });
+  if (await crashLockPresent(paths.sessionsDir)) {
+    const app = await ready;
+    release();
+    await app?.offerCrashRecovery();
+  }
+  const whenReady = async (): Promise<App> => {
+    const app = await ready;
+    release();
+    if (!app) throw failure;
+    return app;
+  };
+  await runPromptLoop({
+    submit: async (text) => (await whenReady()).loopTarget().submit(text),
+    interrupt: async () => (await whenReady()).loopTarget().interrupt(),
+    endOfInput: async () => (await whenReady()).loopTarget().endOfInput(),
+  }, { historyFile: paths.historyFile, signal: failed.signal });
+  if (failure !== undefined) {
+    release();
+    return reportFailure(failure, sink);
+  }
+  return exitCodes.ok;
+}
+
+/** Holds output events until released (while the prompt is on screen and start-up runs behind it). */
+function holdingSink(sink: OutputSink): { sink: OutputSink; release: () => void } {
+  let held: Parameters<OutputSink>[0][] | null = [];
+  return {
+    sink: (event) => (held ? held.push(event) : sink(event)),
+    release: () => {
+      const queued = held ?? [];
+      held = null;
+      for (const event of queued) sink(event);
+    },
+  };
+}
+
 export async function runCadre(options: GlobalOptions): Promise<number> {
   const sink = createSink({ json: options.json, color: options.color !== false });
   let app: App | undefined;
@@ -57,17 +110,13 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
   try {
     const cwd = await checkProjectFolder(options.cwd);
     const interactive = options.command.length === 0 && Boolean(process.stdin.isTTY) && !options.json;
-    const { startApp } = await import('./root.js');
-    app = await startApp({ cwd, env: process.env, sink, interactive, resume: options.resume, inspect: inspection?.inspect });
-    if (options.command.length > 0) exitCode = await runEntries(app, options.command);
-    else if (!interactive) exitCode = await runEntries(app, stdinLines());
-    else {
-      // At the prompt, Ctrl-C arrives as a key press; while a command runs it arrives as SIGINT.
-      const { runPromptLoop } = await import('./prompt-loop.js');
-      await app.offerCrashRecovery();
-      await runPromptLoop(app.loopTarget(), { historyFile: app.paths.historyFile });
-      return exitCodes.ok;
-    }
+    const held = interactive ? holdingSink(sink) : { sink, release: () => undefined };
+    const startup = import('./root.js').then(({ startApp }) =>
+      startApp({ cwd, env: process.env, sink: held.sink, interactive, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
+    startup.then((started) => (app = started), () => undefined);
+    if (interactive) return await runInteractive(cwd, startup, held.release, sink);
+    app = await startup;
+    exitCode = await runEntries(app, options.command.length > 0 ? options.command : stdinLines());
     if (interrupted) exitCode = exitCodes.interrupted;
   } catch (error) {
     exitCode = reportFailure(error, sink);

@@ -2,7 +2,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { writeFileAtomic } from './atomic-write.js';
-import { isAlive } from './autosave.js';
+import { isAlive } from './crash-lock.js';
 import { hmacHex, sameDigest } from './audit-record.js';
 
 interface LiveMarker {

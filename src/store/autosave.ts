@@ -1,12 +1,13 @@
 // Autosave and crash recovery: serialized, coalescing writes of .autosave.json guarded by a .autosave.lock {pid, startedAt}.
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { readSessionFile, type SessionData, type SessionFile } from './session-file.js';
 import { autosaveFileName, writeSessionFile } from './sessions.js';
+import { autosaveLockName, isAlive, readLock, type Lock } from './crash-lock.js';
 
-export const autosaveLockName = '.autosave.lock';
+export { autosaveLockName, isAlive };
 
 export interface Autosaver {
   file: string;
@@ -19,10 +20,6 @@ export interface Autosaver {
   close(options: { clean: boolean }): Promise<void>;
 }
 
-interface Lock {
-  pid: number;
-  startedAt: string;
-}
 
 /**
  * Starts autosaving into `dir/.autosave.json` and writes the lock. Throws
@@ -86,34 +83,4 @@ export async function findCrashedSession(dir: string): Promise<{ data: SessionFi
   if (read.ok) return { data: read.data, pid: held.pid, startedAt: held.startedAt };
   if (read.missing) return undefined;
   throw read.error;
-}
-
-async function readLock(lockFile: string): Promise<Lock | undefined> {
-  let text: string;
-  try {
-    text = await readFile(lockFile, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const lock = JSON.parse(text) as Partial<Lock>;
-    if (typeof lock.pid === 'number' && Number.isInteger(lock.pid) && lock.pid > 0) {
-      return { pid: lock.pid, startedAt: typeof lock.startedAt === 'string' ? lock.startedAt : 'unknown' };
-    }
-  } catch {
-    // A torn or hand-edited lock: its writer is not one we can check, so treat it as dead.
-  }
-  return { pid: 0, startedAt: 'unknown' };
-}
-
-/** Whether a process exists (EPERM means it exists but belongs to someone else). */
-export function isAlive(pid: number): boolean {
-  if (pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -27,7 +27,7 @@ describe('the prompt', () => {
     pty.type(`/agent universal-agent "first line${keys.enter}`);
     at = await pty.waitFor('…', { from: at });
     pty.type(`second line"${keys.enter}`);
-    at = await pty.waitFor('/agent is not available in this version', { from: at });
+    at = await pty.waitFor('This task needs a model', { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
     pty.type(keys.ctrlC);
     at = await pty.waitFor('Press Ctrl-C again to exit', { from: at });
