@@ -43,7 +43,7 @@ export type ContainerEvent =
 
 export type ContainerEmitted = { type: 'container.progress'; containerId: string; label: string; current?: number; total?: number };
 
-export interface ContainerEffectInput { containerId: string; repoUrl: string; limits: ContainerLimits; dockerId: string | null }
+export interface ContainerEffectInput { containerId: string; repoUrl: string; limits: ContainerLimits; dockerId: string | null; deadline: number }
 export interface StartContainerOutput { dockerId: string }
 
 const notProvided = (name: string) => (): Promise<never> =>
@@ -52,7 +52,7 @@ const notProvided = (name: string) => (): Promise<never> =>
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 const effectInput = ({ context }: { context: ContainerContext }): ContainerEffectInput => ({
-  containerId: context.containerId, repoUrl: context.repoUrl, limits: context.limits, dockerId: context.dockerId,
+  containerId: context.containerId, repoUrl: context.repoUrl, limits: context.limits, dockerId: context.dockerId, deadline: context.deadline,
 });
 
 const failWith = { target: '#container.failed', actions: { type: 'recordError', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) } } as const;
