@@ -27,10 +27,7 @@ export interface ContainerEffectsOptions {
   onCleanedUp?: (containerId: string) => Promise<void> | void;
 }
 
-/** The effect input, with the deadline when the machine passes it. */
-type EffectInput = ContainerEffectInput & { deadline?: number };
-
-function limitsOf(input: EffectInput, timeoutMinutes: number): ContainerLimits {
+function limitsOf(input: ContainerEffectInput, timeoutMinutes: number): ContainerLimits {
   return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes };
 }
 
@@ -40,7 +37,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
   const workspaces = new Map<string, Workspace>();
 
   /** The workspace of a container, also after cadre restarted (read back from the container's labels). */
-  async function workspaceOf(input: EffectInput): Promise<Workspace> {
+  async function workspaceOf(input: ContainerEffectInput): Promise<Workspace> {
     const known = workspaces.get(input.containerId);
     if (known) return known;
     const found = await findContainer(docker, input.containerId).then((record) => record.workspace, () => undefined);
@@ -49,15 +46,15 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
   }
 
   return {
-    prepareWorkspace: fromPromise<void, EffectInput>(async ({ input }) => {
+    prepareWorkspace: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       const workspace = await prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
       workspaces.set(input.containerId, workspace);
     }),
-    cloneRepository: fromPromise<void, EffectInput>(async ({ input }) => {
+    cloneRepository: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       const workspace = await workspaceOf(input);
       await cloneRepository({ url: input.repoUrl, dir: workspace.dir, onEvent, progressId: `${input.containerId}:clone` });
     }),
-    startContainer: fromPromise<StartContainerOutput, EffectInput>(async ({ input }) => {
+    startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(async ({ input }) => {
       if (input.dockerId) {
         await docker.getContainer(input.dockerId).start().catch((error: unknown) => {
           if ((error as { statusCode?: number }).statusCode !== 304) throw error;
@@ -73,7 +70,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         image: options.image,
         limits,
         workspace: await workspaceOf(input),
-        ...(input.deadline ? { deadline: input.deadline } : {}),
+        deadline: input.deadline,
         ...(settings.env ? { env: settings.env } : {}),
         ...(settings.networkIsolation !== undefined ? { networkIsolation: settings.networkIsolation } : {}),
         ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
@@ -83,7 +80,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       return { dockerId };
     }),
     /** Sends `container.exited` with the cause (OOMKilled, disk limit) when the container stops while the machine is running. */
-    watchContainer: fromCallback<EventObject, EffectInput>(({ input, sendBack }) => {
+    watchContainer: fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {
       const abort = new AbortController();
       let diskFull = false;
       let stopWatchdog = () => undefined as void;
@@ -112,13 +109,13 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         stopWatchdog();
       };
     }),
-    restartContainer: fromPromise<void, EffectInput>(async ({ input }) => {
+    restartContainer: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       if (input.dockerId) await restartContainer({ docker, dockerId: input.dockerId });
     }),
-    stopContainer: fromPromise<void, EffectInput>(async ({ input }) => {
+    stopContainer: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       if (input.dockerId) await stopContainer({ docker, dockerId: input.dockerId });
     }),
-    cleanUp: fromPromise<void, EffectInput>(async ({ input }) => {
+    cleanUp: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       const workspace = await workspaceOf(input);
       await cleanUp({ docker, id: input.containerId, workspace, deleteWorkspace: true });
       workspaces.delete(input.containerId);

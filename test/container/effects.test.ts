@@ -51,10 +51,11 @@ describeDocker('the container machine with real effects', () => {
   }
 
   it('creates, restarts, times out at its deadline and cleans up, leaving nothing', async () => {
-    const { actor, containerId } = start(Date.now() + 10 * 60_000);
+    const deadline = Date.now() + 10 * 60_000;
+    const { actor, containerId } = start(deadline);
     await waitFor(actor, (state) => state.matches('running') || state.matches('failed'), { timeout: 60_000 });
     expect(actor.getSnapshot().context.failure).toBeNull();
-    expect((await containerStatus({ docker, id: containerId })).state).toBe('running');
+    expect(await containerStatus({ docker, id: containerId })).toMatchObject({ state: 'running', deadline: new Date(deadline).toISOString() });
     expect(events.some((event) => event.type === 'output.progress' && event.id === `${containerId}:clone` && event.done)).toBe(true);
 
     actor.send({ type: 'container.restart' });
