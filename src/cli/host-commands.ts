@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { exitCodes } from '../errors.js';
 import { result } from './output.js';
-import type { GlobalOptions } from './main.js';
+import type { GlobalOptions } from './sink.js';
 
 type SetExitCode = (code: number) => void;
 
@@ -14,7 +14,7 @@ function globalsOf(command: Command): GlobalOptions {
 }
 
 async function withSink(command: Command, setExitCode: SetExitCode, body: (sink: import('./output.js').OutputSink, globals: GlobalOptions) => Promise<number | void>): Promise<void> {
-  const { createSink, reportFailure } = await import('./main.js');
+  const { createSink, reportFailure } = await import('./sink.js');
   const globals = globalsOf(command);
   const sink = createSink({ json: globals.json, color: globals.color !== false });
   try {

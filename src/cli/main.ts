@@ -1,97 +1,30 @@
-// The `cadre` command line (commander): the prompt, `-c` runs, and the host subcommands.
-import { Command, CommanderError, Option } from 'commander';
-import { exitCodes, isCadreError } from '../errors.js';
-import { cadreVersion } from '../version.js';
-import { createTextRenderer } from './render-text.js';
-import { createJsonRenderer } from './render-json.js';
-import type { OutputSink } from './output.js';
-import { registerHostCommands } from './host-commands.js';
+// cadre's entry: the plain interactive start (no subcommand, no -c) skips the full parser, so the prompt comes up fast.
+import type { GlobalOptions } from './sink.js';
 
-export interface GlobalOptions {
-  cwd: string;
-  command: string[];
-  json?: boolean;
-  resume?: string;
-  inspect?: boolean;
-  trace?: string;
-  color: boolean;
-}
-
-const exitCodeHelp = `
-Exit codes (for -c runs):
-  0    every command succeeded
-  1    a command failed
-  2    usage error (unknown command, bad argument, bad configuration)
-  3    the command is not available in this version
-  130  interrupted (Ctrl-C)
-
-Examples:
-  cadre                                   open the prompt on the current folder
-  cadre --cwd examples/react-shop         open the prompt on another project
-  cadre -c "/status" -c "/sessions"       run commands without the prompt
-  cadre --json -c "/help"                 the same, one JSON event per line
-  cadre --resume header-work              continue a saved session`;
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-export function createSink(options: { json?: boolean; color: boolean }): OutputSink {
-  return options.json
-    ? createJsonRenderer(process.stdout)
-    : createTextRenderer({ out: process.stdout, err: process.stderr, color: options.color && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR });
-}
-
-export function reportFailure(error: unknown, sink: OutputSink): number {
-  if (isCadreError(error)) {
-    sink({ type: 'output.error', code: error.code, message: error.message, remedy: error.remedy });
-    return error.exitCode;
+/** `cadre`, `cadre --cwd DIR`, `cadre --resume NAME`, `cadre --no-color`: options for the prompt, or undefined for commander. */
+function plainInteractive(args: string[]): GlobalOptions | undefined {
+  const options: GlobalOptions = { cwd: process.cwd(), command: [], color: true };
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if ((arg === '--cwd' || arg === '--resume') && next !== undefined && !next.startsWith('-')) {
+      if (arg === '--cwd') options.cwd = next;
+      else options.resume = next;
+      i += 1;
+    } else if (arg.startsWith('--cwd=')) options.cwd = arg.slice('--cwd='.length);
+    else if (arg === '--no-color') options.color = false;
+    else return undefined;
   }
-  const message = error instanceof Error ? error.message : String(error);
-  sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${message}`, remedy: 'This is a bug in cadre: please report it (CADRE_DEBUG=1 prints the stack trace).' });
-  if (process.env.CADRE_DEBUG) console.error(error);
-  return exitCodes.commandFailed;
-}
-
-export function buildProgram(setExitCode: (code: number) => void): Command {
-  const program = new Command('cadre')
-    .description('An interactive development assistant: universal-agent works on your project, vm-agent in an isolated container.')
-    .version(cadreVersion, '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show this help')
-    .addOption(new Option('--cwd <dir>', 'the project folder').default(process.cwd(), 'the current folder'))
-    .option('-c, --command <slash-command>', 'run a slash command without the prompt (repeatable; run in order, stops at the first failure)', collect, [])
-    .option('--json', 'print one JSON object per line (the emitted events) instead of text')
-    .option('--resume <name>', 'resume a saved session')
-    .option('--inspect', 'start the Stately inspector relay on 127.0.0.1 and print the URL to open')
-    .option('--trace <file>', 'record every actor inspection event to FILE as JSON lines')
-    .option('--no-color', 'print without colours (NO_COLOR works too)')
-    .addHelpText('after', exitCodeHelp)
-    .showSuggestionAfterError(true)
-    .exitOverride()
-    .action(async (options: GlobalOptions) => {
-      const { runCadre } = await import('./run.js');
-      setExitCode(await runCadre(options));
-    });
-  registerHostCommands(program, setExitCode);
-  return program;
+  return options;
 }
 
 /** Runs cadre with the given argv and resolves the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let exitCode: number = exitCodes.ok;
-  const program = buildProgram((code) => {
-    exitCode = code;
-  });
-  try {
-    await program.parseAsync(argv);
-    return exitCode;
-  } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return exitCodes.ok;
-      return exitCodes.usage;
-    }
-    const opts = program.opts<GlobalOptions>();
-    return reportFailure(error, createSink({ json: opts.json, color: opts.color !== false }));
+  const plain = plainInteractive(argv.slice(2));
+  if (plain) {
+    const { runCadre } = await import('./run.js');
+    return runCadre(plain);
   }
+  const { runProgram } = await import('./program.js');
+  return runProgram(argv);
 }
-

@@ -16,10 +16,12 @@ export interface LoopTarget {
 export const promptMessage = 'cadre';
 
 /** Reads lines until the quotes balance, so a quoted task may span several lines. */
-async function readEntry(history: readonly string[], signal?: AbortSignal): Promise<LineResult> {
+async function readEntry(history: readonly string[], signal?: AbortSignal, onShown?: () => void): Promise<LineResult> {
   let text = '';
   for (;;) {
-    const line = await readLine({ message: text ? '…' : promptMessage, history: text ? [] : history, ...(signal ? { signal } : {}) });
+    const reading = readLine({ message: text ? '…' : promptMessage, history: text ? [] : history, ...(signal ? { signal } : {}) });
+    onShown?.();
+    const line = await reading;
     if (line.kind !== 'line') return line;
     text = text ? `${text}\n${line.text}` : line.text;
     // Follow-ups are free text: an apostrophe there is not a quote.
@@ -28,11 +30,17 @@ async function readEntry(history: readonly string[], signal?: AbortSignal): Prom
   }
 }
 
-/** Runs until exit; `signal` (start-up failed) closes the prompt at once. */
-export async function runPromptLoop(target: LoopTarget, options: { historyFile: string; signal?: AbortSignal }): Promise<void> {
+/** Runs until exit; `signal` (start-up failed) closes the prompt at once; `onFirstPrompt` runs once the first prompt is on screen. */
+export async function runPromptLoop(target: LoopTarget, options: { historyFile: string; signal?: AbortSignal; onFirstPrompt?: () => void }): Promise<void> {
   const history = await openHistory(options.historyFile);
+  let firstPrompt = options.onFirstPrompt;
+  const shown = (): void => {
+    const run = firstPrompt;
+    firstPrompt = undefined;
+    run?.();
+  };
   for (;;) {
-    const entry = await readEntry(history.entries(), options.signal);
+    const entry = await readEntry(history.entries(), options.signal, shown);
     if (options.signal?.aborted) return;
     if (entry.kind === 'eof') return target.endOfInput();
     if (entry.kind === 'interrupt') {

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CadreError, exitCodes } from '../errors.js';
-import { createSink, reportFailure, type GlobalOptions } from './main.js';
+import { createSink, reportFailure, type GlobalOptions } from './sink.js';
 import type { OutputSink } from './output.js';
 import type { App } from './root.js';
 
@@ -44,25 +44,30 @@ async function startInspection(options: GlobalOptions, sink: OutputSink) {
  * appears at once; what start-up says is held until the first entry, and a start-up failure closes
  * the prompt and is reported. A crash left behind is offered first (that path waits for start-up).
  */
-async function runInteractive(cwd: string, startup: Promise<App>, release: () => void, sink: OutputSink): Promise<number> {
+async function runInteractive(cwd: string, start: () => Promise<App>, release: () => void, sink: OutputSink): Promise<number> {
   const [{ runPromptLoop }, { resolvePaths }, { crashLockPresent }] = await Promise.all([
     import('./prompt-loop.js'), import('../store/paths.js'), import('../store/crash-lock.js'),
   ]);
   const paths = resolvePaths({ cwd, env: process.env });
   const failed = new AbortController();
   let failure: unknown;
-  const ready = startup.catch((error: unknown) => {
+  let started: Promise<App> | undefined;
+  const begin = (): Promise<App> => (started ??= start());
+  const crashed = await crashLockPresent(paths.sessionsDir);
+  if (crashed) begin();
+  let readyPromise: Promise<App | undefined> | undefined;
+  const ready = (): Promise<App | undefined> => (readyPromise ??= begin().catch((error: unknown) => {
     failure = error;
     failed.abort();
     return undefined;
-  });
-  if (await crashLockPresent(paths.sessionsDir)) {
-    const app = await ready;
+  }));
+  if (crashed) {
+    const app = await ready();
     release();
     await app?.offerCrashRecovery();
   }
   const whenReady = async (): Promise<App> => {
-    const app = await ready;
+    const app = await ready();
     release();
     if (!app) throw failure;
     return app;
@@ -71,7 +76,7 @@ async function runInteractive(cwd: string, startup: Promise<App>, release: () =>
     submit: async (text) => (await whenReady()).loopTarget().submit(text),
     interrupt: async () => (await whenReady()).loopTarget().interrupt(),
     endOfInput: async () => (await whenReady()).loopTarget().endOfInput(),
-  }, { historyFile: paths.historyFile, signal: failed.signal });
+  }, { historyFile: paths.historyFile, signal: failed.signal, onFirstPrompt: () => setImmediate(() => void ready()) });
   if (failure !== undefined) {
     release();
     return reportFailure(failure, sink);
@@ -111,11 +116,14 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
     const cwd = await checkProjectFolder(options.cwd);
     const interactive = options.command.length === 0 && Boolean(process.stdin.isTTY) && !options.json;
     const held = interactive ? holdingSink(sink) : { sink, release: () => undefined };
-    const startup = import('./root.js').then(({ startApp }) =>
-      startApp({ cwd, env: process.env, sink: held.sink, interactive, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
-    startup.then((started) => (app = started), () => undefined);
-    if (interactive) return await runInteractive(cwd, startup, held.release, sink);
-    app = await startup;
+    const start = (): Promise<App> => {
+      const startup = import('./root.js').then(({ startApp }) =>
+        startApp({ cwd, env: process.env, sink: held.sink, interactive, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
+      startup.then((started) => (app = started), () => undefined);
+      return startup;
+    };
+    if (interactive) return await runInteractive(cwd, start, held.release, sink);
+    app = await start();
     exitCode = await runEntries(app, options.command.length > 0 ? options.command : stdinLines());
     if (interrupted) exitCode = exitCodes.interrupted;
   } catch (error) {

@@ -63,6 +63,9 @@ describe('the prompt', () => {
     await first.waitFor('Mode');
     await first.waitFor('cadre ›', { from: first.screen().indexOf('Mode') });
     const { readFile } = await import('node:fs/promises');
+    const { existsSync } = await import('node:fs');
+    // The autosave lands within moments of each change; a crash before the first one leaves nothing to offer.
+    for (let i = 0; i < 100 && !existsSync(`${project}/.cadre/sessions/.autosave.json`); i += 1) await new Promise((r) => setTimeout(r, 50));
     const lock = JSON.parse(await readFile(`${project}/.cadre/sessions/.autosave.lock`, 'utf8')) as { pid: number };
     process.kill(lock.pid, 'SIGKILL');
     await first.exited;

@@ -1,0 +1,69 @@
+// The full `cadre` command line (commander): the prompt, `-c` runs, and the host subcommands.
+import { Command, CommanderError, Option } from 'commander';
+import { exitCodes } from '../errors.js';
+import { cadreVersion } from '../version.js';
+import { createSink, reportFailure, type GlobalOptions } from './sink.js';
+import { registerHostCommands } from './host-commands.js';
+
+
+const exitCodeHelp = `
+Exit codes (for -c runs):
+  0    every command succeeded
+  1    a command failed
+  2    usage error (unknown command, bad argument, bad configuration)
+  3    the command is not available in this version
+  130  interrupted (Ctrl-C)
+
+Examples:
+  cadre                                   open the prompt on the current folder
+  cadre --cwd examples/react-shop         open the prompt on another project
+  cadre -c "/status" -c "/sessions"       run commands without the prompt
+  cadre --json -c "/help"                 the same, one JSON event per line
+  cadre --resume header-work              continue a saved session`;
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function buildProgram(setExitCode: (code: number) => void): Command {
+  const program = new Command('cadre')
+    .description('An interactive development assistant: universal-agent works on your project, vm-agent in an isolated container.')
+    .version(cadreVersion, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show this help')
+    .addOption(new Option('--cwd <dir>', 'the project folder').default(process.cwd(), 'the current folder'))
+    .option('-c, --command <slash-command>', 'run a slash command without the prompt (repeatable; run in order, stops at the first failure)', collect, [])
+    .option('--json', 'print one JSON object per line (the emitted events) instead of text')
+    .option('--resume <name>', 'resume a saved session')
+    .option('--inspect', 'start the Stately inspector relay on 127.0.0.1 and print the URL to open')
+    .option('--trace <file>', 'record every actor inspection event to FILE as JSON lines')
+    .option('--no-color', 'print without colours (NO_COLOR works too)')
+    .addHelpText('after', exitCodeHelp)
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .action(async (options: GlobalOptions) => {
+      const { runCadre } = await import('./run.js');
+      setExitCode(await runCadre(options));
+    });
+  registerHostCommands(program, setExitCode);
+  return program;
+}
+
+/** Runs cadre through commander with the given argv and resolves the process exit code. */
+export async function runProgram(argv: string[]): Promise<number> {
+  let exitCode: number = exitCodes.ok;
+  const program = buildProgram((code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return exitCodes.ok;
+      return exitCodes.usage;
+    }
+    const opts = program.opts<GlobalOptions>();
+    return reportFailure(error, createSink({ json: opts.json, color: opts.color !== false }));
+  }
+}
+

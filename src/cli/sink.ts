@@ -1,0 +1,32 @@
+// The global options every run shares, the renderer they choose, and how a failure becomes an exit code.
+import { exitCodes, isCadreError } from '../errors.js';
+import { createTextRenderer } from './render-text.js';
+import { createJsonRenderer } from './render-json.js';
+import type { OutputSink } from './output.js';
+
+export interface GlobalOptions {
+  cwd: string;
+  command: string[];
+  json?: boolean;
+  resume?: string;
+  inspect?: boolean;
+  trace?: string;
+  color: boolean;
+}
+
+export function createSink(options: { json?: boolean; color: boolean }): OutputSink {
+  return options.json
+    ? createJsonRenderer(process.stdout)
+    : createTextRenderer({ out: process.stdout, err: process.stderr, color: options.color && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR });
+}
+
+export function reportFailure(error: unknown, sink: OutputSink): number {
+  if (isCadreError(error)) {
+    sink({ type: 'output.error', code: error.code, message: error.message, remedy: error.remedy });
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${message}`, remedy: 'This is a bug in cadre: please report it (CADRE_DEBUG=1 prints the stack trace).' });
+  if (process.env.CADRE_DEBUG) console.error(error);
+  return exitCodes.commandFailed;
+}
