@@ -20,9 +20,11 @@ export interface ContainerEffectsOptions {
   image: string;
   onEvent: OutputSink;
   /** Per-container settings from /vm-config: env, network rules, timeout; read when the container is created. */
-  settingsFor?: (containerId: string) => { env?: Record<string, string>; networkIsolation?: boolean; allowedDomains?: string[]; timeoutMinutes?: number };
+  settingsFor?: (containerId: string) => { env?: Record<string, string>; networkIsolation?: boolean; allowedDomains?: string[]; timeoutMinutes?: number; binds?: string[] };
   /** Extra binds for every container (runner bundle, gateway socket), `host:container:ro`. */
   binds?: string[];
+  /** The containers' main process (e.g. the gateway forwarder); by default they idle. */
+  command?: string[];
   /** Called when a container is cleaned up, to revoke its session credentials. */
   onCleanedUp?: (containerId: string) => Promise<void> | void;
 }
@@ -74,7 +76,8 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         ...(settings.env ? { env: settings.env } : {}),
         ...(settings.networkIsolation !== undefined ? { networkIsolation: settings.networkIsolation } : {}),
         ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
-        ...(options.binds ? { binds: options.binds } : {}),
+        binds: [...(options.binds ?? []), ...(settings.binds ?? [])],
+        ...(options.command ? { command: options.command } : {}),
       };
       const { dockerId } = await startContainer({ docker, spec });
       return { dockerId };
