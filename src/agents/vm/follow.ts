@@ -74,6 +74,8 @@ export async function followRunner(options: {
   stderr: Readable;
   exited: () => Promise<RunnerExit>;
   onEvent: OutputSink;
+  /** Every runner event as parsed, e.g. for the audit trail. */
+  onRunnerEvent?: (event: RunnerEvent) => void;
 }): Promise<VmAttemptResult> {
   let stderr = '';
   options.stderr.on('data', (chunk: Buffer) => {
@@ -83,6 +85,7 @@ export async function followRunner(options: {
   for await (const line of createInterface({ input: options.stdout, crlfDelay: Infinity })) {
     const event = parseRunnerEvent(line);
     if (!event) continue;
+    options.onRunnerEvent?.(event);
     for (const output of runnerEventOutput(event)) options.onEvent(output);
     if (event.type === 'runner.finished' || event.type === 'runner.failed' || event.type === 'runner.budget-exhausted') terminal = event;
   }

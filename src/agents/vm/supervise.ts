@@ -4,6 +4,7 @@ import type Docker from 'dockerode';
 import type { OutputSink } from '../../cli/output.js';
 import { engineError, engineStatus } from '../../container/docker-client.js';
 import { CadreError } from '../../errors.js';
+import type { RunnerEvent } from '../../runner/events.js';
 import { followRunner, type RunnerExit, type VmAttemptResult } from './follow.js';
 import { containerRunnerPath, stopRunners } from './stop.js';
 
@@ -17,6 +18,8 @@ export interface VmAttemptOptions {
   /** The runner's model settings: CADRE_MODEL, the session JWT as ANTHROPIC_API_KEY or OPENAI_API_KEY, and the forwarder's base URL. */
   env: Record<string, string>;
   onEvent: OutputSink;
+  /** Every runner event as parsed (tool calls, policy denials, usage), e.g. for the audit trail. */
+  onRunnerEvent?: (event: RunnerEvent) => void;
   /** Aborting stops the runner (task cancelled or timed out); the attempt then rejects. */
   signal?: AbortSignal;
   runnerPath?: string;
@@ -102,7 +105,7 @@ export async function runVmAttempt(options: VmAttemptOptions): Promise<VmAttempt
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    return await followRunner({ stdout, stderr, exited: () => exitOf(exec, container), onEvent: options.onEvent });
+    return await followRunner({ stdout, stderr, exited: () => exitOf(exec, container), onEvent: options.onEvent, ...(options.onRunnerEvent ? { onRunnerEvent: options.onRunnerEvent } : {}) });
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
