@@ -1,4 +1,4 @@
-// runAnalysis: lists the target's files, analyses changed ones (cached by content hash), runs project-level rules, builds the report.
+// runAnalysis: lists the target's files, answers from the report cache when nothing changed, else analyses changed files (cached by content hash), runs project-level rules, builds the report.
 import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
@@ -7,6 +7,7 @@ import { extractFacts } from '../../project/facts.js';
 import { type ListedFile, contentHash, listProjectFiles } from '../../project/files.js';
 import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.js';
 import { readInstalled } from './installed.js';
+import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
 import { kinds } from './kinds.js';
 import { loadSourceFile } from './source.js';
 import { type AnalysisKind, type AnalysisReport, type Finding, type Severity, severities } from './types.js';
@@ -35,6 +36,12 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   const listed = await listTarget(targetAbsolute, target);
   const files = listed.filter((file) => definition.includes(file.path));
   const useCache = options.cache !== false;
+  const stamp = useCache ? await reportStamp({ root, kind, target, files, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
+  const unchanged = stamp ? await loadCachedReport(root, kind, stamp) : null;
+  if (unchanged) {
+    options.onProgress?.(files.length, files.length);
+    return { ...unchanged, generatedAt: new Date().toISOString(), filesReused: unchanged.filesAnalyzed, durationMs: Math.round(performance.now() - started) };
+  }
   const previous = useCache ? await loadAnalysisCache(root, kind) : new Map<string, CachedFile>();
   const current = new Map<string, CachedFile>();
   let reused = 0;
@@ -72,13 +79,15 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
     await saveAnalysisCache(root, kind, previous, current, target);
   }
   const findings = sortFindings([...[...current.values()].flatMap((entry) => entry.findings), ...projectFindings]);
-  return {
+  const report: AnalysisReport = {
     kind, root, target: target || '.', generatedAt: new Date().toISOString(),
     filesAnalyzed: files.length, filesReused: reused, durationMs: Math.round(performance.now() - started),
     findings, counts: countBySeverity(findings), byCategory: countByCategory(findings), rules: definition.rules,
     recommendations: definition.recommend(findings),
     score: definition.score ? definition.score(findings, view) : null,
   };
+  if (stamp) await saveCachedReport(root, kind, stamp, report);
+  return report;
 }
 
 async function listTarget(targetAbsolute: string, target: string): Promise<ListedFile[]> {

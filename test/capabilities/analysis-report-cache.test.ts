@@ -1,0 +1,60 @@
+// The whole-report cache: an unchanged project is answered from it; any changed input (a file, the manifest, installed packages, an advisory export) is analysed again.
+import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runAnalysis } from '../../src/capabilities/analysis/index.js';
+import { analysisCachePath } from '../../src/capabilities/analysis/cache.js';
+import { reportCachePath } from '../../src/capabilities/analysis/report-cache.js';
+import { copyExample } from '../project/helpers.js';
+
+const folders: string[] = [];
+afterEach(async () => {
+  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
+});
+async function freshExample(name: string): Promise<string> {
+  const folder = await copyExample(name);
+  folders.push(folder);
+  await rm(join(folder, '.cadre'), { recursive: true, force: true });
+  return folder;
+}
+
+describe('the report cache', () => {
+  it('answers an unchanged project without reading the per-file cache, and re-analyses after a file changes', async () => {
+    const cwd = await freshExample('shop-api');
+    const first = await runAnalysis('security', { cwd });
+    expect(first.filesReused).toBe(0);
+    // A broken per-file cache proves the second answer came from the report cache.
+    await writeFile(analysisCachePath(cwd, 'security'), 'not json');
+    const second = await runAnalysis('security', { cwd });
+    expect(second.findings).toEqual(first.findings);
+    expect(second.filesReused).toBe(second.filesAnalyzed);
+    const products = join(cwd, 'src/routes/products.ts');
+    await writeFile(products, (await readFile(products, 'utf8')).replace('$queryRawUnsafe(`SELECT * FROM "Product" WHERE name ILIKE \'%${term}%\'`)', '$queryRaw`SELECT * FROM "Product" WHERE name ILIKE ${`%${term}%`}`'));
+    const third = await runAnalysis('security', { cwd });
+    expect(third.findings.some((finding) => finding.ruleId === 'security/sql-injection')).toBe(false);
+    expect(third.findings.length).toBe(first.findings.length - 1);
+  });
+
+  it('is invalidated by the manifest: upgrading a vulnerable dependency clears its finding', async () => {
+    const cwd = await freshExample('shop-api');
+    const vulnerable = (await runAnalysis('security', { cwd })).findings.filter((finding) => finding.ruleId === 'security/vulnerable-dependency');
+    expect(vulnerable.length).toBeGreaterThan(0);
+    const manifest = join(cwd, 'package.json');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace('"lodash": "4.17.15"', '"lodash": "4.17.21"'));
+    const after = await runAnalysis('security', { cwd });
+    expect(after.findings.filter((finding) => finding.ruleId === 'security/vulnerable-dependency').length).toBeLessThan(vulnerable.length);
+  });
+
+  it('is keyed by mtime and size of every analysed file, and not used when caching is off', async () => {
+    const cwd = await freshExample('react-shop');
+    await runAnalysis('performance', { cwd });
+    const stamped = JSON.parse(await readFile(reportCachePath(cwd, 'performance'), 'utf8')) as { stamp: string };
+    const cart = join(cwd, 'src/components/Cart.tsx');
+    await utimes(cart, new Date(), new Date(Date.now() + 5_000));
+    await runAnalysis('performance', { cwd });
+    const restamped = JSON.parse(await readFile(reportCachePath(cwd, 'performance'), 'utf8')) as { stamp: string };
+    expect(restamped.stamp).not.toBe(stamped.stamp);
+    await writeFile(reportCachePath(cwd, 'performance'), JSON.stringify({ stamp: restamped.stamp, report: { findings: [] } }));
+    expect((await runAnalysis('performance', { cwd, cache: false })).findings.length).toBeGreaterThan(0);
+  });
+});
