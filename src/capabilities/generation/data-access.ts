@@ -63,9 +63,35 @@ export function pathParams(path: string): string[] {
   return [...path.matchAll(/:(\w+)/g)].map((match) => match[1] as string);
 }
 
+export type Column = { name: string; type: string; nullable: boolean };
+
+const knexTypes: Record<string, string> = {
+  increments: 'number', bigIncrements: 'number', integer: 'number', bigInteger: 'number', tinyint: 'number', smallint: 'number', mediumint: 'number',
+  float: 'number', double: 'number', decimal: 'number', boolean: 'boolean', string: 'string', text: 'string', uuid: 'string', enu: 'string', enum: 'string',
+  date: 'Date', datetime: 'Date', timestamp: 'Date', time: 'string', json: 'unknown', jsonb: 'unknown', binary: 'Buffer',
+};
+
+/** The columns a Knex migration creates for `table` (`table.string('name').nullable()` …), or null when none does. */
+export function knexColumns(migration: string, table: string): Column[] | null {
+  const start = new RegExp(`createTable\\(\\s*['"\`]${table}['"\`]`).exec(migration);
+  if (!start) return null;
+  const body = migration.slice(start.index, migration.indexOf('});', start.index));
+  const columns: Column[] = [];
+  for (const match of body.matchAll(/\.(\w+)\(\s*['"`](\w+)['"`][^;\n]*/g)) {
+    const type = knexTypes[match[1] as string];
+    if (type) columns.push({ name: match[2] as string, type, nullable: /\.nullable\(\)/.test(match[0]) });
+    if (match[1] === 'timestamps') columns.push({ name: 'created_at', type: 'Date', nullable: false }, { name: 'updated_at', type: 'Date', nullable: false });
+  }
+  return columns;
+}
+
+/** The columns of a table cadre's own migration creates for the task's fields. */
+export function columnsForFields(task: EndpointTask): Column[] {
+  const type = (field: FieldSpec): string => (field.list ? 'unknown' : { string: 'string', text: 'string', int: 'number', number: 'number', boolean: 'boolean', date: 'Date', json: 'unknown', handler: 'string' }[field.type]);
+  return [{ name: 'id', type: 'number', nullable: false }, ...task.fields.filter((field) => field.name !== 'id').map((field) => ({ name: snakeCase(field.name), type: type(field), nullable: field.optional })), { name: 'created_at', type: 'Date', nullable: false }];
+}
+
 /** The row type of a Knex table (snake_case columns, as the database returns them). */
-export function knexRowInterface(task: EndpointTask, id: IdKind): string {
-  const type = (field: FieldSpec): string => ({ string: 'string', text: 'string', int: 'number', number: 'number', boolean: 'boolean', date: 'Date', json: 'Record<string, unknown>', handler: 'string' }[field.type] + (field.list ? '[]' : ''));
-  const rows = [`  id: ${id === 'int' ? 'number' : 'string'};`, ...task.fields.filter((field) => field.name !== 'id').map((field) => `  ${snakeCase(field.name)}: ${type(field)}${field.optional ? ' | null' : ''};`), '  created_at: Date;'];
-  return `interface ${task.resource}Row {\n${rows.join('\n')}\n}`;
+export function knexRowInterface(resource: string, columns: Column[]): string {
+  return `interface ${resource}Row {\n${columns.map((column) => `  ${column.name}: ${column.type}${column.nullable ? ' | null' : ''};`).join('\n')}\n}`;
 }

@@ -4,14 +4,14 @@ import { CadreError, exitCodes } from '../../errors.js';
 import type { ProjectContext } from '../../project/context.js';
 import type { PlanDraft, PlanStep } from '../plan-draft.js';
 import { type Conventions, addImports, busiestFolder, conventionsOf, findExport, findFile, importSpecifier, readProjectFile } from './conventions.js';
-import { type Orm, knexRowInterface, pathParams, queryFor } from './data-access.js';
+import { type Column, type Orm, columnsForFields, knexColumns, knexRowInterface, pathParams, queryFor } from './data-access.js';
 import { endpointTestSource } from './endpoint-test.js';
 import { registerRouter } from './register.js';
 import { formatSource } from './format.js';
 import { camelCase, fileBaseName, plural } from './names.js';
 import { expressRoute, fastifyRoute, type Validation } from './route-source.js';
 import { prismaModels, prismaSchemaPath, schemaStep } from './schema.js';
-import type { IdKind } from './schema-source.js';
+import { type IdKind, tableName } from './schema-source.js';
 import type { EndpointTask } from './task.js';
 import { handValidator, inputInterface, jsonSchemaObject, zodObject } from './validation.js';
 
@@ -83,7 +83,7 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
       validation = { kind: 'hand', middleware: `validate${task.resource}` };
     }
   }
-  if (orm === 'Knex' && typed) declarations.push(knexRowInterface(task, model.id));
+  if (orm === 'Knex' && typed && task.method !== 'DELETE') declarations.push(knexRowInterface(task.resource, model.columns));
   const query = (notFound: string) => queryFor(task, { orm, db: db.name, id: model.id, modelFields: model.fields, notFound, param: server === 'Express' ? (name: string) => `String(req.params.${name})` : (name: string) => `request.params.${name}`, typed });
   const route = server === 'Express'
     ? expressRoute(task, { router: routerName, validation, query, inputType: validation.kind === 'zod' || validation.kind === 'hand' ? inputType : null, typed })
@@ -127,19 +127,18 @@ function insertIntoPlugin(text: string, declarations: string[], route: string): 
   return `${joined.slice(0, close)}\n\n${route.trimEnd()}${joined.slice(close)}`;
 }
 
-async function modelFacts(task: EndpointTask, input: { context: ProjectContext; orm: Orm; read: (path: string) => Promise<string | null> }): Promise<{ exists: boolean; id: IdKind; fields: string[] }> {
+async function modelFacts(task: EndpointTask, input: { context: ProjectContext; orm: Orm; read: (path: string) => Promise<string | null> }): Promise<{ exists: boolean; id: IdKind; fields: string[]; columns: Column[] }> {
   if (input.orm === 'Prisma') {
     const path = prismaSchemaPath(input.context);
     const models = prismaModels(path ? (await input.read(path)) ?? '' : '');
     const model = models.get(task.resource);
-    return { exists: Boolean(model), id: model?.id ?? [...models.values()][0]?.id ?? 'cuid', fields: model?.fields ?? task.fields.map((field) => field.name) };
+    return { exists: Boolean(model), id: model?.id ?? [...models.values()][0]?.id ?? 'cuid', fields: model?.fields ?? task.fields.map((field) => field.name), columns: [] };
   }
-  const table = `'${plural(task.resource).toLowerCase()}'`;
-  let exists = false;
-  for (const path of Object.keys(input.context.files).filter((candidate) => candidate.includes('migrations/'))) {
-    if ((await input.read(path))?.includes(`createTable(${table}`)) exists = true;
+  for (const path of Object.keys(input.context.files).filter((candidate) => /(?:^|\/)migrations\//.test(candidate))) {
+    const columns = knexColumns((await input.read(path)) ?? '', tableName(task.resource));
+    if (columns) return { exists: true, id: columns.find((column) => column.name === 'id')?.type === 'string' ? 'uuid' : 'int', fields: columns.map((column) => column.name), columns };
   }
-  return { exists, id: 'int', fields: task.fields.map((field) => field.name) };
+  return { exists: false, id: 'int', fields: task.fields.map((field) => field.name), columns: columnsForFields(task) };
 }
 
 async function databaseClient(input: { context: ProjectContext; orm: Orm; conventions: Conventions; steps: PlanStep[]; format: (source: string) => string; extension: string }): Promise<{ name: string; path: string }> {
