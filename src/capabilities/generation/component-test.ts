@@ -21,7 +21,7 @@ export function runnerPreamble(runner: TestRunner): { imports: string[]; contain
 
 export function reactComponentTestSource(task: ComponentTask, options: { runner: TestRunner; componentImport: string; defaultExport: boolean }): string {
   const preamble = runnerPreamble(options.runner);
-  const props = task.props.map((prop) => ` ${prop.name}={${sampleValue(prop)}}`).join('');
+  const props = task.props.map((prop) => ((prop.type === 'string' || prop.type === 'text') && !prop.list ? ` ${prop.name}="${sampleText(prop)}"` : ` ${prop.name}={${sampleValue(prop)}}`)).join('');
   const expectations = [`'${labelOf(task.name)}'`, ...task.props.map(sampleText).filter((text): text is string => text !== null).map((text) => `'${text}'`)];
   const component = options.defaultExport ? task.name : `{ ${task.name} }`;
   return [
