@@ -65,12 +65,13 @@ function serveCgi(root: string, req: IncomingMessage, res: ServerResponse, remot
   backend.on('close', () => (headersDone ? res.end() : res.writeHead(500).end('git http-backend failed')));
 }
 
-/** Starts the server; with `auth`, every request needs those Basic credentials. */
-export async function startGitServer(options: { auth?: { username: string; password: string } } = {}): Promise<GitServer> {
+/** Starts the server; with `auth`, every request needs those Basic credentials (only pushes with `pushOnly`, like a public repository). */
+export async function startGitServer(options: { auth?: { username: string; password: string; pushOnly?: boolean } } = {}): Promise<GitServer> {
   const root = await mkdtemp(join(tmpdir(), 'cadre-git-server-'));
   const expected = options.auth && `Basic ${Buffer.from(`${options.auth.username}:${options.auth.password}`).toString('base64')}`;
   const server = createServer((req, res) => {
-    if (expected && req.headers.authorization !== expected) {
+    const pushing = (req.url ?? '').includes('git-receive-pack');
+    if (expected && (pushing || !options.auth?.pushOnly) && req.headers.authorization !== expected) {
       res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="cadre-test"' }).end('authentication required');
       return;
     }
