@@ -3,8 +3,6 @@ import type { CodeStyle } from '../../project/style.js';
 
 export type SourceStyle = Pick<CodeStyle, 'indent' | 'quotes' | 'semicolons'>;
 
-export const defaultSourceStyle: SourceStyle = { indent: { kind: 'space', size: 2 }, quotes: 'single', semicolons: true };
-
 /**
  * Rewrites canonical source into `style`. Canonical source is written by the generators with two-space indents,
  * single-quoted strings, double-quoted JSX attributes, semicolons, and no line starting with `(`, `[` or a backtick.

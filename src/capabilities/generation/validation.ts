@@ -32,7 +32,7 @@ export function inputInterface(name: string, fields: FieldSpec[]): string {
 export function handValidator(resource: string, fields: FieldSpec[], typed: boolean): string {
   const check = (field: FieldSpec): string => {
     const test = { string: 'typeof value === \'string\' && value.length > 0', text: 'typeof value === \'string\'', int: 'Number.isInteger(value)', number: 'typeof value === \'number\'', boolean: 'typeof value === \'boolean\'', date: 'typeof value === \'string\' && !Number.isNaN(Date.parse(value))', json: 'typeof value === \'object\' && value !== null', handler: 'typeof value === \'string\'' }[field.type];
-    const condition = field.list ? `Array.isArray(body.${field.name}) && body.${field.name}.every((value${typed ? ': unknown' : ''}) => ${test})` : `((value${typed ? ': unknown' : ''}) => ${test})(body.${field.name})`;
+    const condition = field.list ? `Array.isArray(body.${field.name}) && body.${field.name}.every((value${typed ? ': unknown' : ''}) => ${test})` : test.replaceAll('value', `body.${field.name}`);
     return `  if (${field.optional ? `body.${field.name} !== undefined && ` : ''}!(${condition})) issues.push('${field.name} must be ${describeType(field)}');`;
   };
   return [

@@ -15,10 +15,10 @@ afterAll(async () => {
 });
 
 /** A throwaway project with these dependencies and files, analysed like a real one. */
-async function project(dependencies: string[], files: Record<string, string> = {}): Promise<{ cwd: string; context: Awaited<ReturnType<typeof analyzeProject>>['context'] }> {
+async function project(dependencies: string[], files: Record<string, string> = {}, devDependencies: string[] = ['typescript', 'vitest']): Promise<{ cwd: string; context: Awaited<ReturnType<typeof analyzeProject>>['context'] }> {
   const cwd = await mkdtemp(join(tmpdir(), 'cadre-gen-variant-'));
   folders.push(cwd);
-  const all = { 'package.json': JSON.stringify({ name: 'variant', dependencies: Object.fromEntries(dependencies.map((name) => [name, '*'])), devDependencies: { typescript: '*', vitest: '*' } }), ...files };
+  const all = { 'package.json': JSON.stringify({ name: 'variant', dependencies: Object.fromEntries(dependencies.map((name) => [name, '*'])), devDependencies: Object.fromEntries(devDependencies.map((name) => [name, '*'])) }), ...files };
   for (const [path, text] of Object.entries(all)) {
     await mkdir(dirname(join(cwd, path)), { recursive: true });
     await writeFile(join(cwd, path), text);
@@ -141,5 +141,25 @@ describe('schemas for each database layer', () => {
     expect(sql.steps[0]).toMatchObject({ path: 'sql/create_invoices.sql' });
     expect(sql.steps[0]?.content).toContain('  total DOUBLE PRECISION NOT NULL,\n  paid BOOLEAN NOT NULL,\n  notes TEXT,');
     for (const plan of [typeorm, mongoose]) expectParses(plan);
+  });
+});
+
+describe('endpoints in a JavaScript Express project without zod', () => {
+  it('writes a hand validator middleware, a Knex query and registers the router, in plain JavaScript', async () => {
+    const { cwd, context } = await project(['express', 'knex'], {
+      'src/app.js': "import express from 'express';\nimport { healthRouter } from './routes/health.js';\n\nexport const app = express();\napp.use(express.json());\napp.use(healthRouter);\n",
+      'src/db.js': "import knex from 'knex';\n\nexport const db = knex({ client: 'pg' });\n",
+      'src/routes/health.js': "import { Router } from 'express';\n\nexport const healthRouter = Router();\nhealthRouter.get('/health', (req, res) => res.json({ ok: true }));\n",
+    }, ['mocha']);
+    const plan = await generateFromTask('add an endpoint POST /notes with fields title:string pinned?:boolean', { cwd, context, now: new Date('2025-01-01T00:00:00Z') });
+    expect(plan.steps.map((step) => step.path)).toEqual(['migrations/20250101000000_create_notes.js', 'src/routes/notes.js', 'src/app.js', 'src/routes/notes.test.js']);
+    const router = plan.steps[1]?.content ?? '';
+    expect(router).toContain('function validateNote(req, res, next) {');
+    expect(router).toContain("  if (body.pinned !== undefined && !(typeof body.pinned === 'boolean')) issues.push('pinned must be true or false');");
+    expect(router).toContain("notesRouter.post('/notes', validateNote, async (req, res, next) => {");
+    expect(router).not.toMatch(/: (?:Request|string|void)\b/);
+    expect(plan.steps[2]?.content).toContain('app.use(healthRouter);\napp.use(notesRouter);\n');
+    expect(plan.steps[3]?.content).toContain("import assert from 'node:assert/strict';");
+    expectParses(plan);
   });
 });
