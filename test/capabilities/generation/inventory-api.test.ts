@@ -54,7 +54,7 @@ describe('endpoint generation on inventory-api', () => {
     expect(types.output).toBe('');
     expect(lints).toEqual({ ok: true, output: '' });
     expect(tests.output).toContain('1 passed');
-  });
+  }, 120_000);
 
   it('adds GET, PATCH and DELETE by id to an existing plugin, and they check', async () => {
     const plans = await Promise.all(['add GET /items/:id', 'add an endpoint PATCH /items/:id with fields name:string', 'add DELETE /items/:id endpoint']
@@ -68,7 +68,7 @@ describe('endpoint generation on inventory-api', () => {
       expect(types.output, each.title).toBe('');
       expect(lints.output, each.title).toBe('');
     }
-  });
+  }, 120_000);
 
   it('writes a Knex migration for a schema task that type-checks', async () => {
     const plan2 = await generateFromTask('create a table Warehouse with fields name:string capacity:int openedAt?:date', { cwd: source, context, now });
@@ -77,5 +77,5 @@ describe('endpoint generation on inventory-api', () => {
     folders.push(folder);
     expect((await typeCheck(folder, toolchain)).output).toBe('');
     expect((await lint(folder, toolchain, scripts(plan2))).output).toBe('');
-  });
+  }, 120_000);
 });

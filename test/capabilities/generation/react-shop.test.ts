@@ -56,7 +56,7 @@ describe('component generation on react-shop', () => {
     expect(lints).toEqual({ ok: true, output: '' });
     expect(tests.output).toContain('1 passed');
     expect(tests.ok).toBe(true);
-  });
+  }, 120_000);
 
   it('a component with no props or state still checks', async () => {
     const bare = await generateFromTask('generate a React component called EmptyState', { cwd: source, context });
@@ -65,5 +65,5 @@ describe('component generation on react-shop', () => {
     const [types, lints] = await Promise.all([typeCheck(folder, toolchain), lint(folder, toolchain, bare.steps.filter((step) => /\.[jt]sx?$/.test(step.path)).map((step) => step.path))]);
     expect(types.output).toBe('');
     expect(lints.output).toBe('');
-  });
+  }, 120_000);
 });

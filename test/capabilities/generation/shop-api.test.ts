@@ -55,7 +55,7 @@ describe('endpoint generation on shop-api', () => {
     expect(types.output).toBe('');
     expect(lints).toEqual({ ok: true, output: '' });
     expect(tests.output).toContain('1 passed');
-  });
+  }, 120_000);
 
   it('adds routes to an existing router and model: GET, PUT and DELETE by id', async () => {
     const plans = await Promise.all(['add GET /products/:id', 'add an endpoint PUT /products/:id with fields name:string priceCents:int', 'DELETE /orders/:id endpoint']
@@ -75,7 +75,7 @@ describe('endpoint generation on shop-api', () => {
       expect(types.output, `plan ${index}`).toBe('');
       expect(lints.output, `plan ${index}`).toBe('');
     }
-  });
+  }, 120_000);
 });
 
 describe('schema generation on shop-api', () => {
@@ -86,7 +86,7 @@ describe('schema generation on shop-api', () => {
     const folder = await applyToCopy('shop-api', plan, toolchain);
     folders.push(folder);
     expect((await validatePrisma(folder, toolchain)).output).toContain('is valid');
-  });
+  }, 120_000);
 
   it('refuses a model that exists', async () => {
     await expect(generateFromTask('create a model Product with fields name:string', { cwd: source, context })).rejects.toMatchObject({ code: 'generation.exists' });
