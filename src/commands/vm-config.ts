@@ -1,6 +1,12 @@
 // /vm-config: sets container defaults, or one container's settings.
 import { z } from 'zod';
+import { result } from '../cli/output.js';
+import type { ContainerSettings } from '../cli/vm-settings.js';
 import { defineCommand } from './types.js';
+
+const describe = (settings: ContainerSettings, formatSize: (bytes: number) => string): string =>
+  `memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, timeout ${settings.timeoutMinutes} min, env ${Object.keys(settings.env).join(', ') || '-'}, ` +
+  `network ${settings.networkIsolation ? 'isolated (no egress)' : `repository host, registries${settings.allowedDomains.length ? `, ${settings.allowedDomains.join(', ')}` : ''}`}`;
 
 export const vmConfigCommand = defineCommand({
   name: 'vm-config',
@@ -15,5 +21,36 @@ export const vmConfigCommand = defineCommand({
     allowedDomains: z.string().optional().describe('extra domains, comma-separated (*.domain for subdomains)'),
     container: z.string().optional().describe('apply to this container instead of the defaults'),
   }),
-  pending: 'container support',
+  run: async ({ container, ...change }, ctx) => {
+    const { applySettingsChange } = await import('../cli/vm-settings.js');
+    const { formatSize } = await import('../container/limits.js');
+    const store = ctx.runtime.vm.settings;
+    if (!container) {
+      const { settings, changed } = await applySettingsChange(store.defaults(), change);
+      store.setDefaults(settings);
+      if (changed.length) ctx.runtime.audit('vm.config', { scope: 'defaults', changed });
+      ctx.emit(result('vm.config', { scope: 'defaults', settings, changed }, `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describe(settings, formatSize)}`));
+      return;
+    }
+    const vm = await ctx.runtime.vm.engine();
+    const record = await vm.record(container);
+    const { settings, changed } = await applySettingsChange(store.of(record.id), change);
+    store.set(record.id, settings);
+    const notes: string[] = [];
+    if (changed.includes('memoryBytes') || changed.includes('cpus')) {
+      await vm.docker.getContainer(record.dockerId).update({ Memory: settings.memoryBytes, MemorySwap: settings.memoryBytes, NanoCpus: Math.round(settings.cpus * 1e9) });
+      notes.push('memory and cpu: applied now');
+    }
+    if (changed.includes('timeoutMinutes')) {
+      const deadline = Date.now() + settings.timeoutMinutes * 60_000;
+      vm.actorOf(record.id)?.send({ type: 'container.deadline.extended', deadline });
+      if (vm.gateways.isOpen(record.id)) await vm.gateways.open(record.id, record.repoUrl, settings, deadline);
+      notes.push(`timeout: the deadline is now ${new Date(deadline).toLocaleTimeString()} (a restart of cadre goes back to the deadline it was created with)`);
+    }
+    if (changed.includes('env')) notes.push('env: applies to every command and task started from now on');
+    if (changed.includes('networkIsolation') || changed.includes('allowedDomains')) notes.push(`network rules: restart needed, run /vm-restart ${record.id} to apply them`);
+    if (changed.length) ctx.runtime.audit('vm.config', { scope: record.id, changed });
+    ctx.emit(result('vm.config', { scope: record.id, settings, changed, restartNeeded: notes.some((note) => note.includes('restart needed')) },
+      [`${record.id}: ${describe(settings, formatSize)}`, ...notes.map((note) => `  ${note}`)].join('\n')));
+  },
 });

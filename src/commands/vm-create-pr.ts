@@ -1,5 +1,6 @@
 // /vm-create-pr: commits the container's work on a branch and opens a pull request.
 import { z } from 'zod';
+import { result } from '../cli/output.js';
 import { defineCommand } from './types.js';
 
 export const vmCreatePrCommand = defineCommand({
@@ -12,5 +13,24 @@ export const vmCreatePrCommand = defineCommand({
     title: z.string().min(1).describe('the pull request title'),
     description: z.string().default('').describe('the pull request description (may span lines)'),
   }),
-  pending: 'pull request support',
+  run: async ({ containerId, title, description }, ctx) => {
+    const vm = await ctx.runtime.vm.engine();
+    const record = await vm.record(containerId);
+    const { createPullRequest } = await import('../git/pull-request.js');
+    const { git, github } = ctx.runtime.config;
+    // The record's URL (a label cadre set), never the workspace's own origin, which the container could rewrite.
+    const pr = await createPullRequest({
+      workspaceDir: record.workspace.dir,
+      containerId: record.id,
+      repositoryUrl: record.repoUrl,
+      title,
+      description,
+      config: { ...(git.authorName ? { authorName: git.authorName } : {}), ...(git.authorEmail ? { authorEmail: git.authorEmail } : {}), ...(github.token ? { githubToken: github.token } : {}), githubBaseUrl: github.baseUrl },
+      env: process.env,
+      onProgress: ctx.emit,
+      signal: ctx.signal,
+    });
+    ctx.runtime.audit('pull-request.created', { containerId: record.id, branch: pr.branch, commit: pr.commit, url: pr.url });
+    ctx.emit(result('vm.pull-request', pr, `✔ Pull request #${pr.number} opened: ${pr.url}\n  branch ${pr.branch} → ${pr.base}, commit ${pr.commit.slice(0, 12)}`));
+  },
 });

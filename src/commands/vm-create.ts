@@ -1,5 +1,6 @@
 // /vm-create: creates an isolated container from a repository.
 import { z } from 'zod';
+import { result } from '../cli/output.js';
 import { defineCommand } from './types.js';
 
 export const vmCreateCommand = defineCommand({
@@ -11,5 +12,14 @@ export const vmCreateCommand = defineCommand({
     repoUrl: z.string().min(1).describe('the Git repository URL to clone'),
     config: z.string().optional().describe('lines of "memory: <size>", "cpu: <n> cores", "timeout: <n> minutes"'),
   }),
-  pending: 'container support',
+  run: async ({ repoUrl, config }, ctx) => {
+    const vm = await ctx.runtime.vm.engine();
+    // A typed "\n" separates config lines as a real line break does.
+    const created = await vm.create({ repoUrl, ...(config !== undefined ? { configText: config.replace(/\\n/g, '\n') } : {}) });
+    const { formatSize } = await import('../container/limits.js');
+    const { settings } = created;
+    ctx.emit(result('vm.created', { containerId: created.id, repoUrl, deadline: new Date(created.deadline).toISOString(), memoryBytes: settings.memoryBytes, cpus: settings.cpus, timeoutMinutes: settings.timeoutMinutes },
+      `✔ Container ${created.id} is running (memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, times out at ${new Date(created.deadline).toLocaleTimeString()}).\n` +
+      `  Next: /vm-install-deps --auto-detect, /agent vm-agent "<task>", /vm-status ${created.id}`));
+  },
 });

@@ -1,5 +1,6 @@
 // /vm-monitor: live resource usage of a container.
 import { z } from 'zod';
+import { result, say } from '../cli/output.js';
 import { defineCommand } from './types.js';
 
 export const vmMonitorCommand = defineCommand({
@@ -9,7 +10,16 @@ export const vmMonitorCommand = defineCommand({
   positionals: ['containerId'],
   args: z.object({
     containerId: z.string().min(1).describe('the container id, e.g. vm-3f2a'),
-    resources: z.boolean().optional().describe('show resource usage'),
+    resources: z.boolean().optional().describe('show resource usage (the default)'),
   }),
-  pending: 'container support',
+  run: async ({ containerId }, ctx) => {
+    const vm = await ctx.runtime.vm.engine();
+    const record = await vm.record(containerId);
+    const { formatSample, sampleResources } = await import('../container/stats.js');
+    ctx.emit(say(`Watching ${record.id} every second; Ctrl-C stops.`, 'dim'));
+    for await (const sample of sampleResources({ docker: vm.docker, dockerId: record.dockerId, workspace: record.workspace, signal: ctx.signal })) {
+      ctx.emit(result('vm.sample', { containerId: record.id, ...sample }, formatSample(record.id, sample)));
+    }
+    if (!ctx.signal.aborted) ctx.emit(say(`${record.id} stopped; /vm-status ${record.id} says why.`, 'warn'));
+  },
 });

@@ -1,0 +1,44 @@
+// The container actor logic for the root: the container statechart whose effects load the dockerode driver on first use.
+import { createActor, fromCallback, fromPromise, setup, toPromise, type EventObject } from 'xstate';
+import { containerMachine, type ContainerEffectInput, type ContainerEvent, type StartContainerOutput } from '../../machines/container.machine.js';
+import type { createContainerEffects } from '../container/effects.js';
+
+export type ContainerEffects = ReturnType<typeof createContainerEffects>;
+type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer'>;
+
+/**
+ * `containerMachine` with every effect delegated to the container layer's, which `load` provides
+ * (dockerode and isomorphic-git stay unloaded until a container is created).
+ */
+export function lazyContainerLogic(load: () => Promise<ContainerEffects>) {
+  const delegate = <T>(name: PromiseEffect) =>
+    fromPromise<T, ContainerEffectInput>(async ({ input }) => (await toPromise(createActor((await load())[name], { input }).start())) as T);
+  // A callback's sendBack reaches only its parent, so the real watcher runs under a relay that forwards its events.
+  const watchContainer = fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {
+    let relay: { stop(): void } | undefined;
+    let stopped = false;
+    void load().then((effects) => {
+      if (stopped) return;
+      const machine = setup({ types: {} as { events: ContainerEvent }, actors: { watch: effects.watchContainer } }).createMachine({
+        invoke: { id: 'watch', src: 'watch', input },
+        on: { 'container.exited': { actions: ({ event }) => sendBack(event) } },
+      });
+      relay = createActor(machine).start();
+    });
+    return () => {
+      stopped = true;
+      relay?.stop();
+    };
+  });
+  return containerMachine.provide({
+    actors: {
+      prepareWorkspace: delegate<void>('prepareWorkspace'),
+      cloneRepository: delegate<void>('cloneRepository'),
+      startContainer: delegate<StartContainerOutput>('startContainer'),
+      restartContainer: delegate<void>('restartContainer'),
+      stopContainer: delegate<void>('stopContainer'),
+      cleanUp: delegate<void>('cleanUp'),
+      watchContainer,
+    },
+  });
+}

@@ -1,0 +1,130 @@
+// One gateway per container in the cadre process: its socket folder (mounted at /run/cadre), its session JWT, and the runner's environment.
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CadreError } from '../errors.js';
+import type { Budget } from '../gateway/budget.js';
+import { containerGatewayEnv } from '../gateway/container-env.js';
+import type { Credentials } from '../gateway/credentials.js';
+import type { ProviderConfig } from '../gateway/providers.js';
+import { startGateway, type Gateway } from '../gateway/server.js';
+import { modelSetupHint, resolveModel } from '../model/resolve.js';
+import type { Config } from '../store/config-schema.js';
+import type { OutputSink } from './output.js';
+import type { ContainerSettings } from './vm-settings.js';
+
+/** The model the gateway forwards to (with the real key, which stays on the host) and the name the runner asks for. */
+export interface GatewayModel {
+  provider: ProviderConfig;
+  model: string;
+}
+
+interface OpenGateway {
+  gateway: Gateway;
+  token: string;
+  jti: string;
+  exp: number;
+}
+
+const upstreamDefaults = { anthropic: 'https://api.anthropic.com', openai: 'https://api.openai.com/v1' } as const;
+
+/** The configured model as the gateway's upstream; null when only the offline engine is configured. */
+export function gatewayModel(config: Config, env: NodeJS.ProcessEnv): GatewayModel | null {
+  const resolved = resolveModel(config.model, env);
+  if (resolved.provider === 'offline') return null;
+  const baseUrl = resolved.baseUrl ?? (resolved.provider === 'openai-compatible' ? '' : upstreamDefaults[resolved.provider]);
+  return { provider: { kind: resolved.provider, baseUrl, apiKey: resolved.apiKey ?? '' }, model: resolved.model };
+}
+
+/** The registry npm is configured with on the host, so that npm in the container asks the one the egress allowlist names. */
+export async function hostNpmRegistry(): Promise<string | undefined> {
+  const { stdout } = await promisify(execFile)('npm', ['config', 'get', 'registry'], { timeout: 15_000 }).catch(() => ({ stdout: '' }));
+  const registry = stdout.trim();
+  return /^https?:\/\//.test(registry) ? registry : undefined;
+}
+
+export interface GatewaysOptions {
+  runDir: string;
+  session: () => string;
+  model: GatewayModel | null;
+  credentials: Credentials;
+  budget: Budget;
+  audit: (type: string, data: Record<string, unknown>) => void;
+  sink: OutputSink;
+  /** Lets egress reach loopback upstreams (CADRE_GATEWAY_ALLOW_LOOPBACK=1, for tests with local servers); announced loudly. */
+  allowLoopbackUpstreams: boolean;
+}
+
+export function createGateways(options: GatewaysOptions) {
+  const open = new Map<string, OpenGateway>();
+  const socketDir = (id: string): string => join(options.runDir, id);
+
+  async function start(id: string, repoUrl: string, settings: ContainerSettings, token: Omit<OpenGateway, 'gateway'>): Promise<OpenGateway> {
+    const dir = socketDir(id);
+    await mkdir(dir, { recursive: true });
+    // The container's user (uid 1000) must reach the socket; it can list and create nothing here.
+    await chmod(dir, 0o711);
+    const gateway = await startGateway({
+      socketPath: join(dir, 'gateway.sock'),
+      container: { cid: id, session: options.session(), repoHost: new URL(repoUrl).hostname, allowedDomains: settings.allowedDomains, networkIsolation: settings.networkIsolation },
+      provider: options.model?.provider ?? { kind: 'anthropic', baseUrl: upstreamDefaults.anthropic, apiKey: '' },
+      credentials: options.credentials,
+      budget: options.budget,
+      audit: options.audit,
+      output: options.sink,
+      allowLoopbackUpstreams: options.allowLoopbackUpstreams,
+    });
+    const entry = { gateway, ...token };
+    open.set(id, entry);
+    return entry;
+  }
+
+  return {
+    /** The host folder bind-mounted read-only at /run/cadre in container `id`. */
+    bind: (id: string): string => `${socketDir(id)}:/run/cadre:ro`,
+
+    /** Starts (or restarts, with new network rules) the gateway of container `id`; its token lives until `deadline`. */
+    async open(id: string, repoUrl: string, settings: ContainerSettings, deadline: number): Promise<void> {
+      const previous = open.get(id);
+      if (previous) await previous.gateway.close();
+      const token = previous && previous.exp * 1000 >= deadline - 1000
+        ? { token: previous.token, jti: previous.jti, exp: previous.exp }
+        : options.credentials.issueContainerToken({ session: options.session(), cid: id, deadline: new Date(deadline) });
+      if (previous && previous.jti !== token.jti) await options.credentials.revoke(previous.jti, previous.exp);
+      await start(id, repoUrl, settings, token);
+      options.audit('gateway.opened', { cid: id, networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains, jti: token.jti.slice(0, 8) });
+    },
+
+    isOpen: (id: string): boolean => open.has(id),
+
+    /** Closes the gateway of `id` and revokes its token; harmless when there is none. */
+    async close(id: string): Promise<void> {
+      const entry = open.get(id);
+      open.delete(id);
+      if (entry) {
+        await entry.gateway.close();
+        await options.credentials.revoke(entry.jti, entry.exp);
+        options.audit('gateway.closed', { cid: id, revoked: entry.jti.slice(0, 8) });
+      }
+      await rm(socketDir(id), { recursive: true, force: true });
+    },
+
+    /** The runner's environment: the model through the forwarder, the JWT as the provider key, the container's own env. */
+    runnerEnv(id: string, extra: Record<string, string>): Record<string, string> {
+      const entry = open.get(id);
+      if (!options.model) throw new CadreError('vm-agent.no-model', 'vm-agent needs a model, and none is configured.', { remedy: modelSetupHint });
+      if (!entry) throw new CadreError('vm-agent.no-gateway', `Container ${id} has no gateway in this cadre process.`, { remedy: `Restart it with /vm-restart ${id}, then run the task again.` });
+      const kind = options.model.provider.kind;
+      const gatewayEnv = containerGatewayEnv({ provider: kind, token: entry.token });
+      return { ...extra, ...gatewayEnv, CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
+    },
+
+    async closeAll(): Promise<void> {
+      await Promise.all([...open.values()].map((entry) => entry.gateway.close().catch(() => undefined)));
+      open.clear();
+    },
+  };
+}
+
+export type Gateways = ReturnType<typeof createGateways>;

@@ -1,0 +1,151 @@
+// vm-agent tasks through the session's queue: the attempt in the container, live progress, and the outcome told when the task ends.
+import { randomBytes } from 'node:crypto';
+import { waitFor, type AnyActorRef } from 'xstate';
+import type { RunAttemptInput, RunAttemptOutput, TaskOutput } from '../../machines/task.machine.js';
+import type { SessionContext } from '../../machines/session.machine.js';
+import { CadreError, exitCodes, isCadreError, type ExitCode } from '../errors.js';
+import type { RunnerEvent } from '../runner/events.js';
+import type { CommandContext } from '../commands/types.js';
+import { say, type OutputSink } from './output.js';
+import type { VmHost } from './vm-host.js';
+
+export interface VmTasksOptions {
+  vm: VmHost;
+  sink: OutputSink;
+  audit: (type: string, data: Record<string, unknown>) => void;
+  session: () => AnyActorRef;
+}
+
+/** What the audit trail keeps of a runner event: tool calls, command results, policy denials (never command output). */
+function auditRunnerEvent(audit: VmTasksOptions['audit'], taskId: string, containerId: string, event: RunnerEvent): void {
+  if (event.type === 'tool.call') audit('vm-agent.tool', { taskId, containerId, tool: event.name, input: event.input });
+  else if (event.type === 'tool.result') audit('vm-agent.tool-result', { taskId, containerId, tool: event.name, ok: event.ok, display: event.display });
+  else if (event.type === 'policy.denied') audit('policy.denied', { taskId, containerId, tool: event.tool, subject: event.subject, rule: event.rule, reason: event.reason });
+}
+
+export function createVmTasks(options: VmTasksOptions) {
+  const { vm, sink, audit } = options;
+  const containerOf = new Map<string, string>();
+  const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
+
+  /** The task machine's runAttempt for vm-agent: one runner attempt in the task's container. */
+  async function attempt(input: RunAttemptInput, signal: AbortSignal): Promise<RunAttemptOutput> {
+    const containerId = containerOf.get(input.taskId) ?? context().currentContainer;
+    if (!containerId) throw new CadreError('vm-agent.no-container', 'There is no container for vm-agent to work in.', { remedy: 'create one with /vm-create <repo_url>' });
+    const engine = await vm.engine();
+    const record = await engine.record(containerId);
+    const env = engine.gateways.runnerEnv(containerId, vm.settings.of(containerId).env);
+    const { runVmAttempt } = await import('../agents/vm/supervise.js');
+    try {
+      const result = await runVmAttempt({
+        docker: engine.docker, containerDockerId: record.dockerId, task: input.text, attempt: input.attempt, env, onEvent: sink, signal,
+        onRunnerEvent: (event) => auditRunnerEvent(audit, input.taskId, containerId, event),
+      });
+      options.session().send({ type: 'session.usage.add', inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+      return { summary: result.summary };
+    } catch (error) {
+      if (!isCadreError(error) || error.code !== 'budget.exhausted') throw error;
+      // The session ends the task as budget-exhausted (not a retry); this attempt waits to be stopped.
+      options.session().send({ type: 'budget.exhausted' });
+      return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(error), { once: true }));
+    }
+  }
+
+  /** What the workspace holds after the task: `git status --short` in the container. */
+  async function workspaceChanges(containerId: string): Promise<string> {
+    const engine = await vm.engine();
+    const { execInContainer } = await import('./vm-exec.js');
+    const record = await engine.record(containerId);
+    const result = await execInContainer(engine.docker, record.dockerId, ['git', 'status', '--short'], {});
+    return result.stdout.trim();
+  }
+
+  async function report(taskId: string, containerId: string, output: TaskOutput): Promise<ExitCode> {
+    audit('task.finished', { taskId, agent: 'vm-agent', containerId, status: output.status, attempts: output.attempts });
+    options.session().send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
+    switch (output.status) {
+      case 'succeeded':
+        sink(say(`vm-agent finished task ${taskId} in ${containerId}: ${output.summary ?? 'done'}`, 'success'));
+        sink(say(`Open a pull request with /vm-create-pr ${containerId} "<title>" "<description>".`, 'dim'));
+        return exitCodes.ok;
+      case 'budget-exhausted': {
+        const { budget } = context();
+        const changes = await workspaceChanges(containerId).catch(() => '');
+        sink({
+          type: 'output.error', code: 'budget.exhausted',
+          message: `Task ${taskId} stopped: the session's token budget is exhausted (used ${budget.used} of ${budget.limit}). The workspace of ${containerId} is kept${changes ? `; it has these changes:\n${changes}` : ', with no changes yet'}.`,
+          remedy: `keep the work with /vm-create-pr ${containerId} "<title>" "<description>", or /save this session and start a new one (a new budget) to continue`,
+        });
+        return exitCodes.commandFailed;
+      }
+      case 'timed-out':
+        sink({ type: 'output.error', code: 'task.timed-out', message: `Task ${taskId} timed out: ${containerId} reached its deadline.`, remedy: `raise the timeout with /vm-config --timeout <minutes>, check it with /vm-status ${containerId}` });
+        return exitCodes.commandFailed;
+      case 'cancelled':
+        sink(say(`Task ${taskId} was cancelled; the workspace of ${containerId} is kept.`, 'warn'));
+        return exitCodes.interrupted;
+      case 'failed':
+        sink({
+          type: 'output.error', code: 'task.failed',
+          message: `Task ${taskId} failed after ${output.attempts.length} attempt(s): ${output.attempts.map((a) => `attempt ${a.attempt}: ${a.cause}`).join('; ') || output.error}`,
+          remedy: `check the container with /vm-status ${containerId}; the workspace is kept`,
+        });
+        return exitCodes.commandFailed;
+    }
+  }
+
+  return {
+    attempt,
+
+    /**
+     * /agent vm-agent: queues the task in the session (one runs at a time; a queued one is told its position).
+     * At the prompt it runs in the background and the outcome is told when it ends; with -c it is awaited.
+     */
+    async submit(text: string, requested: string | undefined, ctx: CommandContext): Promise<ExitCode> {
+      const containerId = requested ?? context().currentContainer;
+      if (!containerId) throw new CadreError('vm-agent.no-container', 'vm-agent works in a container, and this session has none.', { remedy: 'create one first with /vm-create <repo_url>' });
+      const engine = await vm.engine();
+      const record = await engine.record(containerId);
+      if (!engine.model) engine.gateways.runnerEnv(containerId, {});
+      if (!record.state.running) throw new CadreError('vm-agent.container-not-running', `${containerId} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${containerId}` });
+      const taskId = randomBytes(2).toString('hex');
+      containerOf.set(taskId, containerId);
+      const session = options.session();
+      session.send({ type: 'session.transcript.add', entry: { role: 'user', text, at: Date.now() } });
+      session.send({ type: 'task.submit', taskId, agent: 'vm-agent', text, deadline: record.deadline });
+      const task = session.getSnapshot().children[`task:${taskId}`] as AnyActorRef | undefined;
+      if (!task) throw new Error(`the task actor ${taskId} was not spawned`);
+      audit('task.submitted', { taskId, agent: 'vm-agent', containerId, text });
+      const position = context().vmQueue.indexOf(taskId) + 1;
+      sink(position > 0
+        ? say(`Task ${taskId} is queued (position ${position}): vm-agent runs one task at a time. /cancel ${taskId} removes it.`, 'warn')
+        : say(`vm-agent is working on task ${taskId} in ${containerId}${ctx.interactive ? ' in the background; /cancel stops it' : ''}.`));
+      const started = session.on('task.started', (event: { taskId: string }) => {
+        if (event.taskId === taskId && position > 0) sink(say(`Task ${taskId} started in ${containerId}.`));
+      });
+      const retrying = session.on('task.updated', (event: { taskId: string; phase: string; detail: string }) => {
+        if (event.taskId === taskId && event.phase === 'retrying') sink(say(`Task ${taskId}: ${event.detail}; retrying.`, 'warn'));
+      });
+      const outcome = waitFor(task, (s) => s.status === 'done', { timeout: Infinity })
+        .then((s) => report(taskId, containerId, s.output as TaskOutput))
+        .finally(() => {
+          started.unsubscribe();
+          retrying.unsubscribe();
+          containerOf.delete(taskId);
+        });
+      if (ctx.interactive) {
+        outcome.catch((error: unknown) => sink(say(`Task ${taskId}: ${error instanceof Error ? error.message : String(error)}`, 'warn')));
+        return exitCodes.ok;
+      }
+      const cancel = (): void => session.send({ type: 'task.cancel', taskId });
+      ctx.signal.addEventListener('abort', cancel, { once: true });
+      try {
+        return await outcome;
+      } finally {
+        ctx.signal.removeEventListener('abort', cancel);
+      }
+    },
+  };
+}
+
+export type VmTasks = ReturnType<typeof createVmTasks>;

@@ -1,0 +1,153 @@
+// The vm-agent path through the real CLI and real Docker: /vm-create → /vm-status → /vm-restart → /agent vm-agent (edit, npm test,
+// a blocked command) → /vm-create-pr → budget exhausted mid-task → /vm-cleanup --yes twice. Local git, GitHub and model servers on 127.0.0.1.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { filesContaining } from '../gateway/container-support.js';
+import { cadreBin, runCli, tempProject } from '../support/cli.js';
+import { describeDocker, testDocker } from '../support/docker.js';
+import { startGitHubServer, type GitHubServer } from '../support/github-server.js';
+import { startGitServer, type GitServer } from '../support/git-server.js';
+import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
+
+const modelKey = 'sk-ant-real-key-0123456789-NEVER-IN-CONTAINER';
+const githubToken = 'ghp_cadreVmScenario0123456789abcdefABCD';
+const fullName = 'acme/greeter';
+
+interface JsonEvent { type: string; kind?: string; data?: Record<string, unknown>; code?: string; message?: string; text?: string; remedy?: string }
+
+/** cadre reading commands from a pipe (--json): each entry runs to its end before the next is read, so the test can type what it saw. */
+function startCadre(cwd: string, home: string, env: Record<string, string>) {
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [cadreBin, '--json'], {
+    cwd, env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const events: JsonEvent[] = [];
+  let buffered = '';
+  let stderr = '';
+  let waiter: (() => void) | undefined;
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('{')) events.push(JSON.parse(line) as JsonEvent);
+    waiter?.();
+  });
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  return {
+    events,
+    exited,
+    stderr: () => stderr,
+    /** Types `line` and resolves with the first new event matching `until`. */
+    async run(line: string, until: (event: JsonEvent) => boolean, timeoutMs = 120_000): Promise<JsonEvent> {
+      const from = events.length;
+      child.stdin.write(`${line}\n`);
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = events.slice(from).find(until);
+        if (found) return found;
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no answer to ${line}; events: ${JSON.stringify(events.slice(from))}\n${stderr}`);
+        await new Promise<void>((resolve) => {
+          waiter = resolve;
+          setTimeout(resolve, 200);
+        });
+      }
+    },
+    end: () => child.stdin.end(),
+  };
+}
+
+describeDocker('vm-agent end to end through the CLI', () => {
+  const docker = testDocker();
+  let gitServer: GitServer;
+  let github: GitHubServer;
+  let model: ModelServer;
+
+  beforeAll(async () => {
+    await ensureSandboxImage(docker);
+    gitServer = await startGitServer({ auth: { username: 'x-access-token', password: githubToken, pushOnly: true } });
+    await gitServer.createRepo(fullName, {
+      'package.json': JSON.stringify({ name: 'greeter', version: '1.0.0', scripts: { test: 'node test.js' } }),
+      'src/greet.js': "exports.greet = (name) => 'Hello, ' + name;\n",
+      'test.js': "const { greet } = require('./src/greet.js');\nif (greet('Ada') !== 'Hi, Ada') { console.error('FAIL: ' + greet('Ada')); process.exit(1); }\nconsole.log('greet test passed');\n",
+    });
+    github = await startGitHubServer({ token: githubToken });
+    github.addRepository(fullName, { defaultBranch: 'main' });
+    model = await startModelServer({
+      requiredApiKey: modelKey,
+      script: {
+        turns: [
+          { text: 'Changing the greeting.', toolCalls: [{ name: 'edit-file', input: { path: '/workspace/src/greet.js', search: 'Hello', replace: 'Hi' } }], usage: { inputTokens: 200, outputTokens: 20 } },
+          { toolCalls: [{ name: 'run-command', input: { command: 'npm test' } }], usage: { inputTokens: 200, outputTokens: 20 } },
+          { toolCalls: [{ name: 'run-command', input: { command: 'sudo rm -rf /workspace' } }], usage: { inputTokens: 200, outputTokens: 20 } },
+          { text: 'The greeting now says Hi and npm test passes.', usage: { inputTokens: 200, outputTokens: 20 } },
+          { text: 'Reading a lot.', toolCalls: [{ name: 'read-file', input: { path: '/workspace/test.js' } }], usage: { inputTokens: 15_000, outputTokens: 100 } },
+          { text: 'never served: the budget is spent', usage: { inputTokens: 10, outputTokens: 10 } },
+        ],
+      },
+    });
+  }, sandboxBuildTimeoutMs);
+
+  afterAll(async () => {
+    await Promise.all([gitServer?.close(), github?.close(), model?.close()]);
+  });
+
+  it('creates, inspects, restarts, runs two tasks, opens the PR and cleans up; no secret enters the container', async () => {
+    const { project, home } = await tempProject('cadre-vm-e2e-');
+    const cadre = startCadre(project, home, {
+      ANTHROPIC_API_KEY: modelKey, ANTHROPIC_BASE_URL: model.url, CADRE_MODEL: 'anthropic:claude-scripted',
+      GITHUB_TOKEN: githubToken, CADRE_GITHUB_BASE_URL: github.url, CADRE_GIT_AUTHOR_NAME: 'Cadre Tester', CADRE_GIT_AUTHOR_EMAIL: 'tester@example.com',
+      CADRE_TOKEN_BUDGET: '22000', CADRE_GATEWAY_ALLOW_LOOPBACK: '1',
+    });
+    const repoUrl = gitServer.repoUrl(fullName);
+    const created = await cadre.run(`/vm-create ${repoUrl} --config "memory: 1GB\\ncpu: 1 cores\\ntimeout: 20 minutes"`, (e) => e.kind === 'vm.created' || e.type === 'output.error', 300_000);
+    expect(created.kind, JSON.stringify(created)).toBe('vm.created');
+    const id = String(created.data?.containerId);
+    expect(id).toMatch(/^vm-[0-9a-f]{4}$/);
+    expect(cadre.events.some((e) => e.type === 'output.progress' && String(e.text ?? (e as { label?: string }).label).startsWith('Cloned'))).toBe(true);
+
+    const status = await cadre.run(`/vm-status ${id}`, (e) => e.kind === 'vm.status' || e.type === 'output.error');
+    expect(status.data).toMatchObject({ id, state: 'running', machineState: 'running', network: { mode: 'none' }, repository: { url: repoUrl, branch: 'main' } });
+    const info = await docker.getContainer(String(status.data?.dockerId)).inspect();
+    expect(info.HostConfig).toMatchObject({ NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], Memory: 1024 ** 3, MemorySwap: 1024 ** 3 });
+    expect(info.Config.User).toBe('1000:1000');
+
+    await cadre.run(`/vm-restart ${id}`, (e) => (e.type === 'output.message' && String(e.text).includes('running again')) || e.type === 'output.error');
+    expect((await cadre.run(`/vm-status ${id}`, (e) => e.kind === 'vm.status')).data).toMatchObject({ state: 'running', machineState: 'running' });
+
+    const finished = await cadre.run('/agent vm-agent "Make greet say Hi and run the tests"', (e) => e.type === 'output.error' || (e.type === 'output.message' && String(e.text).startsWith('vm-agent finished')), 180_000);
+    expect(finished.text, JSON.stringify(finished)).toContain('The greeting now says Hi and npm test passes.');
+    const said = cadre.events.map((e) => (e.type === 'output.stream' ? String((e as { chunk?: string }).chunk) : String(e.text ?? e.message ?? ''))).join('\n');
+    expect(said).toContain('greet test passed');
+    expect(said).toMatch(/policy denied the command sudo rm -rf \/workspace/);
+
+    const pr = await cadre.run(`/vm-create-pr ${id} "Say Hi" "The greeting says Hi now."`, (e) => e.kind === 'vm.pull-request' || e.type === 'output.error');
+    expect(pr.kind, JSON.stringify(pr)).toBe('vm.pull-request');
+    expect(github.pullRequests(fullName)).toEqual([expect.objectContaining({ title: 'Say Hi' })]);
+
+    const leaks = [...(await filesContaining(`${home}/workspaces/${id}/workspace`, githubToken)), ...(await filesContaining(`${home}/workspaces/${id}/workspace`, modelKey))];
+    expect(leaks).toEqual([]);
+    const env = (await docker.getContainer(String(status.data?.dockerId)).inspect()).Config.Env.join('\n');
+    expect(env).not.toContain(githubToken);
+    expect(env).not.toContain(modelKey);
+    expect(env).toContain('HTTPS_PROXY=http://127.0.0.1:4101');
+
+    const exhausted = await cadre.run('/agent vm-agent "Read everything"', (e) => e.type === 'output.error', 180_000);
+    expect(exhausted.code, JSON.stringify(exhausted)).toBe('budget.exhausted');
+    expect(exhausted.message).toMatch(/used \d+ of 22000/);
+    expect(exhausted.remedy).toContain(`/vm-create-pr ${id}`);
+    cadre.end();
+    await cadre.exited;
+
+    const again = await runCli(['--json', '-c', `/vm-cleanup ${id} --yes`, '-c', `/vm-cleanup ${id} --yes`], { cwd: project, home });
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/already cleaned up|is removed/);
+    await expect(docker.getContainer(String(status.data?.dockerId)).inspect()).rejects.toMatchObject({ statusCode: 404 });
+
+    const audit = (await runCli(['audit', 'show'], { cwd: project, home })).stdout;
+    expect(audit).toMatch(/policy\.denied/);
+    expect(audit).toMatch(/pull-request\.created/);
+    expect(audit).not.toContain(githubToken);
+    expect(audit).not.toContain(modelKey);
+  }, 600_000);
+});
