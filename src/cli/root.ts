@@ -16,6 +16,8 @@ import { askYesNo } from './confirm.js';
 import { createAgentHost } from './agent-host.js';
 import { sessionMachine } from '../../machines/session.machine.js';
 import type { AgentSessionState } from '../agents/session-state.js';
+import { createVmHost } from './vm-host.js';
+import { createVmTasks } from './vm-tasks.js';
 
 export interface AppOptions {
   cwd: string;
@@ -61,6 +63,15 @@ export async function startApp(options: AppOptions): Promise<App> {
   const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume, agentState: () => agents.state() });
   agents.restoreState(sessions.resumed()?.agentState as AgentSessionState | undefined);
 
+  const sessionActor = () => {
+    const session = cli.system.get('session');
+    if (!session) throw new Error('the session actor is not running');
+    return session;
+  };
+  const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root: () => cli, session: sessionActor });
+  const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
+  agents.provideVmAttempt(vmTasks.attempt);
+
   const confirm = (question: string): Promise<boolean> => (options.interactive ? askYesNo(question) : Promise.resolve(false));
 
   const runtime: Runtime = {
@@ -83,12 +94,15 @@ export async function startApp(options: AppOptions): Promise<App> {
     describeModel: () => agents.describeModel(),
     config: loaded.config,
     agents,
+    vm,
+    vmTasks,
   };
 
   const machine = cliMachine.provide({
     actors: {
       audit: audit.logic,
       session: sessionMachine.provide({ actors: { task: agents.taskLogic } }),
+      container: vm.containerLogic,
       runCommand: fromPromise(async ({ input, signal }) => {
         const outcome = await dispatchLine(input.text, { cwd, emit: sink, signal, interactive: options.interactive, confirm, runtime });
         return { exitCode: outcome.exitCode, exit: outcome.exit };
@@ -128,6 +142,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   cli = restart(sessions.restoredSnapshot(machine, { cwd, session: sessions.initialInput() }));
   runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
   await waitFor(cli, (s) => !s.matches('starting'));
+  vm.reapInBackground(sessions.resumed() ? sessions.view(cli).name : undefined);
 
   const submit = async (text: string): Promise<DispatchOutcome> => {
     if (cli.getSnapshot().status !== 'active') return { exitCode: exitCodes.ok, exit: true };
@@ -168,6 +183,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         if (!cli.getSnapshot().matches('exiting')) cli.send({ type: 'input.eof' });
         await waitFor(cli, (s) => s.status !== 'active', { timeout: 10_000 }).catch(() => undefined);
       }
+      await vm.close();
       await sessions.close();
       await audit.close();
     },

@@ -2,6 +2,8 @@
 import type { CommandDefinition } from '../commands/types.js';
 import type { AgentHost } from './agent-host.js';
 import type { Config } from '../store/config-schema.js';
+import type { VmHost } from './vm-host.js';
+import type { VmTasks } from './vm-tasks.js';
 
 /** The session as people see it in /status. */
 export interface SessionView {
@@ -44,4 +46,8 @@ export interface Runtime {
   config: Config;
   /** The agents in the actor system: tasks with approval, /exec output for the agent, /undo. */
   agents: AgentHost;
+  /** vm-agent's containers, gateways and /vm-config settings (the engine loads on first use). */
+  vm: VmHost;
+  /** vm-agent tasks through the session's queue. */
+  vmTasks: VmTasks;
 }
