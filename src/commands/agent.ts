@@ -15,12 +15,13 @@ export const agentCommand = defineCommand({
     task: z.string().min(1).describe('the task, in free text (quote it; it may span lines)'),
     container: z.string().optional().describe('vm-agent: the container to work in (default: the last created)'),
   }),
-  run: async ({ agentName, task }, ctx) => {
-    if (agentName === 'vm-agent' && !ctx.runtime.registry.find((c) => c.name === 'vm-create')?.run) {
-      throw new CadreError('vm-agent.unavailable', 'vm-agent is not available in this version (it needs container support).', {
-        remedy: 'Use universal-agent on your project meanwhile: /agent universal-agent "<task>".',
-        exitCode: exitCodes.notAvailable,
-      });
+  run: async ({ agentName, task, container }, ctx) => {
+    if (agentName === 'vm-agent') {
+      ctx.runtime.session.send({ type: 'session.agent.set', agent: 'vm-agent' });
+      return { exitCode: await ctx.runtime.vmTasks.submit(task, container, ctx) };
+    }
+    if (container !== undefined) {
+      throw new CadreError('agent.container-flag', '--container applies to vm-agent only: universal-agent works on the host project.', { remedy: `run /agent vm-agent "<task>" --container ${container}`, exitCode: exitCodes.usage });
     }
     return { exitCode: await ctx.runtime.agents.runTask({ agent: agentName, text: task }, ctx) };
   },
