@@ -36,7 +36,7 @@ describe('cadre -c', () => {
   });
 
   it('exits 3 for a command whose capability has not landed', async () => {
-    const run = await cadre(['--json', '-c', '/vm-status vm-1234']);
+    const run = await cadre(['--json', '-c', '/vm-editor --extensions x']);
     expect(run.code).toBe(3);
     expect(JSON.parse(run.stdout.trim())).toMatchObject({ type: 'output.error', code: 'command.not-available' });
   });

@@ -26,6 +26,8 @@ function harness(registry: readonly CommandDefinition[] = commandRegistry) {
     describeModel: async () => 'offline',
     config: {} as Runtime['config'],
     agents: {} as Runtime['agents'],
+    vm: {} as Runtime['vm'],
+    vmTasks: {} as Runtime['vmTasks'],
   };
   const run = (text: string, signal = new AbortController().signal) =>
     dispatchLine(text, { cwd: '/tmp', emit: (e) => events.push(e), signal, interactive: false, confirm: async () => false, runtime });
@@ -77,8 +79,9 @@ describe('resolveLine', () => {
 
 describe('dispatchLine', () => {
   it('answers "not available in this version" with its own exit code', async () => {
-    const h = harness();
-    const outcome = await h.run('/vm-create https://example.invalid/repo.git');
+    const pending = defineCommand({ name: 'later', summary: 's', usage: '/later', args: z.object({}), pending: 'a capability' });
+    const h = harness([...commandRegistry, pending]);
+    const outcome = await h.run('/later');
     expect(outcome.exitCode).toBe(exitCodes.notAvailable);
     expect(h.events[0]).toMatchObject({ type: 'output.error', code: 'command.not-available' });
     expect(h.audited).toEqual(['command.typed']);
