@@ -144,10 +144,8 @@ describeDocker('vm-agent end to end through the CLI', () => {
     expect(again.stdout).toMatch(/already cleaned up|is removed/);
     await expect(docker.getContainer(String(status.data?.dockerId)).inspect()).rejects.toMatchObject({ statusCode: 404 });
 
-    const audit = (await runCli(['audit', 'show'], { cwd: project, home })).stdout;
-    expect(audit).toMatch(/policy\.denied/);
-    expect(audit).toMatch(/pull-request\.created/);
-    expect(audit).not.toContain(githubToken);
-    expect(audit).not.toContain(modelKey);
+    // The second run's reaper may have removed the container first (its cadre process had ended): either answer is right.
+    for (const kept of ['policy.denied', 'pull-request.created', 'gateway.call', 'budget.exhausted']) expect(await filesContaining(`${home}/audit`, kept), kept).not.toEqual([]);
+    for (const secret of [githubToken, modelKey]) expect([...(await filesContaining(home, secret)), ...(await filesContaining(project, secret))]).toEqual([]);
   }, 600_000);
 });
