@@ -32,8 +32,11 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
       withSink(command, setExitCode, async (sink, globals) => {
         const { loadConfig } = await import('../store/config.js');
         const { describeConfig, renderConfigText } = await import('../store/config-describe.js');
-        const description = describeConfig(await loadConfig({ cwd: globals.cwd }));
-        sink(result('config', description, renderConfigText(description)));
+        const { resolveModel, describeModel } = await import('../model/resolve.js');
+        const loaded = await loadConfig({ cwd: globals.cwd });
+        const description = describeConfig(loaded);
+        const activeModel = describeModel(resolveModel(loaded.config.model, process.env));
+        sink(result('config', { ...description, activeModel }, `${renderConfigText(description)}\n\nActive model: ${activeModel}`));
       }),
     );
 

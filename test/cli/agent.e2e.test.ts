@@ -28,8 +28,8 @@ async function greetProject(): Promise<{ project: string; home: string }> {
 const modelEnv = (url: string) => ({ CADRE_BASE_URL: `${url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456', PAGER: 'cat' });
 
 describe('universal-agent at the prompt', () => {
-  it('drafts a plan, shows the diff with v, redrafts after a rejection, applies on y, then /exec, /save and /undo', async () => {
-    server = await startModelServer({ script: { turns: [...loadModelScript('agent-greet').turns, ...loadModelScript('agent-greet-followup').turns] } });
+  it('drafts a plan, shows the diff with v, redrafts after a rejection, applies on y, then /exec, a follow-up, /save and /undo', { timeout: 90_000 }, async () => {
+    server = await startModelServer({ script: { turns: ['agent-greet', 'agent-greet-followup', 'agent-greet-followup-applied'].flatMap((name) => loadModelScript(name).turns) } });
     const { project, home } = await greetProject();
     const pty = startInPty(`${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`, {
       cwd: project,
@@ -61,15 +61,25 @@ describe('universal-agent at the prompt', () => {
     pty.type(`/exec npm test --silent${keys.enter}`);
     at = await pty.waitFor('greet tests passed', { from: at });
     at = await pty.waitFor('[exit code 0', { from: at });
+    at = await pty.waitFor('cadre ›', { from: at });
+    pty.type(`now greet with Hi instead${keys.enter}`);
+    at = await pty.waitFor('Apply this plan?', { from: at });
+    expect(JSON.stringify(server.requests.at(-4)?.body)).toContain('greet tests passed');
+    pty.type('y');
+    at = await pty.waitFor('Checked: every step of the plan is on disk.', { from: at });
+    expect(readFileSync(join(project, 'src/greet.ts'), 'utf8')).toContain('Hi, ${name}.');
+    at = await pty.waitFor('cadre ›', { from: at });
     pty.type(`/save greet-work${keys.enter}`);
     at = await pty.waitFor('Saved session "greet-work"', { from: at });
+    at = await pty.waitFor('cadre ›', { from: at });
     pty.type(`/status${keys.enter}`);
     at = await pty.waitFor(/Tokens\s+\d+ used/, { from: at });
+    at = await pty.waitFor('cadre ›', { from: at });
 
     pty.type(`/undo${keys.enter}`);
     at = await pty.waitFor('Undone', { from: at });
-    expect(existsSync(join(project, 'src/greet.ts'))).toBe(false);
-    expect(readFileSync(join(project, 'src/index.ts'), 'utf8')).toBe('export {};\n');
+    expect(readFileSync(join(project, 'src/greet.ts'), 'utf8')).toContain('Hello, ${name}.');
+    await pty.waitFor('cadre ›', { from: at });
     pty.type(keys.ctrlD);
     expect(await pty.exited).toBe(0);
 
@@ -82,6 +92,20 @@ describe('universal-agent at the prompt', () => {
     expect(audit).toMatch(/file\.written/);
     expect(audit).toMatch(/command\.executed/);
     expect(audit).not.toContain('sk-test-key-123456');
+  });
+
+  it('shows each refusal (denied path, file over 100 KB, binary file) and changes nothing', async () => {
+    server = await startModelServer({ script: 'agent-refusals' });
+    const { project, home } = await greetProject();
+    await writeFile(join(project, '.env'), 'SECRET=1\n');
+    await writeFile(join(project, 'big.txt'), 'x'.repeat(101 * 1024));
+    await writeFile(join(project, 'logo.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+    const run = await runCli(['-c', '/agent universal-agent "Edit .env, big.txt and logo.png"'], { cwd: project, home, env: modelEnv(server.url) });
+    expect(run.stdout + run.stderr).toMatch(/\.env/);
+    expect(run.stdout + run.stderr).toMatch(/100 KB/);
+    expect(run.stdout + run.stderr).toMatch(/binary/i);
+    expect(JSON.stringify(server.requests[1]?.body)).toMatch(/denied|not allowed|refused/i);
+    expect(readFileSync(join(project, 'big.txt'), 'utf8')).toBe('x'.repeat(101 * 1024));
   });
 
   it('in -c mode, a plan that needs approval is not applied and says how to proceed; /auto applies it', async () => {
