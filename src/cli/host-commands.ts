@@ -118,6 +118,26 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     });
 
   program
+    .command('vm')
+    .description("vm-agent's containers")
+    .command('image')
+    .description('the sandbox image')
+    .command('build')
+    .description('build the sandbox image cadre-sandbox:<version> (reused while its recipe hash matches)')
+    .option('--force', 'rebuild even when an image with the same recipe exists')
+    .action(async (options: { force?: boolean }, command: Command) =>
+      withSink(command, setExitCode, async (sink) => {
+        const [{ createDockerClient }, { buildSandboxImage }, { cadreVersion }] = await Promise.all([
+          import('../container/docker-client.js'), import('../container/sandbox-image.js'), import('../version.js'),
+        ]);
+        const built = await buildSandboxImage({ docker: createDockerClient(), onEvent: sink, force: Boolean(options.force), version: cadreVersion });
+        sink(result('vm.image', built, built.reused
+          ? `✔ ${built.image} is up to date (recipe ${built.recipe}): reused, nothing built. --force rebuilds it.`
+          : `✔ Built ${built.image} (recipe ${built.recipe}).`));
+      }),
+    );
+
+  program
     .command('trace')
     .description('recorded actor traces (cadre --trace FILE)')
     .command('replay <file>')
