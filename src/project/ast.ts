@@ -54,28 +54,59 @@ export function isNode(value: unknown): value is AstNode {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 
+/** A tree in depth-first order: each node, its depth, and the index just past its subtree. */
+type FlatTree = { nodes: AstNode[]; depths: number[]; ends: number[] };
+
+/** Flattened once per root: the analyses walk the same program several times, and an array walk is far cheaper than recursion over keys. */
+const flattened = new WeakMap<AstNode, FlatTree>();
+
+function flatten(root: AstNode): FlatTree {
+  const tree: FlatTree = { nodes: [], depths: [], ends: [] };
+  const visit = (node: AstNode, depth: number): void => {
+    const index = tree.nodes.length;
+    tree.nodes.push(node);
+    tree.depths.push(depth);
+    tree.ends.push(0);
+    const keys = visitorKeys[node.type];
+    if (keys) {
+      for (const key of keys) {
+        const child = node[key];
+        if (Array.isArray(child)) {
+          for (const item of child) if (isNode(item)) visit(item, depth + 1);
+        } else if (isNode(child)) {
+          visit(child, depth + 1);
+        }
+      }
+    }
+    tree.ends[index] = tree.nodes.length;
+  };
+  visit(root, 0);
+  return tree;
+}
+
 /**
  * Depth-first walk. `enter` sees each node with its ancestors (nearest last);
  * returning false skips the node's children.
  */
 export function walk(root: AstNode, enter: (node: AstNode, ancestors: readonly AstNode[]) => boolean | void): void {
+  let tree = flattened.get(root);
+  if (!tree) {
+    tree = flatten(root);
+    flattened.set(root, tree);
+  }
+  const { nodes, depths, ends } = tree;
   const ancestors: AstNode[] = [];
-  const visit = (node: AstNode): void => {
-    if (enter(node, ancestors) === false) return;
-    const keys = visitorKeys[node.type];
-    if (!keys) return;
-    ancestors.push(node);
-    for (const key of keys) {
-      const child = node[key];
-      if (Array.isArray(child)) {
-        for (const item of child) if (isNode(item)) visit(item);
-      } else if (isNode(child)) {
-        visit(child);
-      }
+  let index = 0;
+  while (index < nodes.length) {
+    const node = nodes[index] as AstNode;
+    ancestors.length = depths[index] as number;
+    if (enter(node, ancestors) === false) {
+      index = ends[index] as number;
+    } else {
+      ancestors.push(node);
+      index += 1;
     }
-    ancestors.pop();
-  };
-  visit(root);
+  }
 }
 
 /** The child node under `key`, if any. */
