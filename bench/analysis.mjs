@@ -114,10 +114,13 @@ try {
   const config = eslintConfig(workspace);
   console.log(`Tree: ${counts.files} script files, ${(counts.bytes / 1e6).toFixed(1)} MB, from ${packages.length} packages in node_modules (${relative(root, tree) || tree}).`);
 
+  // Interleaved, so that whatever else the machine is doing weighs on both tools alike.
   const cold = [];
   const warm = [];
   const warmInProcess = [];
+  const eslintCold = [];
   let report;
+  let eslint;
   for (let index = 0; index < runs; index += 1) {
     rmSync(join(tree, '.cadre'), { recursive: true, force: true });
     const first = cadreRun(tree);
@@ -127,12 +130,9 @@ try {
     warm.push(again.seconds);
     warmInProcess.push(again.report.durationMs / 1000);
     if (again.report.filesReused !== again.report.filesAnalyzed) throw new Error(`warm run re-read ${again.report.filesAnalyzed - again.report.filesReused} files`);
-  }
-  const eslintCold = [];
-  let eslint;
-  for (let index = 0; index < runs; index += 1) {
     eslint = eslintRun(tree, config, false);
     eslintCold.push(eslint.seconds);
+    console.log(`run ${index + 1}/${runs}: cadre cold ${first.seconds.toFixed(2)} s, warm ${again.seconds.toFixed(2)} s; eslint cold ${eslint.seconds.toFixed(2)} s`);
   }
   rmSync(join(workspace, '.eslintcache'), { force: true });
   eslintRun(tree, config, true);
