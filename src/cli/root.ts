@@ -51,23 +51,17 @@ export async function startApp(options: AppOptions): Promise<App> {
   const audit = await openAuditTrail({ paths });
   let cli: CliActor;
   const recordAudit = (type: string, data: Record<string, unknown>): void => cli.system.get('audit')?.send({ type: 'audit.record', recordType: type, data });
-  const agents = createAgentHost({
-    cwd, env, config: loaded.config, sink, audit: recordAudit,
-    session: () => {
-      const session = cli.system.get('session');
-      if (!session) throw new Error('the session actor is not running');
-      return session;
-    },
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-  });
-  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume, agentState: () => agents.state() });
-  agents.restoreState(sessions.resumed()?.agentState as AgentSessionState | undefined);
-
   const sessionActor = () => {
     const session = cli.system.get('session');
     if (!session) throw new Error('the session actor is not running');
     return session;
   };
+  const agents = createAgentHost({
+    cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor,
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume, agentState: () => agents.state() });
+  agents.restoreState(sessions.resumed()?.agentState as AgentSessionState | undefined);
   const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root: () => cli, session: sessionActor });
   const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
   agents.provideVmAttempt(vmTasks.attempt);
@@ -80,7 +74,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     registry: commandRegistry,
     session: {
       view: () => sessions.view(cli),
-      send: (event) => cli.system.get('session')?.send(event),
+      send: (event) => sessionActor().send(event),
     },
     saveSession: (name) => sessions.save(cli, name),
     resumeSession: async (name) => {
