@@ -35,12 +35,6 @@ describe('cadre -c', () => {
     expect(run.stdout).not.toContain('Session');
   });
 
-  it('exits 3 for a command whose capability has not landed', async () => {
-    const run = await cadre(['--json', '-c', '/vm-editor --extensions x']);
-    expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout.trim())).toMatchObject({ type: 'output.error', code: 'command.not-available' });
-  });
-
   it('exits 2 on a bad argument, naming it and printing the usage', async () => {
     const run = await cadre(['-c', '/agent nobody "do it"']);
     expect(run.code).toBe(2);
