@@ -5,9 +5,34 @@ import { CadreError, exitCodes } from '../errors.js';
 import type { Route } from '../capabilities/routing.js';
 import { result, say, type OutputSink } from './output.js';
 
+/** The project context every task uses: the cache, built first when there is none yet. */
+async function contextOf(cwd: string) {
+  const { loadProjectContext, analyzeProject } = await import('../project/context.js');
+  return (await loadProjectContext(cwd)) ?? (await analyzeProject({ cwd })).context;
+}
+
 async function routeOf(text: string, cwd: string): Promise<Route> {
-  const [{ routeTask }, { loadProjectContext }] = await Promise.all([import('../capabilities/routing.js'), import('../project/context.js')]);
-  return routeTask(text, await loadProjectContext(cwd));
+  const { routeTask } = await import('../capabilities/routing.js');
+  return routeTask(text, await contextOf(cwd));
+}
+
+/** Generation and documentation from the project's own conventions: a plan draft that goes through approval. */
+async function draftGenerated(input: DraftPlanInput, capability: string, deps: { cwd: string; plans: PlanStore; emit: OutputSink }): Promise<DraftPlanOutput> {
+  const context = await contextOf(deps.cwd);
+  let draft;
+  if (capability === 'generate-docs') {
+    const { documentProject, documentationKindsOf, documentationKinds } = await import('../capabilities/documentation/index.js');
+    draft = await documentProject(documentationKindsOf(input.text) ?? documentationKinds, { cwd: deps.cwd, context });
+  } else {
+    const { generateFromTask } = await import('../capabilities/generation/index.js');
+    draft = await generateFromTask(input.text, { cwd: deps.cwd, context });
+  }
+  const { isSecuritySensitive } = await import('../agents/plan/sensitive.js');
+  const planId = `${input.taskId}-${deps.plans.size + 1}`;
+  const sensitiveReason = isSecuritySensitive(input.text, draft);
+  deps.plans.set(planId, { draft, task: input.text, sensitiveReason, applied: null });
+  deps.emit(say(`Drafted "${draft.title}" offline, from the project's own conventions (${draft.steps.length} step(s)).`, 'dim'));
+  return { planId, summary: draft.title, sensitive: sensitiveReason !== null };
 }
 
 const analysisKinds = { 'analyze-security': 'security', 'analyze-quality': 'quality', 'analyze-performance': 'performance' } as const;
@@ -38,8 +63,9 @@ export const draftOffline = {
       const counts = Object.entries(report.counts).filter(([, n]) => n > 0).map(([severity, n]) => `${n} ${severity}`).join(', ');
       return { planId: null, summary: `The ${kind} analysis found ${report.findings.length} issue(s)${counts ? ` (${counts})` : ''}; nothing was changed.` };
     }
+    if (route.capability?.startsWith('generate-') && !route.needsModel) return draftGenerated(input, route.capability, deps);
     const { modelSetupHint } = await import('../model/resolve.js');
-    throw new CadreError('model.none', 'This task needs a model: offline, universal-agent runs the security, quality and performance analyses and /analyze-project, but writing or changing code needs a model.', {
+    throw new CadreError('model.none', 'This task needs a model. Offline, universal-agent runs the security, quality and performance analyses and /analyze-project, and generates components, API endpoints, database schemas and documentation from the project\'s own conventions; this task asks for something else.', {
       remedy: modelSetupHint,
       exitCode: exitCodes.notAvailable,
     });

@@ -3,7 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { isParsablePath, parseSource } from './ast.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import { type PackageJson, type Stack, detectStack } from './detect.js';
 import { type FileFacts, extractFacts } from './facts.js';
 import { contentHash, languageOf, listProjectFiles } from './files.js';

@@ -133,6 +133,17 @@ describe('universal-agent at the prompt', () => {
     expect(autosave.transcript.some((entry) => entry.role === 'user' && entry.text === 'Add a greet function')).toBe(true);
   });
 
+  it('offline: a component is generated from the project\'s conventions, planned, and applied in /auto', async () => {
+    const { cp } = await import('node:fs/promises');
+    const { project, home } = await tempProject();
+    await cp(join(import.meta.dirname, '../../examples/react-shop'), project, { recursive: true });
+    const run = await runCli(['-c', '/auto on', '-c', '/agent universal-agent "create a component SearchBox with props title:string onSearch"'], { cwd: project, home });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('generate-component');
+    expect(readFileSync(join(project, 'src/components/SearchBox.tsx'), 'utf8')).toMatch(/interface SearchBoxProps/);
+    expect(readFileSync(join(project, 'src/components/index.ts'), 'utf8')).toContain('SearchBox');
+  });
+
   it('offline: an analysis task runs the capability, a code change says a model is needed (exit 3)', async () => {
     const { project, home } = await greetProject();
     const audit = await runCli(['-c', '/agent universal-agent "audit the security of this project"'], { cwd: project, home });

@@ -1,7 +1,7 @@
 // The per-file analysis cache (`.cadre/analysis-<kind>.json`): findings and facts keyed by size, mtime and content hash.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../project/atomic.js';
+import { writeFileAtomic } from '../../store/atomic-write.js';
 import type { AnalysisKind, Finding } from './types.js';
 import type { FileView } from './view.js';
 

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../../project/atomic.js';
+import { writeFileAtomic } from '../../store/atomic-write.js';
 import type { ListedFile } from '../../project/files.js';
 import { analysisCacheVersion } from './cache.js';
 import type { AnalysisKind, AnalysisReport } from './types.js';
