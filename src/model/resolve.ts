@@ -91,7 +91,7 @@ export function resolveModel(settings: ModelSettings, env: ModelEnv): ResolvedMo
 /** One line for `cadre config` and `/status`; never shows the key itself. */
 export function describeModel(resolved: ResolvedModel | OfflineModel): string {
   if (resolved.provider === 'offline') {
-    return `offline engine (no model configured; from ${resolved.source}). Tasks that need a model: ${modelSetupHint}`;
+    return `offline engine (no model configured). To use one: ${modelSetupHint}`;
   }
   const where = resolved.baseUrl ? ` at ${resolved.baseUrl}` : '';
   const key = resolved.apiKey ? 'key set' : 'no key';
