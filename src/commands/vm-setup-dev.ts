@@ -1,14 +1,43 @@
 // /vm-setup-dev: installs or verifies development tools in the container.
 import { z } from 'zod';
+import { result } from '../cli/output.js';
+import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
+
+const marks = { verified: '✔', installed: '✔', unavailable: '✖', failed: '✖' } as const;
 
 export const vmSetupDevCommand = defineCommand({
   name: 'vm-setup-dev',
   summary: 'Install or verify development tools in the container',
-  usage: '/vm-setup-dev --tools "node,git,docker" [--container <id>]',
+  usage: '/vm-setup-dev --tools "node,git,pnpm" [--container <id>]',
+  examples: ['/vm-setup-dev --tools "node,npm,yarn,git"', '/vm-setup-dev --tools "pnpm,typescript" --container vm-3f2a'],
   args: z.object({
-    tools: z.string().min(1).describe('tool names, comma-separated'),
+    tools: z.string().min(1).describe('tool names, comma-separated: node, npm, yarn, pnpm, typescript, git, tini, docker, python3'),
     container: z.string().optional().describe('the container (default: the last created)'),
   }),
-  pending: 'the vm-agent',
+  run: async ({ tools, container }, ctx) => {
+    const { pickTools, setUpTools, toolsPath, toolsPrefix } = await import('../cli/vm-dev-tools.js');
+    const picked = pickTools(tools);
+    const id = container ?? ctx.runtime.session.view().currentContainer;
+    if (!id) throw new CadreError('vm.no-container', 'There is no container to set up.', { remedy: 'create one with /vm-create <repo_url>' });
+    const vm = await ctx.runtime.vm.engine();
+    const record = await vm.record(id);
+    if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
+    const settings = ctx.runtime.vm.settings.of(record.id);
+    const outcomes = await setUpTools({ docker: vm.docker, dockerId: record.dockerId, workspaceDir: record.workspace.dir, env: settings.env, onEvent: ctx.emit }, picked);
+    if (outcomes.some((outcome) => outcome.status === 'installed') && settings.env.PATH === undefined) {
+      // Later commands and vm-agent tasks in this container find the installed tools too.
+      ctx.runtime.vm.settings.set(record.id, { ...settings, env: { ...settings.env, PATH: toolsPath } });
+    }
+    ctx.runtime.audit('vm.setup-dev', { containerId: record.id, tools: outcomes.map(({ name, status, version }) => ({ name, status, version: version ?? null })) });
+    const lines = outcomes.map((outcome) => `${marks[outcome.status]} ${outcome.name.padEnd(10)} ${outcome.status.padEnd(11)} ${outcome.version ?? outcome.reason ?? ''}`);
+    if (outcomes.some((outcome) => outcome.status === 'installed')) lines.push(`Installed tools live in ${toolsPrefix} (kept out of git) and are on PATH for this container's commands and tasks.`);
+    ctx.emit(result('vm.setup-dev', { containerId: record.id, tools: outcomes }, `${record.id}:\n${lines.map((line) => `  ${line}`).join('\n')}`));
+    const bad = outcomes.filter((outcome) => outcome.status === 'unavailable' || outcome.status === 'failed');
+    if (bad.length) {
+      throw new CadreError('vm.tools-unavailable', `${bad.map((outcome) => outcome.name).join(', ')} ${bad.length > 1 ? 'are' : 'is'} not available in ${record.id}.`, {
+        remedy: 'use an image that has them (set vm.image in the config, then /vm-create again); for an npm-installed tool that failed, check egress: /vm-config --allowed-domains "<host>" --container ' + record.id,
+      });
+    }
+  },
 });
