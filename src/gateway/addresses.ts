@@ -31,12 +31,14 @@ const linkLocal = new BlockList();
 linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
 linkLocal.addSubnet('fe80::', 10, 'ipv6');
 
+// Internal, shared, multicast and reserved ranges. The documentation ranges (192.0.2.0/24, 198.51.100.0/24,
+// 203.0.113.0/24, 2001:db8::/32) are not internal networks; some sandboxes route a package registry there.
 const nonPublic = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24],
-  ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['172.16.0.0', 12], ['192.0.0.0', 24],
+  ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) nonPublic.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['fc00::', 7], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['100::', 64]] as const) {
+for (const [network, prefix] of [['::', 128], ['fc00::', 7], ['ff00::', 8], ['64:ff9b::', 96], ['100::', 64]] as const) {
   nonPublic.addSubnet(network, prefix, 'ipv6');
 }
 
