@@ -16,7 +16,7 @@ import { createBudget } from '../gateway/budget.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
 import { say } from './output.js';
-import { createGateways, gatewayModel, hostNpmRegistry } from './vm-gateways.js';
+import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from './vm-gateways.js';
 import type { VmHostOptions } from './vm-host.js';
 import type { ContainerSettings } from './vm-settings.js';
 
@@ -45,7 +45,9 @@ export async function createVmEngine(options: VmHostOptions) {
     },
   });
   const model = gatewayModel(config, options.env);
-  const registry = await hostNpmRegistry();
+  const [registry, caBundle] = await Promise.all([hostNpmRegistry(), hostCaBundle(options.env)]);
+  const caBinds = caBundle ? [`${caBundle}:${containerCaPath}:ro`] : [];
+  const caEnv: Record<string, string> = caBundle ? { NODE_EXTRA_CA_CERTS: containerCaPath, npm_config_cafile: containerCaPath, GIT_SSL_CAINFO: containerCaPath } : {};
   const gateways = createGateways({
     runDir: join(paths.dataDir, 'run'), session: () => sessionContext().name, model, credentials, budget, audit, sink,
     allowLoopbackUpstreams: options.env.CADRE_GATEWAY_ALLOW_LOOPBACK === '1',
@@ -55,14 +57,14 @@ export async function createVmEngine(options: VmHostOptions) {
 
   const containerEnv = (settings: ContainerSettings): Record<string, string> => {
     const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
-    return { ...settings.env, ...proxies, ...(registry ? { npm_config_registry: registry, YARN_REGISTRY: registry } : {}) };
+    return { ...settings.env, ...proxies, ...caEnv, ...(registry ? { npm_config_registry: registry, YARN_REGISTRY: registry } : {}) };
   };
 
   const effects = createContainerEffects({
     docker, workspacesDir: paths.workspacesDir, session: sessionContext().name, image, onEvent: sink, command: forwarderCommand, binds: [runnerBundleBind()],
     settingsFor: (id) => {
       const settings = options.settings.of(id);
-      return { env: containerEnv(settings), networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains, timeoutMinutes: settings.timeoutMinutes, binds: [gateways.bind(id)] };
+      return { env: containerEnv(settings), networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains, timeoutMinutes: settings.timeoutMinutes, binds: [gateways.bind(id), ...caBinds] };
     },
     onCleanedUp: (id) => gateways.close(id),
   });

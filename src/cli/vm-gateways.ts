@@ -1,6 +1,6 @@
 // One gateway per container in the cadre process: its socket folder (mounted at /run/cadre), its session JWT, and the runner's environment.
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { access, chmod, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CadreError } from '../errors.js';
@@ -43,6 +43,20 @@ export async function hostNpmRegistry(): Promise<string | undefined> {
   const registry = stdout.trim();
   return /^https?:\/\//.test(registry) ? registry : undefined;
 }
+
+/** Where the host's trusted CA bundle for package managers is: npm's `cafile`, else NODE_EXTRA_CA_CERTS; undefined when unset or unreadable. */
+export async function hostCaBundle(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const { stdout } = await promisify(execFile)('npm', ['config', 'get', 'cafile'], { timeout: 15_000 }).catch(() => ({ stdout: '' }));
+  for (const candidate of [stdout.trim(), env.NODE_EXTRA_CA_CERTS?.trim() ?? '']) {
+    if (!candidate.startsWith('/')) continue;
+    const readable = await access(candidate, constants.R_OK).then(() => true, () => false);
+    if (readable) return candidate;
+  }
+  return undefined;
+}
+
+/** The in-container path of the host's CA bundle (mounted read-only), so TLS through a proxy with its own CA works as on the host. */
+export const containerCaPath = '/etc/cadre/host-ca.crt';
 
 export interface GatewaysOptions {
   runDir: string;

@@ -2,7 +2,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { result, say } from '../cli/output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 
@@ -46,6 +46,6 @@ export const vmInstallDepsCommand = defineCommand({
         remedy: 'read its output above; a refused host means the registry is not allowed: /vm-config --allowed-domains "<host>" --container ' + id + ', then /vm-restart ' + id,
       });
     }
-    ctx.emit(say(`✔ Dependencies installed in ${id} with ${found.manager}.`, 'success'));
+    ctx.emit(result('vm.install-deps', { containerId: id, manager: found.manager, lockfile: found.lockfile, command: found.cmd }, `✔ Dependencies installed in ${id} with ${found.manager}.`));
   },
 });
