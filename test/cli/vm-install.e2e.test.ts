@@ -31,7 +31,8 @@ describeDocker('installing in the container through the gateway', () => {
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {
-    if (id) await cadre?.run(`/vm-cleanup ${id} --yes`, (e) => isError(e) || e.type === 'output.result').catch(() => undefined);
+    const cleaned = (e: JsonEvent) => isError(e) || (e.type === 'output.message' && /is removed|already cleaned up/.test(String(e.text)));
+    if (id) await cadre?.run(`/vm-cleanup ${id} --yes`, cleaned, 60_000).catch(() => undefined);
     cadre?.end();
     await cadre?.exited;
     await gitServer?.close();
