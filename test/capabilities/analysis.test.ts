@@ -1,20 +1,12 @@
 // runAnalysis on the example projects: findings, the cache, user advisory exports, and the three report formats.
-import { rm, writeFile, readFile } from 'node:fs/promises';
+import { writeFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatReportText, runAnalysis, toMarkdown, toSarif } from '../../src/capabilities/analysis/index.js';
 import { isCadreError } from '../../src/errors.js';
-import { copyExample } from '../project/helpers.js';
+import { useExampleCopies } from '../project/helpers.js';
 
-const folders: string[] = [];
-afterEach(async () => {
-  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
-});
-async function example(name: string): Promise<string> {
-  const folder = await copyExample(name);
-  folders.push(folder);
-  return folder;
-}
+const example = useExampleCopies();
 
 describe('runAnalysis', () => {
   it('audits the API: injection, template XSS, secrets, CSRF, a vulnerable dependency, with counts per severity', async () => {

@@ -2,20 +2,11 @@
 import { readFile, writeFile, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { analyzeProject, contextPath, loadProjectContext } from '../../src/project/context.js';
-import { copyExample } from './helpers.js';
+import { useExampleCopies } from './helpers.js';
 
-const folders: string[] = [];
-afterEach(async () => {
-  await Promise.all(folders.splice(0).map((folder) => rm(folder, { recursive: true, force: true })));
-});
-
-async function example(name: string): Promise<string> {
-  const folder = await copyExample(name);
-  folders.push(folder);
-  return folder;
-}
+const example = useExampleCopies();
 
 describe('analyzeProject', () => {
   it('detects the React shop: framework, theming, style, test runner', async () => {
@@ -67,7 +58,7 @@ describe('analyzeProject', () => {
 
   it('samples the code style when no configuration says it', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'cadre-style-'));
-    folders.push(cwd);
+    onTestFinished(() => rm(cwd, { recursive: true, force: true }));
     await writeFile(join(cwd, 'package.json'), JSON.stringify({ name: 'plain', dependencies: { koa: '2' } }));
     await writeFile(join(cwd, 'yarn.lock'), '');
     await writeFile(join(cwd, 'index.js'), 'const koa = require("koa")\n\nfunction start_server() {\n    const app = new koa()\n    return app\n}\nmodule.exports = { start_server }\n');

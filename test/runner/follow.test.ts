@@ -1,24 +1,16 @@
 // The supervisor's reading of a runner (followRunner) over a real runner process: results, budget, model failures, a kill.
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { followRunner } from '../../src/agents/vm/follow.js';
 import type { OutputEvent } from '../../src/cli/output.js';
 import { CadreError } from '../../src/errors.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { startHarness } from '../gateway/harness.js';
 import { startModelServer } from '../support/model-server.js';
-import { buildRunnerBundle, makeGitWorkspace, startRunner, type RunnerProcess } from './support.js';
+import { makeGitWorkspace, startRunner, type RunnerProcess, useRunnerBundle } from './support.js';
 
-let bundle: string;
-const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  bundle = await buildRunnerBundle();
-}, 60_000);
-afterAll(() => rmSync(bundle, { recursive: true, force: true }));
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { bundle: runnerBundle, cleanups } = useRunnerBundle();
 
 function workspace(): string {
   const dir = makeGitWorkspace({ 'README.md': '# demo\n' });
@@ -50,7 +42,7 @@ it('through the real gateway: the budget runs out mid-task and the attempt ends 
   cleanups.push(forwarder.close);
 
   const runner = startRunner({
-    bundle,
+    bundle: runnerBundle(),
     workspace: workspace(),
     env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: gateway.token, ANTHROPIC_BASE_URL: `http://127.0.0.1:${forwarder.modelPort}` },
     args: ['--task', 'List the files'],
@@ -71,7 +63,7 @@ it('through the real gateway: the budget runs out mid-task and the attempt ends 
 it('a model server error ends the attempt with the model error, which the task retries', async () => {
   const model = await startModelServer({ script: { turns: [{ error: { status: 500, message: 'upstream exploded' } }] } });
   cleanups.push(model.close);
-  const runner = startRunner({ bundle, workspace: workspace(), env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x', '--attempt', '2'] });
+  const runner = startRunner({ bundle: runnerBundle(), workspace: workspace(), env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x', '--attempt', '2'] });
   const error = await rejection(follow(runner, () => undefined));
   expect(error.code).toBe('model.server');
   expect(error.message).toMatch(/server error \(500\): upstream exploded/);
@@ -82,7 +74,7 @@ it('a model server error ends the attempt with the model error, which the task r
 it('a runner killed mid-task is a failed attempt that says it was killed', async () => {
   const model = await startModelServer({ script: { turns: [{ text: 'thinking '.repeat(200), chunkDelayMs: 50 }] } });
   cleanups.push(model.close);
-  const runner = startRunner({ bundle, workspace: workspace(), env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x'] });
+  const runner = startRunner({ bundle: runnerBundle(), workspace: workspace(), env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x'] });
   cleanups.push(() => runner.child.kill('SIGKILL'));
   const error = await rejection(follow(runner, (event) => {
     if (event.type === 'output.message' && event.text.startsWith('vm-agent started')) runner.child.kill('SIGKILL');
@@ -96,7 +88,7 @@ it('SIGTERM stops the runner and the command it runs, and it reports runner.canc
   cleanups.push(model.close);
   const dir = makeGitWorkspace({ 'package.json': JSON.stringify({ name: 'demo', private: true, scripts: { wait: 'sleep 31.25' } }) });
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const runner = startRunner({ bundle, workspace: dir, env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x'] });
+  const runner = startRunner({ bundle: runnerBundle(), workspace: dir, env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x'] });
   const error = await rejection(follow(runner, (event) => {
     if (event.type === 'output.progress' && event.label.includes('npm run')) {
       const sleeping = setInterval(() => {

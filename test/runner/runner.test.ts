@@ -2,19 +2,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { buildRunnerBundle, makeGitWorkspace, ofType, startRunner } from './support.js';
+import { makeGitWorkspace, ofType, startRunner, useRunnerBundle } from './support.js';
 
-let bundle: string;
-const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  bundle = await buildRunnerBundle();
-}, 60_000);
-afterAll(() => rmSync(bundle, { recursive: true, force: true }));
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { bundle: runnerBundle, cleanups } = useRunnerBundle();
 
 const apiKey = 'session-jwt-standing-in-for-the-key';
 
@@ -65,7 +57,7 @@ describe.each(['anthropic', 'openai'] as const)('the runner over %s', (provider)
     cleanups.push(server.close);
     const { workspace, secret } = workspaceWithEscape();
 
-    const runner = startRunner({ bundle, workspace, env: envFor(provider, server), args: ['--task', 'Say Hi instead of Hello'] });
+    const runner = startRunner({ bundle: runnerBundle(), workspace, env: envFor(provider, server), args: ['--task', 'Say Hi instead of Hello'] });
     expect(await runner.done).toBe(0);
     const { events } = runner;
 
@@ -105,16 +97,16 @@ describe.each(['anthropic', 'openai'] as const)('the runner over %s', (provider)
 it('says on stdout why it cannot start: no task, no model, no workspace', async () => {
   const workspace = mkdtempSync(join(tmpdir(), 'cadre-runner-ws-'));
   cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
-  const noTask = startRunner({ bundle, workspace, env: {}, args: [] });
+  const noTask = startRunner({ bundle: runnerBundle(), workspace, env: {}, args: [] });
   expect(await noTask.done).toBe(2);
   expect(noTask.events).toEqual([expect.objectContaining({ type: 'runner.failed', code: 'runner.usage' })]);
 
-  const noModel = startRunner({ bundle, workspace, env: {}, args: ['--task', 'anything'] });
+  const noModel = startRunner({ bundle: runnerBundle(), workspace, env: {}, args: ['--task', 'anything'] });
   expect(await noModel.done).toBe(1);
   expect(noModel.events).toEqual([expect.objectContaining({ type: 'runner.failed', code: 'runner.no-model' })]);
 
   const missing = join(workspace, 'missing');
-  const noWorkspace = startRunner({ bundle, workspace: missing, env: { CADRE_MODEL: 'anthropic:m', ANTHROPIC_API_KEY: 'k' }, args: ['--task', 'anything'] });
+  const noWorkspace = startRunner({ bundle: runnerBundle(), workspace: missing, env: { CADRE_MODEL: 'anthropic:m', ANTHROPIC_API_KEY: 'k' }, args: ['--task', 'anything'] });
   expect(await noWorkspace.done).toBe(1);
   expect(noWorkspace.events).toEqual([expect.objectContaining({ type: 'runner.failed', code: 'runner.no-workspace' })]);
   mkdirSync(missing);

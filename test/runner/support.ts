@@ -1,6 +1,7 @@
 // Test support for the runner: the real bundle built into a temp folder, a git workspace, and the runner run as a Node process.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,3 +62,20 @@ export function startRunner(options: { bundle: string; workspace: string; env: R
 
 export const ofType = <T extends RunnerEvent['type']>(events: RunnerEvent[], type: T) =>
   events.filter((event): event is Extract<RunnerEvent, { type: T }> => event.type === type);
+
+/**
+ * For a runner test file: builds the runner bundle once (removed after the file), and runs the
+ * cleanups a test registers in reverse order after each test.
+ */
+export function useRunnerBundle(): { bundle: () => string; cleanups: Array<() => unknown> } {
+  let bundle = '';
+  const cleanups: Array<() => unknown> = [];
+  beforeAll(async () => {
+    bundle = await buildRunnerBundle();
+  }, 60_000);
+  afterAll(() => rmSync(bundle, { recursive: true, force: true }));
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return { bundle: () => bundle, cleanups };
+}

@@ -2,24 +2,16 @@
 import { rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { createActor, fromPromise, waitFor } from 'xstate';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { taskMachine } from '../../machines/task.machine.js';
 import { createVmAttemptLogic } from '../../src/agents/vm/attempt-actor.js';
 import { followRunner } from '../../src/agents/vm/follow.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { realKey, startHarness } from '../gateway/harness.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
-import { buildRunnerBundle, makeGitWorkspace, startRunner } from './support.js';
+import { makeGitWorkspace, startRunner, useRunnerBundle } from './support.js';
 
-let bundle: string;
-const cleanups: Array<() => unknown> = [];
-beforeAll(async () => {
-  bundle = await buildRunnerBundle();
-}, 60_000);
-afterAll(() => rmSync(bundle, { recursive: true, force: true }));
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const { bundle: runnerBundle, cleanups } = useRunnerBundle();
 
 const slowTurn = { text: 'working '.repeat(400), chunkDelayMs: 50 };
 
@@ -33,7 +25,7 @@ async function runTask(options: { env: Record<string, string>; killed: number; m
   const attempts: number[] = [];
   const runAttempt = createVmAttemptLogic(async ({ task, attempt, signal }) => {
     attempts.push(attempt);
-    const runner = startRunner({ bundle, workspace, env: options.env, args: ['--task', task, '--attempt', String(attempt)] });
+    const runner = startRunner({ bundle: runnerBundle(), workspace, env: options.env, args: ['--task', task, '--attempt', String(attempt)] });
     signal.addEventListener('abort', () => runner.child.kill('SIGTERM'));
     const exitCode = new Promise<number>((resolve) => runner.child.once('exit', (code, name) => resolve(code ?? 128 + (name ? constants.signals[name] : 0))));
     return followRunner({
