@@ -5,6 +5,7 @@ import type { ContainerContext } from '../../machines/container.machine.js';
 import { runnerBundleBind } from '../agents/vm/bundle.js';
 import { createDockerClient } from '../container/docker-client.js';
 import { createContainerEffects } from '../container/effects.js';
+import { editorVolumeBind, ensureEditorVolume } from '../container/editor-volume.js';
 import { newContainerId } from '../container/labels.js';
 import { cleanUp, restartContainer } from '../container/lifecycle.js';
 import { defaultLimits, parseLimitsConfig } from '../container/limits.js';
@@ -16,6 +17,7 @@ import { createBudget } from '../gateway/budget.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
 import { say } from './output.js';
+import { createEditorListeners } from './vm-editor-publish.js';
 import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from './vm-gateways.js';
 import type { VmHostOptions } from './vm-host.js';
 import type { ContainerSettings } from './vm-settings.js';
@@ -54,6 +56,7 @@ export async function createVmEngine(options: VmHostOptions) {
   });
   const image = config.vm.image === 'cadre-sandbox:latest' ? `${sandboxRepository}:${options.version}` : config.vm.image;
   const repoUrls = new Map<string, string>();
+  const editors = createEditorListeners();
 
   const containerEnv = (settings: ContainerSettings): Record<string, string> => {
     const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
@@ -61,7 +64,7 @@ export async function createVmEngine(options: VmHostOptions) {
   };
 
   const effects = createContainerEffects({
-    docker, workspacesDir: paths.workspacesDir, session: sessionContext().name, image, onEvent: sink, command: forwarderCommand, binds: [runnerBundleBind()],
+    docker, workspacesDir: paths.workspacesDir, session: sessionContext().name, image, onEvent: sink, command: forwarderCommand, binds: [runnerBundleBind(), editorVolumeBind(image)],
     settingsFor: (id) => {
       const settings = options.settings.of(id);
       return { env: containerEnv(settings), networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains, timeoutMinutes: settings.timeoutMinutes, binds: [gateways.bind(id), ...caBinds] };
@@ -94,12 +97,19 @@ export async function createVmEngine(options: VmHostOptions) {
     docker,
     gateways,
     model,
+    image,
+    registry,
+    caBundle,
+    /** The /vm-editor listeners on 127.0.0.1, closed by restart and cleanup. */
+    editors,
     effects,
     actorOf,
     settled,
     /** The container's record from the engine's labels (any cadre process's container). */
     record: (id: string): Promise<ContainerRecord> => findContainer(docker, id),
     repoUrlOf: (id: string) => repoUrls.get(id),
+    /** The editor server in the shared editor volume (mounted at /opt/editor in every container), built on first use. */
+    editor: () => ensureEditorVolume({ docker, image, onEvent: sink, registry, caBundle, env: options.env }),
 
     /** /vm-create: image on first use, workspace, clone, locked-down start with its gateway; resolves the short id once running. */
     async create(input: { repoUrl: string; configText?: string }): Promise<{ id: string; deadline: number; settings: ContainerSettings }> {
@@ -133,12 +143,13 @@ export async function createVmEngine(options: VmHostOptions) {
       return { id, deadline, settings };
     },
 
-    /** /vm-restart: in place through the container machine (or the engine, for a container of an earlier cadre run). */
-    async restart(id: string): Promise<void> {
+    /** /vm-restart: in place through the container machine (or the engine, for a container of an earlier cadre run); `editorClosed`: its /vm-editor listener was closed. */
+    async restart(id: string): Promise<{ editorClosed: boolean }> {
       const record = await findContainer(docker, id);
+      const editorClosed = await editors.close(id);
       await gateways.open(id, record.repoUrl, options.settings.of(id), record.deadline);
       const actor = actorOf(id);
-      if (!actor) return restartContainer({ docker, dockerId: record.dockerId });
+      if (!actor) return restartContainer({ docker, dockerId: record.dockerId }).then(() => ({ editorClosed }));
       const state = (actor.getSnapshot() as ContainerSnapshot);
       if (state.matches('timed-out') || state.matches('failed')) {
         throw new CadreError('vm.cannot-restart', `${id} ${state.matches('timed-out') ? 'passed its deadline' : `failed (${state.context.failure?.reason ?? 'unknown cause'})`}; its workspace is kept until /vm-cleanup ${id}.`, {
@@ -148,12 +159,14 @@ export async function createVmEngine(options: VmHostOptions) {
       actor.send({ type: state.matches('stopped') ? 'container.start' : 'container.restart' });
       const after = await settled(actor, ['running', 'failed']);
       if (!after.matches('running')) throw new CadreError('vm.restart-failed', `${id} did not come back: ${after.context.failure?.reason ?? 'unknown cause'}`, { remedy: startRemedy(record.repoUrl) });
+      return { editorClosed };
     },
 
     /** /vm-cleanup: removes the container, its workspace and gateway, and revokes its token; a second run finds nothing and says so. */
     async cleanup(id: string): Promise<{ removed: boolean }> {
       const actor = actorOf(id);
       let removed = false;
+      await editors.close(id);
       if (actor && actor.getSnapshot().status === 'active') {
         actor.send({ type: 'container.cleanup' });
         const after = await settled(actor, ['cleaned-up', 'failed']);
@@ -169,6 +182,7 @@ export async function createVmEngine(options: VmHostOptions) {
     },
 
     async closeAll(): Promise<void> {
+      await editors.closeAll();
       await gateways.closeAll();
     },
   };
