@@ -44,8 +44,10 @@ export const vmConfigCommand = defineCommand({
     if (changed.includes('timeoutMinutes')) {
       const deadline = Date.now() + settings.timeoutMinutes * 60_000;
       vm.actorOf(record.id)?.send({ type: 'container.deadline.extended', deadline });
+      const { saveDeadline } = await import('../container/records.js');
+      await saveDeadline(record.workspace.root, deadline);
       if (vm.gateways.isOpen(record.id)) await vm.gateways.open(record.id, record.repoUrl, settings, deadline);
-      notes.push(`timeout: the deadline is now ${new Date(deadline).toLocaleTimeString()} (a restart of cadre goes back to the deadline it was created with)`);
+      notes.push(`timeout: the deadline is now ${new Date(deadline).toLocaleTimeString()}`);
     }
     if (changed.includes('env')) notes.push('env: applies to every command and task started from now on');
     if (changed.includes('networkIsolation') || changed.includes('allowedDomains')) notes.push(`network rules: restart needed, run /vm-restart ${record.id} to apply them`);

@@ -1,5 +1,8 @@
 // What cadre knows about one of its containers, read back from the engine's labels; and finding a container by its short id.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type Docker from 'dockerode';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import { CadreError, exitCodes } from '../errors.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { labelKeys } from './labels.js';
@@ -65,12 +68,27 @@ export function recordFromInspect(info: Docker.ContainerInspectInfo): ContainerR
   };
 }
 
+/** The file beside the workspace (on the host, outside /workspace) that keeps a deadline moved after creation: labels cannot change. */
+const deadlineFile = (root: string): string => join(root, 'deadline');
+
+/** Keeps the deadline /vm-config moved, so that a later cadre process (and its reaper) uses it rather than the creation label. */
+export async function saveDeadline(workspaceRoot: string, deadline: number): Promise<void> {
+  await writeFileAtomic(deadlineFile(workspaceRoot), `${new Date(deadline).toISOString()}\n`, { mode: 0o600 });
+}
+
+/** `record` with the deadline saved by saveDeadline, when there is one. */
+export async function withSavedDeadline(record: ContainerRecord): Promise<ContainerRecord> {
+  if (!record.workspace.root) return record;
+  const saved = Date.parse((await readFile(deadlineFile(record.workspace.root), 'utf8').catch(() => '')).trim());
+  return Number.isFinite(saved) ? { ...record, deadline: saved } : record;
+}
+
 /** Every container cadre manages on this engine, running or not. */
 export async function listCadreContainers(docker: Docker): Promise<ContainerRecord[]> {
   try {
     const found = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.managed}=true`] } });
     const infos = await Promise.all(found.map((item) => docker.getContainer(item.Id).inspect().catch(() => undefined)));
-    return infos.flatMap((info) => (info ? (recordFromInspect(info) ?? []) : []));
+    return await Promise.all(infos.flatMap((info) => (info ? (recordFromInspect(info) ?? []) : [])).map(withSavedDeadline));
   } catch (error) {
     throw engineError(error, 'list containers');
   }
@@ -82,7 +100,7 @@ export async function findContainer(docker: Docker, id: string): Promise<Contain
     const byLabel = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.container}=${id}`] } });
     const engineId = byLabel[0]?.Id ?? id;
     const record = recordFromInspect(await docker.getContainer(engineId).inspect());
-    if (record) return record;
+    if (record) return await withSavedDeadline(record);
   } catch (error) {
     if (engineStatus(error) !== 404) throw engineError(error, `look up container ${id}`);
   }
