@@ -1,37 +1,102 @@
-// /vm-editor's check: whether an editor server can run in the container, and the honest refusal when it cannot (nothing is started).
-//
-// The publishing design, for an image that ships an editor server: the container has NetworkMode none, so no port can be
-// published by Docker. cadre would start `code-server --bind-addr 127.0.0.1:<port> --auth password` inside (PASSWORD a random
-// token held on the host), and open a host listener on 127.0.0.1 only; each connection to it runs `docker exec` of a small
-// node pipe to the container's loopback port and splices the two streams. The editor's process and the host listener are
-// stopped by /vm-cleanup. This is not built yet: the sandbox image has no editor server, and none can be installed in it.
+// /vm-editor: code-server from the editor volume, started in the container on a Unix socket in the workspace, published on 127.0.0.1 behind a random password.
+import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
+import { editorMountPath } from '../container/editor-volume.js';
+import { engineError } from '../container/docker-client.js';
 import { CadreError } from '../errors.js';
-import { toolsPath } from './vm-dev-tools.js';
-import { execInContainer } from './vm-exec.js';
+import type { OutputSink } from './output.js';
+import { excludeFromGit } from './vm-dev-tools.js';
+import { galleryRefusal, installExtensions, type EditorExtension, type ExtensionOutcome } from './vm-editor-extensions.js';
+import type { EditorListeners, PublishedEditor } from './vm-editor-publish.js';
+import { publishEditorSocket } from './vm-editor-publish.js';
+import { editorFiles, editorLogTail, launchEditorServer, onHost, prepareEditorDir, stopEditorServer } from './vm-editor-server.js';
 
-export const editorServers = ['code-server', 'openvscode-server'] as const;
-
-/** Which editor server the container has on its PATH, if any, and its Node.js version (for the explanation). */
-export async function findEditorServer(docker: Docker, dockerId: string): Promise<{ path?: string; node?: string }> {
-  const lookup = await execInContainer(docker, dockerId, ['sh', '-c', editorServers.map((name) => `command -v ${name}`).join(' || ')], { env: { PATH: toolsPath } });
-  const node = await execInContainer(docker, dockerId, ['node', '--version'], {});
-  return {
-    ...(lookup.exitCode === 0 && lookup.stdout.trim() ? { path: lookup.stdout.trim().split('\n')[0]! } : {}),
-    ...(node.exitCode === 0 ? { node: node.stdout.trim() } : {}),
-  };
+export interface EditorTarget {
+  docker: Docker;
+  containerId: string;
+  dockerId: string;
+  workspaceDir: string;
+  /** The container's egress rules, for the gallery. */
+  egress: { networkIsolation: boolean; allowedDomains: readonly string[] };
+  listeners: EditorListeners;
+  /** The editor volume for the container's image: the one it must have mounted at /opt/editor. */
+  volume: string;
+  /** Builds the editor volume on first use; resolves code-server's entry point in the container. */
+  ensureVolume: () => Promise<{ entry: string }>;
+  onEvent: OutputSink;
+  /** The host port (default: any free one). */
+  port?: number;
 }
 
-/** The refusal: why no editor server can be started in `id`, and what to do about it. */
-export function editorRefusal(id: string, found: { path?: string; node?: string }, extensions: string[]): CadreError {
-  const asked = extensions.length ? ` (with ${extensions.join(', ')})` : '';
-  const remedy = 'use an image that ships code-server or openvscode-server (set vm.image in the config), and develop in the workspace meanwhile: /agent vm-agent "<task>", /vm-create-pr';
-  if (found.path) {
-    return new CadreError('vm.editor-unpublishable', `${id} has an editor server at ${found.path}, but cadre cannot publish it yet${asked}: the container has no network, and the tunnel from 127.0.0.1 on the host into the container's loopback is not built. Nothing was started.`, { remedy });
+export interface StartedEditor {
+  url: string;
+  password: string;
+  extensions: ExtensionOutcome[];
+  /** An editor server or listener of an earlier /vm-editor was stopped first. */
+  replaced: boolean;
+}
+
+const healthTimeoutMs = 30_000;
+
+/** The name of the volume mounted at /opt/editor, or undefined for a container created before cadre mounted one. */
+export async function editorVolumeOf(docker: Docker, dockerId: string): Promise<string | undefined> {
+  const info = await docker.getContainer(dockerId).inspect().catch((error: unknown) => {
+    throw engineError(error, 'inspect the container');
+  });
+  const mount = (info.Mounts ?? []).find((entry) => entry.Destination === editorMountPath);
+  return mount ? (mount.Name ?? mount.Source) : undefined;
+}
+
+async function healthy(url: string): Promise<boolean> {
+  const deadline = Date.now() + healthTimeoutMs;
+  while (Date.now() < deadline) {
+    const response = await fetch(new URL('healthz', url), { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
+    await response?.body?.cancel();
+    if (response?.ok) return true;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return new CadreError('vm.editor-unavailable', [
-    `No editor server can run in ${id}${asked}; nothing was started.`,
-    `The image has neither ${editorServers.join(' nor ')}, and cadre cannot install one here:`,
-    `their release builds come only from GitHub releases, which cadre does not fetch into containers, and the npm package code-server needs Node.js 24 (the container has ${found.node ?? 'no Node.js'}) and compiles native modules during install, for which the image has no compiler.`,
-  ].join(' '), { remedy });
+  return false;
+}
+
+/**
+ * Starts code-server in the container with `extensions` installed and publishes it on 127.0.0.1. A running editor of
+ * this container (from any cadre process) is stopped first. On failure nothing is left running.
+ */
+export async function startEditor(target: EditorTarget, extensions: EditorExtension[]): Promise<StartedEditor> {
+  const { docker, dockerId, containerId } = target;
+  const mounted = await editorVolumeOf(docker, dockerId);
+  if (mounted !== target.volume) {
+    const why = mounted ? `it has ${mounted} at ${editorMountPath}, not ${target.volume}, the editor built for the current sandbox image` : `it was created before cadre mounted the editor volume at ${editorMountPath}`;
+    throw new CadreError('vm.editor-no-volume', `No editor server can run in ${containerId}: ${why}.`, {
+      remedy: `create a new container with /vm-create (its workspace starts from the repository again; ${containerId}'s workspace is kept until /vm-cleanup ${containerId})`,
+    });
+  }
+  const { entry } = await target.ensureVolume();
+  const closedListener = await target.listeners.close(containerId);
+  const stoppedServer = await stopEditorServer(docker, dockerId);
+  await excludeFromGit(target.workspaceDir);
+  await prepareEditorDir(docker, dockerId);
+  const outcomes = await installExtensions({ docker, dockerId, entry, extensions, galleryRefusal: galleryRefusal(target.egress, containerId), onEvent: target.onEvent });
+
+  const password = randomBytes(24).toString('base64url');
+  const progress = `vm-editor:${containerId}`;
+  target.onEvent({ type: 'output.progress', id: progress, label: `Starting the editor server in ${containerId}` });
+  let published: PublishedEditor | undefined;
+  try {
+    await launchEditorServer({ docker, dockerId, entry, password });
+    published = await publishEditorSocket({ socketPath: onHost(target.workspaceDir, editorFiles.socket), ...(target.port === undefined ? {} : { port: target.port }) });
+    if (!(await healthy(published.url))) {
+      throw new CadreError('vm.editor-failed', `The editor server in ${containerId} did not answer within ${healthTimeoutMs / 1000} s. Its log ends with:\n${await editorLogTail(target.workspaceDir)}`, {
+        remedy: `check the container's free memory and disk with /vm-status ${containerId}, then run /vm-editor again`,
+      });
+    }
+  } catch (error) {
+    await published?.close();
+    await stopEditorServer(docker, dockerId).catch(() => false);
+    target.onEvent({ type: 'output.progress', id: progress, label: 'The editor server did not start', done: true });
+    throw error;
+  }
+  await target.listeners.set(containerId, published);
+  target.onEvent({ type: 'output.progress', id: progress, label: `The editor server of ${containerId} is up`, done: true });
+  return { url: published.url, password, extensions: outcomes, replaced: closedListener || stoppedServer };
 }

@@ -1,26 +1,51 @@
-// /vm-editor: starts an editor server in the container, or says plainly why it cannot (nothing half-started).
+// /vm-editor: starts code-server in the container with the given extensions, published on 127.0.0.1 of the host behind a random password.
 import { z } from 'zod';
+import { result, say } from '../cli/output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 
 export const vmEditorCommand = defineCommand({
   name: 'vm-editor',
-  summary: 'Start an editor server in the container with the given extensions',
+  summary: 'Start an editor server (code-server) in the container, on 127.0.0.1 behind a password',
   usage: '/vm-editor [--extensions "id,id"] [--container <id>]',
+  examples: ['/vm-editor', '/vm-editor --extensions "esbenp.prettier-vscode,tools/my-ext.vsix" --container vm-3f2a'],
   args: z.object({
-    extensions: z.string().optional().describe('editor extension ids, comma-separated'),
+    extensions: z.string().optional().describe('extensions, comma-separated: gallery ids (publisher.name) or .vsix files in the workspace'),
     container: z.string().optional().describe('the container (default: the last created)'),
   }),
   run: async ({ extensions, container }, ctx) => {
+    const { parseExtensions } = await import('../cli/vm-editor-extensions.js');
+    const wanted = parseExtensions(extensions);
     const id = container ?? ctx.runtime.session.view().currentContainer;
     if (!id) throw new CadreError('vm.no-container', 'There is no container to start an editor in.', { remedy: 'create one with /vm-create <repo_url>' });
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.record(id);
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
-    const { editorRefusal, findEditorServer } = await import('../cli/vm-editor.js');
-    const found = await findEditorServer(vm.docker, record.dockerId);
-    const wanted = (extensions ?? '').split(',').map((extension) => extension.trim()).filter(Boolean);
-    ctx.runtime.audit('vm.editor', { containerId: record.id, extensions: wanted, editorServer: found.path ?? null, started: false });
-    throw editorRefusal(record.id, found, wanted);
+    const [{ startEditor }, { editorVolumeName }] = await Promise.all([import('../cli/vm-editor.js'), import('../container/editor-volume.js')]);
+    const settings = ctx.runtime.vm.settings.of(record.id);
+    const started = await startEditor({
+      docker: vm.docker, containerId: record.id, dockerId: record.dockerId, workspaceDir: record.workspace.dir,
+      egress: { networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+      listeners: vm.editors,
+      volume: editorVolumeName(vm.image),
+      ensureVolume: vm.editor,
+      onEvent: ctx.emit,
+    }, wanted);
+    // The password goes to the person only: never into the audit trail.
+    ctx.runtime.audit('vm.editor.started', { containerId: record.id, url: started.url, extensions: started.extensions.map(({ extension, status }) => ({ extension, status })) });
+    const lines = [
+      `Editor for ${record.id}: ${started.url}`,
+      `Password: ${started.password}`,
+      ...started.extensions.map((outcome) => `  ${outcome.status === 'installed' ? '✔' : '✖'} ${outcome.extension} ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`),
+      `Only this machine can reach it (127.0.0.1); it stops with /vm-cleanup ${record.id}, /vm-restart, or when cadre exits.`,
+    ];
+    if (started.replaced) ctx.emit(say(`The earlier editor server of ${record.id} was stopped; its password no longer works.`, 'dim'));
+    ctx.emit(result('vm.editor', { containerId: record.id, url: started.url, password: started.password, extensions: started.extensions }, lines.join('\n')));
+    const failed = started.extensions.filter((outcome) => outcome.status === 'failed');
+    if (failed.length) {
+      throw new CadreError('vm.editor-extensions', `The editor runs, but ${failed.map((outcome) => outcome.extension).join(', ')} could not be installed: ${failed.map((outcome) => outcome.reason).join('; ')}`, {
+        remedy: `fix the cause above and run /vm-editor --container ${record.id} again (it restarts the editor with a new password)`,
+      });
+    }
   },
 });

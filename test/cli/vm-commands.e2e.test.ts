@@ -105,12 +105,11 @@ describeDocker('vm commands through the CLI', () => {
     expect(unknown).toMatchObject({ type: 'output.error', code: 'vm.unknown-tool', message: expect.stringMatching(/cobol.*Supported: node, npm, yarn, pnpm, typescript, git, tini, docker, python3/) });
   }, 240_000);
 
-  it('/vm-editor says why no editor server can run, and starts nothing', async () => {
+  it('/vm-editor refuses an extension that is neither publisher.name nor a .vsix in the workspace, and starts nothing', async () => {
     const before = (await docker.getContainer(dockerId).top()).Processes?.length;
-    const [refused] = await cadreJson(['-c', `/vm-editor --extensions "dbaeumer.vscode-eslint" --container ${id}`], 1);
-    expect(refused).toMatchObject({ type: 'output.error', code: 'vm.editor-unavailable' });
-    expect(refused?.message).toMatch(/nothing was started.*code-server.*openvscode-server/s);
-    expect(refused?.remedy).toMatch(/vm\.image/);
+    const [refused] = await cadreJson(['-c', `/vm-editor --extensions "dbaeumer.vscode-eslint,../outside.vsix" --container ${id}`], 2);
+    expect(refused).toMatchObject({ type: 'output.error', code: 'vm.editor-bad-extension', message: expect.stringContaining('../outside.vsix') });
+    expect(refused?.remedy).toMatch(/publisher\.name/);
     expect((await docker.getContainer(dockerId).top()).Processes?.length).toBe(before);
   });
 
