@@ -10,6 +10,10 @@ interface TextPromptElement {
   bell(): void;
   abort(): void;
   on(event: 'submit' | 'abort' | 'exit', listener: (value: string) => void): void;
+  // What is drawn, and how: read to erase the prompt and draw it again below background output.
+  outputText: string;
+  firstRender: boolean;
+  out: NodeJS.WriteStream;
 }
 type TextPromptClass = new (options: Record<string, unknown>) => TextPromptElement;
 
@@ -71,6 +75,26 @@ function historyPrompt(): TextPromptClass {
   return historyPromptClass;
 }
 
+/** The prompt waiting for a line, while it is on screen. */
+let onScreen: TextPromptElement | undefined;
+
+/**
+ * Runs `write` so that its output (a background vm-agent task's progress, say) lands above the prompt on screen: the
+ * prompt's line is erased, `write` must end its output at the start of a line, and the prompt is drawn again below it
+ * with what the person has typed so far. Returns false, without running `write`, when no prompt is on screen.
+ */
+export function writeAbovePrompt(write: () => void): boolean {
+  const prompt = onScreen;
+  if (!prompt) return false;
+  const eraseDrawn = require('prompts/lib/util/clear.js') as (text: string, columns: number) => string;
+  prompt.out.write(eraseDrawn(prompt.outputText, prompt.out.columns));
+  write();
+  // Drawn as new: nothing of the old prompt is left to erase.
+  prompt.firstRender = true;
+  prompt.render();
+  return true;
+}
+
 export type LineResult = { kind: 'line'; text: string } | { kind: 'interrupt' } | { kind: 'eof' };
 
 export interface LinePromptOptions {
@@ -92,9 +116,14 @@ export function readLine(options: LinePromptOptions): Promise<LineResult> {
       stdin: options.stdin ?? process.stdin,
       stdout: options.stdout ?? process.stdout,
     }) as TextPromptElement & { endOfInput: boolean };
-    prompt.on('submit', (value) => resolve({ kind: 'line', text: value }));
-    prompt.on('abort', () => resolve(prompt.endOfInput ? { kind: 'eof' } : { kind: 'interrupt' }));
-    prompt.on('exit', () => resolve({ kind: 'interrupt' }));
+    onScreen = prompt;
+    const done = (result: LineResult): void => {
+      if (onScreen === prompt) onScreen = undefined;
+      resolve(result);
+    };
+    prompt.on('submit', (value) => done({ kind: 'line', text: value }));
+    prompt.on('abort', () => done(prompt.endOfInput ? { kind: 'eof' } : { kind: 'interrupt' }));
+    prompt.on('exit', () => done({ kind: 'interrupt' }));
     if (options.signal?.aborted) prompt.abort();
     options.signal?.addEventListener('abort', () => prompt.abort(), { once: true });
   });

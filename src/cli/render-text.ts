@@ -8,6 +8,8 @@ export interface TextRendererOptions {
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   err: NodeJS.WritableStream;
   color: boolean;
+  /** With a prompt on screen, writes above it (see writeAbovePrompt) and returns true; otherwise false. */
+  abovePrompt?: (write: () => void) => boolean;
 }
 
 const levelStyle: Record<OutputLevel, Style | null> = { info: null, success: 'green', warn: 'yellow', dim: 'gray' };
@@ -21,24 +23,34 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
     progressLine = false;
   };
 
+  /** Whole lines written above the prompt, when one is on screen (output of a task running in the background). */
+  const wroteAbovePrompt = (stream: NodeJS.WritableStream, text: string): boolean => {
+    const wrote = options.abovePrompt?.(() => stream.write(text.endsWith('\n') ? text : `${text}\n`)) ?? false;
+    // The prompt took the line a progress line was on: there is none to end.
+    if (wrote) progressLine = false;
+    return wrote;
+  };
+
+  /** Writes `text` after ending any progress line, or above the prompt. */
+  const write = (stream: NodeJS.WritableStream, text: string): void => {
+    if (wroteAbovePrompt(stream, text)) return;
+    endProgressLine();
+    stream.write(text);
+  };
+
   return (event) => {
     switch (event.type) {
       case 'output.message':
-        endProgressLine();
-        options.out.write(`${paint(levelStyle[event.level], event.text)}\n`);
+        write(options.out, `${paint(levelStyle[event.level], event.text)}\n`);
         return;
       case 'output.result':
-        endProgressLine();
-        options.out.write(`${event.text}\n`);
+        write(options.out, `${event.text}\n`);
         return;
       case 'output.error':
-        endProgressLine();
-        options.err.write(`${paint('red', `✖ ${event.message}`)}\n`);
-        if (event.remedy) options.err.write(`${paint('gray', `  → ${event.remedy}`)}\n`);
+        write(options.err, `${paint('red', `✖ ${event.message}`)}\n${event.remedy ? `${paint('gray', `  → ${event.remedy}`)}\n` : ''}`);
         return;
       case 'output.stream':
-        endProgressLine();
-        (event.stream === 'stderr' ? options.err : options.out).write(event.chunk);
+        write(event.stream === 'stderr' ? options.err : options.out, event.chunk);
         return;
       case 'output.progress': {
         const fraction = event.total ? Math.min(1, (event.current ?? 0) / event.total) : null;
@@ -46,6 +58,7 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
         const count = event.total ? ` ${event.current ?? 0}/${event.total}` : event.current !== undefined ? ` ${event.current}` : '';
         const line = `${event.label}${bar}${fraction === null ? count : ''}`;
         if (options.out.isTTY) {
+          if (wroteAbovePrompt(options.out, paint('cyan', line))) return;
           options.out.write(`\r\x1b[2K${paint('cyan', line)}`);
           progressLine = true;
           if (event.done) endProgressLine();

@@ -2,6 +2,7 @@
 import { exitCodes, isCadreError } from '../errors.js';
 import { createTextRenderer } from './render-text.js';
 import { createJsonRenderer } from './render-json.js';
+import { writeAbovePrompt } from './line-prompt.js';
 import type { OutputSink } from './output.js';
 
 export interface GlobalOptions {
@@ -17,7 +18,9 @@ export interface GlobalOptions {
 export function createSink(options: { json?: boolean; color: boolean }): OutputSink {
   return options.json
     ? createJsonRenderer(process.stdout)
-    : createTextRenderer({ out: process.stdout, err: process.stderr, color: options.color && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR });
+    : createTextRenderer({
+      out: process.stdout, err: process.stderr, color: options.color && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, abovePrompt: writeAbovePrompt,
+    });
 }
 
 export function reportFailure(error: unknown, sink: OutputSink): number {
