@@ -83,12 +83,15 @@ export function createAgentHost(options: AgentHostOptions) {
     return steps;
   };
 
-  /** Reports an expected failure once, with its remedy, and rethrows it for the task. */
-  const reportingFailures = async <T>(taskId: string, work: () => Promise<T>): Promise<T> => {
+  /**
+   * Reports an expected failure once, with its remedy, and rethrows it for the task. A step stopped through `signal`
+   * (the task cancelled, timed out or out of budget) is not reported: the task's outcome says why it ended.
+   */
+  const reportingFailures = async <T>(taskId: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> => {
     try {
       return await work();
     } catch (error) {
-      if (isCadreError(error)) {
+      if (isCadreError(error) && !signal?.aborted) {
         reported.set(taskId, error.exitCode);
         sink({ type: 'output.error', code: error.code, message: error.message, remedy: error.remedy });
       }
@@ -134,7 +137,7 @@ export function createAgentHost(options: AgentHostOptions) {
           }
           if (!input.planId) throw new CadreError('plan.missing', 'The task has no plan to apply.', { remedy: 'Run the task again.' });
           return applyWithPlanActor(input.planId);
-        })),
+        }, signal)),
     },
   });
 

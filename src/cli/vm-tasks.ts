@@ -38,7 +38,11 @@ export function createVmTasks(options: VmTasksOptions) {
     const { runVmAttempt } = await import('../agents/vm/supervise.js');
     try {
       const result = await runVmAttempt({
-        docker: engine.docker, containerDockerId: record.dockerId, task: input.text, attempt: input.attempt, env, onEvent: sink, signal,
+        docker: engine.docker, containerDockerId: record.dockerId, task: input.text, attempt: input.attempt, env, signal,
+        // Once the attempt is stopped (cancelled, timed out), its task is reported ended: what the dying runner still says is not shown.
+        onEvent: (event) => {
+          if (!signal.aborted) sink(event);
+        },
         onRunnerEvent: (event) => auditRunnerEvent(audit, input.taskId, containerId, event),
       });
       options.session().send({ type: 'session.usage.add', inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
@@ -121,7 +125,8 @@ export function createVmTasks(options: VmTasksOptions) {
         ? say(`Task ${taskId} is queued (position ${position}): vm-agent runs one task at a time. /cancel ${taskId} removes it.`, 'warn')
         : say(`vm-agent is working on task ${taskId} in ${containerId}${ctx.interactive ? ' in the background; /cancel stops it' : ''}.`));
       const started = session.on('task.started', (event: { taskId: string }) => {
-        if (event.taskId === taskId && position > 0) sink(say(`Task ${taskId} started in ${containerId}.`));
+        // Told after the outcome of the task that held the slot, which is reported once its promise settles.
+        if (event.taskId === taskId && position > 0) setImmediate(() => sink(say(`Task ${taskId} started in ${containerId}.`)));
       });
       const retrying = session.on('task.updated', (event: { taskId: string; phase: string; detail: string }) => {
         if (event.taskId === taskId && event.phase === 'retrying') sink(say(`Task ${taskId}: ${event.detail}; retrying.`, 'warn'));

@@ -16,8 +16,9 @@ export const cancelCommand = defineCommand({
     if (taskId !== undefined && !tasks.includes(taskId)) {
       throw new CadreError('task.unknown', `There is no task ${taskId}.`, { remedy: `Running or queued: ${tasks.join(', ')}.` });
     }
+    // Said first: cancelling tells the task's outcome (and starts a queued vm-agent task) at once.
+    ctx.emit(say(`Cancelling ${taskId ?? 'the running task'}.`, 'warn'));
     ctx.runtime.session.send({ type: 'task.cancel', ...(taskId ? { taskId } : {}) });
     ctx.runtime.audit('task.cancel', { taskId: taskId ?? null });
-    ctx.emit(say(`Cancelling ${taskId ?? 'the running task'}.`, 'warn'));
   },
 });
