@@ -9,6 +9,8 @@ const ansi = /\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]|\r/g;
 export interface PtySession {
   /** Everything printed so far, without terminal escape sequences. */
   screen(): string;
+  /** Everything printed so far as written, escape sequences included (for a terminal emulator). */
+  raw(): string;
   type(text: string): void;
   /** Resolves when `pattern` appears after `from` (an index into screen()). */
   waitFor(pattern: string | RegExp, options?: { from?: number; timeoutMs?: number }): Promise<number>;
@@ -33,6 +35,7 @@ export function startInPty(command: string, options: { cwd: string; env: Record<
   const screen = (): string => raw.replace(ansi, '');
   return {
     screen,
+    raw: () => raw,
     type: (text) => child.stdin.write(text),
     waitFor: (pattern, { from = 0, timeoutMs = 15_000 } = {}) =>
       new Promise((resolve, reject) => {
