@@ -75,7 +75,8 @@ export async function launchEditorServer(options: { docker: Docker; dockerId: st
       WorkingDir: '/workspace',
       Env: [`PASSWORD=${options.password}`],
     });
-    await exec.start({ Detach: true });
+    // The engine answers once the process has started; the connection would otherwise stay open and keep cadre from exiting.
+    (await exec.start({ Detach: true })).destroy();
   } catch (error) {
     throw engineError(error, 'start the editor server in the container');
   }

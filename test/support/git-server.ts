@@ -12,7 +12,7 @@ export interface GitServer {
   /** The URL of repository `name` (`<url>/<name>.git`). */
   repoUrl(name: string): string;
   /** Creates bare repository `name` with one commit holding `files`; returns the commit id. */
-  createRepo(name: string, files: Record<string, string>): Promise<string>;
+  createRepo(name: string, files: Record<string, string | Uint8Array>): Promise<string>;
   close(): Promise<void>;
 }
 
