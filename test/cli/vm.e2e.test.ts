@@ -1,61 +1,27 @@
-// The vm-agent path through the real CLI and real Docker: /vm-create → /vm-status → /vm-restart → /agent vm-agent (edit, npm test,
-// a blocked command) → /vm-create-pr → budget exhausted mid-task → /vm-cleanup --yes twice. Local git, GitHub and model servers on 127.0.0.1.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+// The vm-agent path through the real CLI and real Docker: /vm-create → /vm-status → /vm-restart → /vm-install-deps --auto-detect (npm ci
+// from the registry through the gateway egress) → /agent vm-agent (edit, npm test needing the dependency, a blocked command) →
+// /vm-create-pr → budget exhausted mid-task → /vm-cleanup --yes twice. Local git, GitHub and model servers on 127.0.0.1.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { filesContaining } from '../gateway/container-support.js';
-import { cadreBin, runCli, tempProject } from '../support/cli.js';
+import { runCli, tempProject } from '../support/cli.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
+import { startPipedCadre } from './vm-cadre.js';
 
 const modelKey = 'sk-ant-real-key-0123456789-NEVER-IN-CONTAINER';
 const githubToken = 'ghp_cadreVmScenario0123456789abcdefABCD';
 const fullName = 'acme/greeter';
-
-interface JsonEvent { type: string; kind?: string; data?: Record<string, unknown>; code?: string; message?: string; text?: string; remedy?: string }
-
-/** cadre reading commands from a pipe (--json): each entry runs to its end before the next is read, so the test can type what it saw. */
-function startCadre(cwd: string, home: string, env: Record<string, string>) {
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [cadreBin, '--json'], {
-    cwd, env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', ...env }, stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const events: JsonEvent[] = [];
-  let buffered = '';
-  let stderr = '';
-  let waiter: (() => void) | undefined;
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8');
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith('{')) events.push(JSON.parse(line) as JsonEvent);
-    waiter?.();
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
-  return {
-    events,
-    exited,
-    stderr: () => stderr,
-    /** Types `line` and resolves with the first new event matching `until`. */
-    async run(line: string, until: (event: JsonEvent) => boolean, timeoutMs = 120_000): Promise<JsonEvent> {
-      const from = events.length;
-      child.stdin.write(`${line}\n`);
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = events.slice(from).find(until);
-        if (found) return found;
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no answer to ${line}; events: ${JSON.stringify(events.slice(from))}\n${stderr}`);
-        await new Promise<void>((resolve) => {
-          waiter = resolve;
-          setTimeout(resolve, 200);
-        });
-      }
-    },
-    end: () => child.stdin.end(),
-  };
-}
+// A real lockfile (no resolved URLs: npm ci fetches from the registry the configuration names), so the install is `npm ci`.
+const lockfile = {
+  name: 'greeter', version: '1.0.0', lockfileVersion: 3, requires: true,
+  packages: {
+    '': { name: 'greeter', version: '1.0.0', dependencies: { 'is-number': '7.0.0' } },
+    'node_modules/is-number': { version: '7.0.0', integrity: 'sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==', license: 'MIT', engines: { node: '>=0.12.0' } },
+  },
+};
 
 describeDocker('vm-agent end to end through the CLI', () => {
   const docker = testDocker();
@@ -67,9 +33,11 @@ describeDocker('vm-agent end to end through the CLI', () => {
     await ensureSandboxImage(docker);
     gitServer = await startGitServer({ auth: { username: 'x-access-token', password: githubToken, pushOnly: true } });
     await gitServer.createRepo(fullName, {
-      'package.json': JSON.stringify({ name: 'greeter', version: '1.0.0', scripts: { test: 'node test.js' } }),
+      'package.json': JSON.stringify({ name: 'greeter', version: '1.0.0', dependencies: { 'is-number': '7.0.0' }, scripts: { test: 'node test.js' } }),
+      'package-lock.json': JSON.stringify(lockfile),
+      '.gitignore': 'node_modules/\n',
       'src/greet.js': "exports.greet = (name) => 'Hello, ' + name;\n",
-      'test.js': "const { greet } = require('./src/greet.js');\nif (greet('Ada') !== 'Hi, Ada') { console.error('FAIL: ' + greet('Ada')); process.exit(1); }\nconsole.log('greet test passed');\n",
+      'test.js': "const isNumber = require('is-number');\nconst { greet } = require('./src/greet.js');\nif (!isNumber(7) || greet('Ada') !== 'Hi, Ada') { console.error('FAIL: ' + greet('Ada')); process.exit(1); }\nconsole.log('greet test passed');\n",
     });
     github = await startGitHubServer({ token: githubToken });
     github.addRepository(fullName, { defaultBranch: 'main' });
@@ -94,7 +62,7 @@ describeDocker('vm-agent end to end through the CLI', () => {
 
   it('creates, inspects, restarts, runs two tasks, opens the PR and cleans up; no secret enters the container', async () => {
     const { project, home } = await tempProject('cadre-vm-e2e-');
-    const cadre = startCadre(project, home, {
+    const cadre = startPipedCadre(project, home, {
       ANTHROPIC_API_KEY: modelKey, ANTHROPIC_BASE_URL: model.url, CADRE_MODEL: 'anthropic:claude-scripted',
       GITHUB_TOKEN: githubToken, CADRE_GITHUB_BASE_URL: github.url, CADRE_GIT_AUTHOR_NAME: 'Cadre Tester', CADRE_GIT_AUTHOR_EMAIL: 'tester@example.com',
       CADRE_TOKEN_BUDGET: '22000', CADRE_GATEWAY_ALLOW_LOOPBACK: '1',
@@ -115,6 +83,11 @@ describeDocker('vm-agent end to end through the CLI', () => {
     await cadre.run(`/vm-restart ${id}`, (e) => (e.type === 'output.message' && String(e.text).includes('running again')) || e.type === 'output.error');
     expect((await cadre.run(`/vm-status ${id}`, (e) => e.kind === 'vm.status')).data).toMatchObject({ state: 'running', machineState: 'running' });
 
+    const installed = await cadre.run('/vm-install-deps --auto-detect', (e) => e.kind === 'vm.install-deps' || e.type === 'output.error', 180_000);
+    expect(installed.data, JSON.stringify(cadre.events.filter((e) => e.type !== 'output.progress').slice(-12))).toMatchObject({
+      containerId: id, manager: 'npm', lockfile: 'package-lock.json', command: ['npm', 'ci', '--no-audit', '--no-fund'],
+    });
+
     const finished = await cadre.run('/agent vm-agent "Make greet say Hi and run the tests"', (e) => e.type === 'output.error' || (e.type === 'output.message' && String(e.text).startsWith('vm-agent finished')), 180_000);
     expect(finished.text, JSON.stringify(finished)).toContain('The greeting now says Hi and npm test passes.');
     const said = cadre.events.map((e) => (e.type === 'output.stream' ? String((e as { chunk?: string }).chunk) : String(e.text ?? e.message ?? ''))).join('\n');
@@ -123,6 +96,8 @@ describeDocker('vm-agent end to end through the CLI', () => {
 
     const pr = await cadre.run(`/vm-create-pr ${id} "Say Hi" "The greeting says Hi now."`, (e) => e.kind === 'vm.pull-request' || e.type === 'output.error');
     expect(pr.kind, JSON.stringify(pr)).toBe('vm.pull-request');
+    // Only the edit: the installed node_modules are ignored and npm ci left the lockfile as it was.
+    expect(pr.data).toMatchObject({ changedFiles: 1 });
     expect(github.pullRequests(fullName)).toEqual([expect.objectContaining({ title: 'Say Hi' })]);
 
     const leaks = [...(await filesContaining(`${home}/workspaces/${id}/workspace`, githubToken)), ...(await filesContaining(`${home}/workspaces/${id}/workspace`, modelKey))];
