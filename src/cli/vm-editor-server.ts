@@ -82,6 +82,12 @@ export async function launchEditorServer(options: { docker: Docker; dockerId: st
   }
 }
 
+/** Whether the editor server the pidfile names is still running. */
+export async function editorRunning(docker: Docker, dockerId: string): Promise<boolean> {
+  const ran = await execInContainer(docker, dockerId, shell(`pid=$(cat ${editorFiles.pid} 2>/dev/null) && [ -n "$pid" ] && [ -d "/proc/$pid" ]`), {});
+  return ran.exitCode === 0;
+}
+
 /** The last lines of the editor's log, read on the host, for an error message. */
 export async function editorLogTail(workspaceDir: string, lines = 15): Promise<string> {
   const log = await readFile(onHost(workspaceDir, editorFiles.log), 'utf8').catch(() => '');

@@ -9,7 +9,7 @@ import { excludeFromGit } from './vm-dev-tools.js';
 import { galleryRefusal, installExtensions, type EditorExtension, type ExtensionOutcome } from './vm-editor-extensions.js';
 import type { EditorListeners, PublishedEditor } from './vm-editor-publish.js';
 import { publishEditorSocket } from './vm-editor-publish.js';
-import { editorFiles, editorLogTail, launchEditorServer, onHost, prepareEditorDir, stopEditorServer } from './vm-editor-server.js';
+import { editorFiles, editorLogTail, editorRunning, launchEditorServer, onHost, prepareEditorDir, stopEditorServer } from './vm-editor-server.js';
 
 export interface EditorTarget {
   docker: Docker;
@@ -47,15 +47,18 @@ export async function editorVolumeOf(docker: Docker, dockerId: string): Promise<
   return mount ? (mount.Name ?? mount.Source) : undefined;
 }
 
-async function healthy(url: string): Promise<boolean> {
-  const deadline = Date.now() + healthTimeoutMs;
-  while (Date.now() < deadline) {
+/** Polls /healthz through the listener until it answers, the server exits, or the time is up. */
+async function healthy(url: string, running: () => Promise<boolean>): Promise<'up' | 'exited' | 'timed-out'> {
+  const started = Date.now();
+  while (Date.now() < started + healthTimeoutMs) {
     const response = await fetch(new URL('healthz', url), { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
     await response?.body?.cancel();
-    if (response?.ok) return true;
+    if (response?.ok) return 'up';
+    // The first second gives the detached shell time to write the pidfile.
+    if (Date.now() - started > 1_000 && !(await running())) return 'exited';
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return false;
+  return 'timed-out';
 }
 
 /**
@@ -85,8 +88,10 @@ export async function startEditor(target: EditorTarget, extensions: EditorExtens
   try {
     await launchEditorServer({ docker, dockerId, entry, password });
     published = await publishEditorSocket({ socketPath: onHost(target.workspaceDir, editorFiles.socket), ...(target.port === undefined ? {} : { port: target.port }) });
-    if (!(await healthy(published.url))) {
-      throw new CadreError('vm.editor-failed', `The editor server in ${containerId} did not answer within ${healthTimeoutMs / 1000} s. Its log ends with:\n${await editorLogTail(target.workspaceDir)}`, {
+    const health = await healthy(published.url, () => editorRunning(docker, dockerId));
+    if (health !== 'up') {
+      const what = health === 'exited' ? 'exited before it answered' : `did not answer within ${healthTimeoutMs / 1000} s`;
+      throw new CadreError('vm.editor-failed', `The editor server in ${containerId} ${what}. Its log ends with:\n${await editorLogTail(target.workspaceDir)}`, {
         remedy: `check the container's free memory and disk with /vm-status ${containerId}, then run /vm-editor again`,
       });
     }

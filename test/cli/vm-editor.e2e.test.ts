@@ -1,5 +1,5 @@
 // /vm-editor for real: code-server from the editor volume in a sandbox container, published on 127.0.0.1 behind the printed
-// password, with a .vsix extension built here and committed to the repository; a second run replaces it, /vm-cleanup closes it.
+// password, with a .vsix extension built here and committed to the repository; a second run replaces it, /vm-restart and /vm-cleanup close it.
 import { readdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { strToU8, zipSync } from 'fflate';
@@ -79,7 +79,7 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     await gitServer?.close();
   }, 120_000);
 
-  it('serves the workbench only after a login with the printed password, with the .vsix installed; a second run replaces it; cleanup closes it', async () => {
+  it('serves the workbench only after a login with the printed password, with the .vsix installed; a second run replaces it; restart and cleanup close it', async () => {
     const first = await cadre.run(`/vm-editor --extensions "tools/hello.vsix" --container ${id}`, resultOrError('vm.editor'), editorBuildTimeoutMs);
     expect(first.type, JSON.stringify(cadre.events.filter((e) => e.type !== 'output.progress').slice(-8))).toBe('output.result');
     const { url, password } = first.data as { url: string; password: string };
@@ -126,9 +126,19 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     }
     expect(await filesContaining(`${home}/audit`, 'vm.editor.started')).not.toEqual([]);
 
+    // A restart stops the editor with the container: the listener closes and cadre says to start a new one; that one works.
+    const restarted = cadre.events.length;
+    await cadre.run(`/vm-restart ${id}`, (e) => isError(e) || (e.type === 'output.message' && /run \/vm-editor/.test(String(e.text))), 120_000);
+    expect(cadre.events.slice(restarted).filter(isError)).toEqual([]);
+    expect(await refused(next.url)).toBe(true);
+    const third = await cadre.run(`/vm-editor --container ${id}`, resultOrError('vm.editor'), 120_000);
+    expect(third.type, JSON.stringify(third)).toBe('output.result');
+    const last = third.data as { url: string; password: string };
+    expect(await login(last.url, last.password)).toBeDefined();
+
     const cleaned = await cadre.run(`/vm-cleanup ${id} --yes`, (e) => isError(e) || (e.type === 'output.message' && /is removed/.test(String(e.text))), 60_000);
     expect(cleaned.type).toBe('output.message');
     id = '';
-    expect(await refused(next.url)).toBe(true);
+    expect(await refused(last.url)).toBe(true);
   }, editorBuildTimeoutMs + 180_000);
 });
