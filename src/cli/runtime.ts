@@ -16,6 +16,8 @@ export interface SessionView {
   containers: string[];
   currentContainer: string | null;
   tasks: string[];
+  /** vm-agent tasks waiting for the running one, first to run first. */
+  queuedTasks: string[];
   transcriptLength: number;
 }
 

@@ -152,6 +152,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
         containers: context.containers,
         currentContainer: context.currentContainer,
         tasks: context.tasks,
+        queuedTasks: context.vmQueue,
         transcriptLength: context.transcript.length,
       };
     },

@@ -12,6 +12,7 @@ export const statusCommand = defineCommand({
     const view = ctx.runtime.session.view();
     const model = await ctx.runtime.describeModel();
     const total = view.usage.inputTokens + view.usage.outputTokens;
+    const taskState = (id: string): string => (view.queuedTasks.includes(id) ? `queued ${view.queuedTasks.indexOf(id) + 1}` : 'running');
     const text = [
       `Session     ${view.name} (${view.state})`,
       `Project     ${ctx.runtime.cwd}`,
@@ -20,7 +21,7 @@ export const statusCommand = defineCommand({
       `Model       ${model}`,
       `Tokens      ${total} used (${view.usage.inputTokens} in, ${view.usage.outputTokens} out)`,
       `Budget      vm-agent ${view.budget.used} of ${view.budget.limit} tokens`,
-      `Tasks       ${view.tasks.length === 0 ? 'none' : view.tasks.join(', ')}`,
+      `Tasks       ${view.tasks.length === 0 ? 'none' : view.tasks.map((id) => `${id} (${taskState(id)})`).join(', ')}`,
       `Containers  ${view.containers.length === 0 ? 'none' : view.containers.map((c) => (c === view.currentContainer ? `${c} (current)` : c)).join(', ')}`,
     ].join('\n');
     ctx.emit(result('status', { ...view, model, project: ctx.runtime.cwd }, text));

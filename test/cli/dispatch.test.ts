@@ -10,7 +10,7 @@ import { CadreError, exitCodes } from '../../src/errors.js';
 
 const view: SessionView = {
   name: 's', state: 'active.idle', mode: 'approve', agent: 'universal-agent', usage: { inputTokens: 0, outputTokens: 0 },
-  budget: { limit: 50_000, used: 0 }, containers: [], currentContainer: null, tasks: [], transcriptLength: 0,
+  budget: { limit: 50_000, used: 0 }, containers: [], currentContainer: null, tasks: [], queuedTasks: [], transcriptLength: 0,
 };
 
 function harness(registry: readonly CommandDefinition[] = commandRegistry) {

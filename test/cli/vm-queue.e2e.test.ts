@@ -103,13 +103,13 @@ describeDocker('vm-agent tasks queue and cancel at the prompt', () => {
     at = await pty.waitFor('cadre ›', { from: at });
 
     pty.type(`/status${keys.enter}`);
-    at = await pty.waitFor(`Tasks       ${first}, ${second}, ${third}\n`, { from: at });
+    at = await pty.waitFor(`Tasks       ${first} (running), ${second} (queued 1), ${third} (queued 2)\n`, { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
     pty.type(`/cancel ${third}${keys.enter}`);
     at = await pty.waitFor(`Task ${third} was cancelled`, { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
     pty.type(`/status${keys.enter}`);
-    at = await pty.waitFor(`Tasks       ${first}, ${second}\n`, { from: at });
+    at = await pty.waitFor(`Tasks       ${first} (running), ${second} (queued 1)\n`, { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
 
     pty.type(`/cancel${keys.enter}`);
