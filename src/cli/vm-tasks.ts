@@ -64,7 +64,8 @@ export function createVmTasks(options: VmTasksOptions) {
     return result.stdout.trim();
   }
 
-  async function report(taskId: string, containerId: string, output: TaskOutput): Promise<ExitCode> {
+  /** Tells how the task ended; `ran` is false for a task that left the queue without ever starting. */
+  async function report(taskId: string, containerId: string, output: TaskOutput, ran: boolean): Promise<ExitCode> {
     audit('task.finished', { taskId, agent: 'vm-agent', containerId, status: output.status, attempts: output.attempts });
     options.session().send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
     switch (output.status) {
@@ -86,7 +87,7 @@ export function createVmTasks(options: VmTasksOptions) {
         sink({ type: 'output.error', code: 'task.timed-out', message: `Task ${taskId} timed out: ${containerId} reached its deadline.`, remedy: `raise the timeout with /vm-config --timeout <minutes>, check it with /vm-status ${containerId}` });
         return exitCodes.commandFailed;
       case 'cancelled':
-        sink(say(`Task ${taskId} was cancelled; the workspace of ${containerId} is kept.`, 'warn'));
+        sink(say(ran ? `Task ${taskId} was cancelled; the workspace of ${containerId} is kept.` : `Task ${taskId} was removed from the queue; it never ran.`, 'warn'));
         return exitCodes.interrupted;
       case 'failed':
         sink({
@@ -124,15 +125,18 @@ export function createVmTasks(options: VmTasksOptions) {
       sink(position > 0
         ? say(`Task ${taskId} is queued (position ${position}): vm-agent runs one task at a time. /cancel ${taskId} removes it.`, 'warn')
         : say(`vm-agent is working on task ${taskId} in ${containerId}${ctx.interactive ? ' in the background; /cancel stops it' : ''}.`));
+      let ran = position === 0;
       const started = session.on('task.started', (event: { taskId: string }) => {
+        if (event.taskId !== taskId || position === 0) return;
+        ran = true;
         // Told after the outcome of the task that held the slot, which is reported once its promise settles.
-        if (event.taskId === taskId && position > 0) setImmediate(() => sink(say(`Task ${taskId} started in ${containerId}.`)));
+        setImmediate(() => sink(say(`Task ${taskId} started in ${containerId}.`)));
       });
       const retrying = session.on('task.updated', (event: { taskId: string; phase: string; detail: string }) => {
         if (event.taskId === taskId && event.phase === 'retrying') sink(say(`Task ${taskId}: ${event.detail}; retrying.`, 'warn'));
       });
       const outcome = waitFor(task, (s) => s.status === 'done', { timeout: Infinity })
-        .then((s) => report(taskId, containerId, s.output as TaskOutput))
+        .then((s) => report(taskId, containerId, s.output as TaskOutput, ran))
         .finally(() => {
           started.unsubscribe();
           retrying.unsubscribe();

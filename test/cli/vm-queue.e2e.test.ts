@@ -106,7 +106,7 @@ describeDocker('vm-agent tasks queue and cancel at the prompt', () => {
     at = await pty.waitFor(`Tasks       ${first} (running), ${second} (queued 1), ${third} (queued 2)\n`, { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
     pty.type(`/cancel ${third}${keys.enter}`);
-    at = await pty.waitFor(`Task ${third} was cancelled`, { from: at });
+    at = await pty.waitFor(`Task ${third} was removed from the queue; it never ran.`, { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
     pty.type(`/status${keys.enter}`);
     at = await pty.waitFor(`Tasks       ${first} (running), ${second} (queued 1)\n`, { from: at });
