@@ -17,6 +17,9 @@ export interface ExtensionOutcome {
 /** code-server's gallery (Open VSX): the API host, and the storage host its downloads redirect to. */
 export const galleryHosts = ['open-vsx.org', 'openvsxorg.blob.core.windows.net'] as const;
 
+/** code-server reports an unreachable gallery as "not found". */
+const unreachableGallery = 'code-server says "not found" also when the gallery cannot be reached: the container reaches it only through the gateway\'s egress proxy, whose refusals are the egress.decision records of the audit trail';
+
 const extensionId = /^[a-z0-9][a-z0-9-]*\.[a-z0-9][a-z0-9-]*(@[0-9A-Za-z.+-]+)?$/i;
 
 /** Parses `--extensions "a.b,./x.vsix"`: ids, or .vsix paths inside /workspace (relative ones from it); anything else is a usage error. */
@@ -71,9 +74,10 @@ export async function installExtensions(options: {
     const output = `${ran.stdout}\n${ran.stderr}`.trim();
     const installed = ran.exitCode === 0 && !/Failed Installing|Error while installing/i.test(output);
     options.onEvent({ type: 'output.progress', id: progress, label: `${extension.spec}: ${installed ? 'installed' : 'failed'}`, done: true });
+    const said = output.split('\n').slice(-3).join(' ').slice(-400) || `exit code ${ran.exitCode}`;
     outcomes.push(installed
       ? { extension: extension.spec, source: extension.source, status: 'installed' }
-      : { extension: extension.spec, source: extension.source, status: 'failed', reason: output.split('\n').slice(-3).join(' ').slice(-400) || `exit code ${ran.exitCode}` });
+      : { extension: extension.spec, source: extension.source, status: 'failed', reason: extension.source === 'gallery' ? `${said} (${unreachableGallery})` : said });
   }
   return outcomes;
 }

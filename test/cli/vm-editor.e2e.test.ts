@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { editorFiles } from '../../src/cli/vm-editor-server.js';
 import { editorEntry } from '../../src/container/editor-volume.js';
 import { filesContaining } from '../gateway/container-support.js';
-import { tempProject } from '../support/cli.js';
+import { runCli, tempProject } from '../support/cli.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
@@ -55,6 +55,7 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
   let gitServer: GitServer;
   let cadre: PipedCadre;
   let home = '';
+  let project = '';
   let id = '';
   let dockerId = '';
 
@@ -64,6 +65,7 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     await gitServer.createRepo('acme/site', { 'README.md': '# site\n', 'tools/hello.vsix': vsix('cadre-test', 'hello-cadre', '0.0.1') });
     const folders = await tempProject('cadre-vm-editor-');
     home = folders.home;
+    project = folders.project;
     cadre = startPipedCadre(folders.project, home, { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' });
     const created = await cadre.run(`/vm-create ${gitServer.url}/acme/site.git`, resultOrError('vm.created'), 180_000);
     expect(created.type, JSON.stringify(created)).toBe('output.result');
@@ -125,6 +127,19 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
       expect(await filesContaining(`${home}/workspaces/${id}/workspace`, secret)).toEqual([]);
     }
     expect(await filesContaining(`${home}/audit`, 'vm.editor.started')).not.toEqual([]);
+
+    // Another cadre process (-c): extensions that fail are listed and make the exit code 1, yet the editor runs until that process
+    // exits and takes its listener along; the editor server it left stops with the restart below.
+    const other = await runCli(['--json', '-c', `/vm-editor --extensions "tools/missing.vsix,esbenp.prettier-vscode,tools/hello.vsix" --container ${id}`], { cwd: project, home, env: { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' } });
+    expect(other.code, other.stdout + other.stderr).toBe(1);
+    const [outcome, failure] = other.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as JsonEvent).filter((e) => e.type === 'output.result' || isError(e));
+    expect((outcome?.data as { extensions: unknown }).extensions).toMatchObject([
+      { extension: 'tools/missing.vsix', source: 'vsix', status: 'failed', reason: expect.stringMatching(/missing\.vsix/) },
+      { extension: 'esbenp.prettier-vscode', source: 'gallery', status: 'failed', reason: expect.stringMatching(/allowlist.*\/vm-config --allowed-domains "open-vsx\.org,openvsxorg\.blob\.core\.windows\.net"/) },
+      { extension: 'tools/hello.vsix', source: 'vsix', status: 'installed' },
+    ]);
+    expect(failure).toMatchObject({ code: 'vm.editor-extensions', message: expect.stringMatching(/The editor runs, but tools\/missing\.vsix, esbenp\.prettier-vscode could not be installed/) });
+    expect(await refused(String((outcome?.data as { url: string }).url))).toBe(true);
 
     // A restart stops the editor with the container: the listener closes and cadre says to start a new one; that one works.
     const restarted = cadre.events.length;
