@@ -14,6 +14,7 @@ import { prepareWorkspace, sandboxUser, type Workspace } from '../../src/contain
 import { CadreError } from '../../src/errors.js';
 import { containerGatewaySocket } from '../../src/runner/forwarder.js';
 import { realKey, startHarness, type Harness } from '../gateway/harness.js';
+import { execIn } from '../support/docker-exec.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
@@ -115,15 +116,29 @@ describeDocker('vm-agent attempts in a real sandbox container', () => {
     expect(gateway.audit.filter((entry) => entry.type === 'gateway.call').map((entry) => entry.data.status)).toEqual([200, 200, 200]);
   });
 
-  it('a cancelled attempt stops the runner in the container and rejects', async () => {
+  it('a cancelled attempt stops its runner in the container and rejects, sparing a runner started after it', async () => {
+    const container = docker.getContainer(dockerId);
+    // Stands for the next task's runner, started while this attempt is being cancelled (its argv names the runner too).
+    const bystander = "setTimeout(() => {}, 60000) // next-task-runner";
+    const findBystanders = "const fs = require('fs'); for (const pid of fs.readdirSync('/proc')) { if (!/^\\d+$/.test(pid) || Number(pid) === process.pid) continue; " +
+      "try { if (fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').includes('next-task-' + 'runner')) console.log(pid); } catch {} }";
+    const runningBystanders = async () => (await execIn(docker, container, ['node', '-e', findBystanders])).stdout.trim();
     const controller = new AbortController();
     const attempt = runVmAttempt({
       docker, containerDockerId: dockerId, task: 'Take your time', attempt: 2, env, signal: controller.signal,
       onEvent: (event) => {
-        if (event.type === 'output.message' && event.text.startsWith('vm-agent started')) controller.abort();
+        if (event.type !== 'output.message' || !event.text.startsWith('vm-agent started')) return;
+        void (async () => {
+          const exec = await container.exec({ Cmd: ['node', '-e', bystander, '/opt/cadre/cadre-runner.mjs'] });
+          await exec.start({ Detach: true });
+          while (!(await runningBystanders())) await new Promise((resolve) => setTimeout(resolve, 50));
+          controller.abort();
+        })();
       },
     });
     expect((await failure(attempt)).code).toBe('runner.cancelled');
+    expect(await runningBystanders()).not.toBe('');
+    await execIn(docker, container, ['node', '-e', `for (const pid of ${JSON.stringify((await runningBystanders()).split('\n'))}) process.kill(Number(pid))`]);
   });
 
   it('a container killed mid-task is a failed attempt whose cause names the lost container', async () => {

@@ -5,13 +5,18 @@ import { containerBundleDir } from './bundle.js';
 /** The default path of the runner inside the container. */
 export const containerRunnerPath = `${containerBundleDir}/cadre-runner.mjs`;
 
-// Runs in the container's Node: finds processes whose argv holds the runner path, and their descendants through /proc.
+/** The environment variable naming one attempt's runner, so stopping that attempt spares a runner started after it. */
+export const attemptIdVariable = 'CADRE_ATTEMPT_ID';
+
+// Runs in the container's Node: finds processes whose argv holds the runner path (and, when given, whose environment names
+// the attempt), and their descendants through /proc.
 const stopScript = `
 const fs = require('fs');
-const [target, graceText] = process.argv.slice(1);
+const [target, graceText, attempt] = process.argv.slice(1);
 const procs = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && Number(n) !== process.pid).map(Number);
 const read = (pid, file) => { try { return fs.readFileSync('/proc/' + pid + '/' + file, 'utf8'); } catch { return ''; } };
-const runners = procs.filter((pid) => read(pid, 'cmdline').split('\\0').includes(target));
+const ours = (pid) => !attempt || read(pid, 'environ').split('\\0').includes('${attemptIdVariable}=' + attempt);
+const runners = procs.filter((pid) => read(pid, 'cmdline').split('\\0').includes(target) && ours(pid));
 const parent = new Map(procs.map((pid) => { const stat = read(pid, 'stat'); return [pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])]; }));
 const family = new Set(runners);
 for (let grew = true; grew; ) { grew = false; for (const [pid, ppid] of parent) if (family.has(ppid) && !family.has(pid)) { family.add(pid); grew = true; } }
@@ -24,12 +29,13 @@ wait();
 `;
 
 /**
- * Stops every runner started from `runnerPath` in the container: SIGTERM lets it report `runner.cancelled`
- * and stop its command; after `graceMs` the runner and everything it started get SIGKILL. Returns how many it found.
+ * Stops every runner started from `runnerPath` in the container (only the one of `attemptId` when given): SIGTERM lets it
+ * report `runner.cancelled` and stop its command; after `graceMs` the runner and everything it started get SIGKILL.
+ * Returns how many it found.
  */
-export async function stopRunners(container: Docker.Container, options: { runnerPath?: string; graceMs?: number } = {}): Promise<number> {
+export async function stopRunners(container: Docker.Container, options: { runnerPath?: string; graceMs?: number; attemptId?: string } = {}): Promise<number> {
   const exec = await container.exec({
-    Cmd: ['node', '-e', stopScript, options.runnerPath ?? containerRunnerPath, String(options.graceMs ?? 3_000)],
+    Cmd: ['node', '-e', stopScript, options.runnerPath ?? containerRunnerPath, String(options.graceMs ?? 3_000), options.attemptId ?? ''],
     AttachStdout: true,
     AttachStderr: true,
     // A terminal: the output comes back raw rather than multiplexed.

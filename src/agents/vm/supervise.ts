@@ -1,4 +1,5 @@
 // runVmAttempt: one vm-agent attempt, the bundled runner exec'd in the task's container and followed to its end.
+import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import type { OutputSink } from '../../cli/output.js';
@@ -6,7 +7,7 @@ import { engineError, engineStatus } from '../../container/docker-client.js';
 import { CadreError } from '../../errors.js';
 import type { RunnerEvent } from '../../runner/events.js';
 import { followRunner, type RunnerExit, type VmAttemptResult } from './follow.js';
-import { containerRunnerPath, stopRunners } from './stop.js';
+import { attemptIdVariable, containerRunnerPath, stopRunners } from './stop.js';
 
 export interface VmAttemptOptions {
   docker: Docker;
@@ -72,12 +73,14 @@ export async function runVmAttempt(options: VmAttemptOptions): Promise<VmAttempt
 
   const cmd = ['node', '--no-warnings', runnerPath, '--task', options.task, '--attempt', String(options.attempt ?? 1)];
   if (options.maxTurns !== undefined) cmd.push('--max-turns', String(options.maxTurns));
+  // Cancelling stops this runner only: the next task's runner may start while this one is being stopped.
+  const attemptId = randomBytes(8).toString('hex');
   let exec: Docker.Exec;
   let stream: NodeJS.ReadWriteStream;
   try {
     exec = await container.exec({
       Cmd: cmd,
-      Env: Object.entries(options.env).map(([name, value]) => `${name}=${value}`),
+      Env: [...Object.entries(options.env).map(([name, value]) => `${name}=${value}`), `${attemptIdVariable}=${attemptId}`],
       WorkingDir: '/workspace',
       AttachStdout: true,
       AttachStderr: true,
@@ -98,7 +101,7 @@ export async function runVmAttempt(options: VmAttemptOptions): Promise<VmAttempt
   stream.once('error', finish);
 
   const onAbort = () => {
-    void stopRunners(container, { runnerPath }).catch(() => undefined).finally(() => {
+    void stopRunners(container, { runnerPath, attemptId }).catch(() => undefined).finally(() => {
       // If the runner could not be reached, let go of its stream so the attempt still ends.
       setTimeout(() => (stream as unknown as { destroy(): void }).destroy(), 5_000).unref();
     });
