@@ -60,7 +60,7 @@ export function pickTools(list: string): DevTool[] {
 const missing = (exitCode: number, output: string) => exitCode === 126 || exitCode === 127 || /executable file not found/.test(output);
 
 /** Keeps the installed tools out of the repository's changes (and out of /vm-create-pr). */
-export async function excludeFromGit(workspaceDir: string): Promise<void> {
+async function excludeFromGit(workspaceDir: string): Promise<void> {
   const exclude = join(workspaceDir, '.git', 'info', 'exclude');
   const current = await readFile(exclude, 'utf8').catch(() => '');
   if (current.split('\n').includes('/.cadre-tools/')) return;

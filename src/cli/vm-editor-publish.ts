@@ -1,8 +1,6 @@
-// Publishes a container's editor socket on 127.0.0.1 of the host: each TCP connection is spliced to the Unix socket, bytes untouched (websockets too).
-import { mkdtemp, rm, symlink } from 'node:fs/promises';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Publishes a container's editor on 127.0.0.1 of the host: each TCP connection is spliced, bytes untouched (websockets too), to a fresh upstream stream.
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { CadreError } from '../errors.js';
 
 export interface PublishedEditor {
@@ -12,38 +10,33 @@ export interface PublishedEditor {
   close(): Promise<void>;
 }
 
-/** Unix socket paths are limited to 108 bytes (with the terminating NUL) on Linux. */
-const socketPathLimit = 107;
+/** Opens one upstream connection to the editor server (see openEditorPipe: a relay run inside the container). */
+export type EditorConnector = () => Promise<Duplex>;
 
-/** A path to connect to `socketPath` by: itself, or a short symlink to it when it is too long for a socket address. */
-async function connectablePath(socketPath: string): Promise<{ path: string; release(): Promise<void> }> {
-  if (Buffer.byteLength(socketPath) <= socketPathLimit) return { path: socketPath, release: async () => undefined };
-  const dir = await mkdtemp(join(tmpdir(), 'cadre-editor-'));
-  const path = join(dir, 's');
-  await symlink(socketPath, path);
-  return { path, release: () => rm(dir, { recursive: true, force: true }) };
+function splice(client: Socket, connect: EditorConnector): void {
+  client.pause();
+  connect().then((upstream) => {
+    if (client.destroyed) return void upstream.destroy();
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.once('error', end).once('close', end);
+    upstream.once('error', end).once('close', end);
+    // Half-closes pass through: a client that ends its request still gets the whole response.
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
+  }, () => client.destroy());
 }
 
-function splice(client: Socket, path: string): void {
-  const upstream = createConnection({ path });
-  client.pipe(upstream);
-  upstream.pipe(client);
-  const end = () => {
-    client.destroy();
-    upstream.destroy();
-  };
-  client.once('error', end).once('close', end);
-  upstream.once('error', end).once('close', end);
-}
-
-/** Listens on 127.0.0.1:`port` (0: any free port) and forwards each connection to the Unix socket `socketPath`. */
-export async function publishEditorSocket(options: { socketPath: string; port?: number }): Promise<PublishedEditor> {
-  const target = await connectablePath(options.socketPath);
+/** Listens on 127.0.0.1:`port` (0: any free port) and splices each connection to a new upstream from `connect`. */
+export async function publishEditor(options: { connect: EditorConnector; port?: number }): Promise<PublishedEditor> {
   const connections = new Set<Socket>();
-  const server: Server = createServer((client) => {
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
     connections.add(client);
     client.once('close', () => connections.delete(client));
-    splice(client, target.path);
+    splice(client, options.connect);
   });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -51,7 +44,6 @@ export async function publishEditorSocket(options: { socketPath: string; port?: 
       server.listen({ host: '127.0.0.1', port: options.port ?? 0, exclusive: true }, () => resolve());
     });
   } catch (error) {
-    await target.release();
     throw new CadreError('vm.editor-port', `Cannot listen on 127.0.0.1:${options.port ?? 0} for the editor: ${(error as Error).message}`, {
       remedy: 'free that port, or leave the port unset so that cadre picks a free one', cause: error,
     });
@@ -67,7 +59,6 @@ export async function publishEditorSocket(options: { socketPath: string; port?: 
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         for (const connection of connections) connection.destroy();
         await closed;
-        await target.release();
       })();
       return closing;
     },

@@ -1,6 +1,5 @@
 // code-server inside a sandbox container: its files under /workspace/.cadre-tools/editor, a detached start as the container's user, a stop by pidfile.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { Duplex, PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import { engineError } from '../container/docker-client.js';
 import { CadreError } from '../errors.js';
@@ -18,9 +17,6 @@ export const editorFiles = {
   userData: `${editorDir}/data`,
   extensions: `${editorDir}/extensions`,
 } as const;
-
-/** Where a file of the editor's folder is on the host (the workspace is a bind of `workspaceDir`). */
-export const onHost = (workspaceDir: string, containerPath: string): string => join(workspaceDir, containerPath.slice('/workspace/'.length));
 
 /** code-server's options shared by every run: its state in the workspace, and its own config file (the default one would be written to HOME). */
 export const editorOptions = (entry: string): string[] =>
@@ -43,11 +39,17 @@ export async function stopEditorServer(docker: Docker, dockerId: string): Promis
   return ran.exitCode === 0;
 }
 
-/** Creates the editor's folder and its config (password auth; the password itself comes from the environment, never a file). */
+/**
+ * Creates the editor's folder and its config (password auth; the password itself comes from the environment, never a file),
+ * and keeps the folder out of git. Done in the container: on the host, a symlink planted in the workspace could redirect a write.
+ */
 export async function prepareEditorDir(docker: Docker, dockerId: string): Promise<void> {
-  const ran = await execInContainer(docker, dockerId, shell(
-    `mkdir -p ${editorFiles.userData} ${editorFiles.extensions} && rm -f ${editorFiles.socket} && printf 'auth: password\\ncert: false\\n' > ${editorFiles.config}`,
-  ), {});
+  const ran = await execInContainer(docker, dockerId, shell([
+    `mkdir -p ${editorFiles.userData} ${editorFiles.extensions} .git/info`,
+    `rm -f ${editorFiles.socket}`,
+    `printf 'auth: password\\ncert: false\\n' > ${editorFiles.config}`,
+    `grep -qxF '/.cadre-tools/' .git/info/exclude 2>/dev/null || echo '/.cadre-tools/' >> .git/info/exclude`,
+  ].join(' && ')), {});
   if (ran.exitCode !== 0) {
     throw new CadreError('vm.editor-failed', `Cannot prepare ${editorDir} in the container: ${`${ran.stderr}${ran.stdout}`.trim().slice(-400)}`, {
       remedy: 'check that the workspace has free space (/vm-status), then run /vm-editor again',
@@ -82,14 +84,46 @@ export async function launchEditorServer(options: { docker: Docker; dockerId: st
   }
 }
 
+/**
+ * A relay from its standard input and output to the editor's socket, run inside the container for each connection. The host
+ * never connects to the socket's path in the workspace itself: the container could swap that file for a symlink to any host
+ * socket (the Docker socket, say). perl is in every Debian image; a relay costs a few megabytes and milliseconds.
+ */
+const relayScript = String.raw`use IO::Socket::UNIX; use IO::Select;
+my $s = IO::Socket::UNIX->new(Peer => shift, Type => SOCK_STREAM) or exit 2;
+binmode STDIN; binmode STDOUT;
+sub put { my ($h, $d) = @_; while (length $d) { my $n = syswrite($h, $d); exit 0 unless $n; substr($d, 0, $n) = '' } }
+my $sel = IO::Select->new(\*STDIN, $s);
+while (my @ready = $sel->can_read) {
+  for my $h (@ready) {
+    my $n = sysread($h, my $buf, 65536);
+    if ($h == $s) { exit 0 unless $n; put(\*STDOUT, $buf) }
+    elsif ($n) { put($s, $buf) }
+    else { $sel->remove(\*STDIN); shutdown($s, 1) }
+  }
+}`;
+
+/** Opens one connection to the editor server: a relay exec'd in the container, its stdin and stdout as one stream. */
+export async function openEditorPipe(docker: Docker, dockerId: string): Promise<Duplex> {
+  const exec = await docker.getContainer(dockerId).exec({
+    Cmd: ['perl', '-e', relayScript, editorFiles.socket], WorkingDir: '/workspace', AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false,
+  });
+  const stream = await exec.start({ hijack: true, stdin: true });
+  const output = new PassThrough();
+  docker.modem.demuxStream(stream, output, new PassThrough().resume());
+  const ended = () => output.end();
+  stream.once('end', ended).once('close', ended);
+  return Duplex.from({ readable: output, writable: stream });
+}
+
 /** Whether the editor server the pidfile names is still running. */
 export async function editorRunning(docker: Docker, dockerId: string): Promise<boolean> {
   const ran = await execInContainer(docker, dockerId, shell(`pid=$(cat ${editorFiles.pid} 2>/dev/null) && [ -n "$pid" ] && [ -d "/proc/$pid" ]`), {});
   return ran.exitCode === 0;
 }
 
-/** The last lines of the editor's log, read on the host, for an error message. */
-export async function editorLogTail(workspaceDir: string, lines = 15): Promise<string> {
-  const log = await readFile(onHost(workspaceDir, editorFiles.log), 'utf8').catch(() => '');
-  return log.trim().split('\n').slice(-lines).join('\n') || '(the log is empty)';
+/** The last lines of the editor's log, read in the container (on the host, a symlink planted there could point anywhere). */
+export async function editorLogTail(docker: Docker, dockerId: string, lines = 15): Promise<string> {
+  const ran = await execInContainer(docker, dockerId, ['tail', '-n', String(lines), editorFiles.log], {});
+  return (ran.exitCode === 0 && ran.stdout.trim()) || '(the log is empty)';
 }

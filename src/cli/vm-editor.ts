@@ -1,21 +1,19 @@
-// /vm-editor: code-server from the editor volume, started in the container on a Unix socket in the workspace, published on 127.0.0.1 behind a random password.
+// /vm-editor: code-server from the editor volume, started in the container on a Unix socket, published on 127.0.0.1 of the host behind a random password.
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
 import { editorMountPath } from '../container/editor-volume.js';
 import { engineError } from '../container/docker-client.js';
 import { CadreError } from '../errors.js';
 import type { OutputSink } from './output.js';
-import { excludeFromGit } from './vm-dev-tools.js';
 import { galleryRefusal, installExtensions, type EditorExtension, type ExtensionOutcome } from './vm-editor-extensions.js';
 import type { EditorListeners, PublishedEditor } from './vm-editor-publish.js';
-import { publishEditorSocket } from './vm-editor-publish.js';
-import { editorFiles, editorLogTail, editorRunning, launchEditorServer, onHost, prepareEditorDir, stopEditorServer } from './vm-editor-server.js';
+import { publishEditor } from './vm-editor-publish.js';
+import { editorLogTail, editorRunning, launchEditorServer, openEditorPipe, prepareEditorDir, stopEditorServer } from './vm-editor-server.js';
 
 export interface EditorTarget {
   docker: Docker;
   containerId: string;
   dockerId: string;
-  workspaceDir: string;
   /** The container's egress rules, for the gallery. */
   egress: { networkIsolation: boolean; allowedDomains: readonly string[] };
   listeners: EditorListeners;
@@ -77,7 +75,6 @@ export async function startEditor(target: EditorTarget, extensions: EditorExtens
   const { entry } = await target.ensureVolume();
   const closedListener = await target.listeners.close(containerId);
   const stoppedServer = await stopEditorServer(docker, dockerId);
-  await excludeFromGit(target.workspaceDir);
   await prepareEditorDir(docker, dockerId);
   const outcomes = await installExtensions({ docker, dockerId, entry, extensions, galleryRefusal: galleryRefusal(target.egress, containerId), onEvent: target.onEvent });
 
@@ -87,11 +84,11 @@ export async function startEditor(target: EditorTarget, extensions: EditorExtens
   let published: PublishedEditor | undefined;
   try {
     await launchEditorServer({ docker, dockerId, entry, password });
-    published = await publishEditorSocket({ socketPath: onHost(target.workspaceDir, editorFiles.socket), ...(target.port === undefined ? {} : { port: target.port }) });
+    published = await publishEditor({ connect: () => openEditorPipe(docker, dockerId), ...(target.port === undefined ? {} : { port: target.port }) });
     const health = await healthy(published.url, () => editorRunning(docker, dockerId));
     if (health !== 'up') {
       const what = health === 'exited' ? 'exited before it answered' : `did not answer within ${healthTimeoutMs / 1000} s`;
-      throw new CadreError('vm.editor-failed', `The editor server in ${containerId} ${what}. Its log ends with:\n${await editorLogTail(target.workspaceDir)}`, {
+      throw new CadreError('vm.editor-failed', `The editor server in ${containerId} ${what}. Its log ends with:\n${await editorLogTail(docker, dockerId)}`, {
         remedy: `check the container's free memory and disk with /vm-status ${containerId}, then run /vm-editor again`,
       });
     }

@@ -24,7 +24,7 @@ export const vmEditorCommand = defineCommand({
     const [{ startEditor }, { editorVolumeName }] = await Promise.all([import('../cli/vm-editor.js'), import('../container/editor-volume.js')]);
     const settings = ctx.runtime.vm.settings.of(record.id);
     const started = await startEditor({
-      docker: vm.docker, containerId: record.id, dockerId: record.dockerId, workspaceDir: record.workspace.dir,
+      docker: vm.docker, containerId: record.id, dockerId: record.dockerId,
       egress: { networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
       listeners: vm.editors,
       volume: editorVolumeName(vm.image),

@@ -1,31 +1,40 @@
-// The editor's host listener: 127.0.0.1 only, bytes spliced both ways to a real Unix socket (long paths too), closed for good by close().
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
-import { connect, createServer, type Server } from 'node:net';
+// The editor's host listener: 127.0.0.1 only, bytes spliced both ways to a fresh upstream per connection (here a real Unix
+// socket), half-closes passed through, and every connection ended and the port refused once closed.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createEditorListeners, publishEditorSocket } from '../../src/cli/vm-editor-publish.js';
+import { createEditorListeners, publishEditor } from '../../src/cli/vm-editor-publish.js';
 
 let dir = '';
 let upstream: Server | undefined;
+let socketPath = '';
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cadre-editor-publish-'));
+  socketPath = join(dir, 'editor.sock');
+  // Echoes each chunk, and answers a half-close with "bye" before ending.
+  upstream = createServer({ allowHalfOpen: true }, (socket) => {
+    socket.on('data', (chunk) => socket.write(`echo:${chunk.toString()}`));
+    socket.on('end', () => socket.end('bye'));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => upstream!.listen(socketPath, resolve));
 });
 
 afterEach(async () => {
   await new Promise<void>((resolve) => (upstream ? upstream.close(() => resolve()) : resolve()));
-  upstream = undefined;
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A Unix socket server that answers each chunk with `echo:` + the chunk. */
-async function echoServer(socketPath: string): Promise<void> {
-  upstream = createServer((socket) => socket.on('data', (chunk) => socket.write(`echo:${chunk.toString()}`)));
-  await new Promise<void>((resolve) => upstream!.listen(socketPath, resolve));
-}
+const toSocket = (): Promise<Duplex> => new Promise((resolve, reject) => {
+  const socket = createConnection(socketPath, () => resolve(socket));
+  socket.once('error', reject);
+});
 
-/** Sends `text` to 127.0.0.1:`port` and resolves with the reply, or the connection error's code. */
+/** Sends `text` to 127.0.0.1:`port` and resolves with the first reply, the connection error's code, or `closed`. */
 function roundTrip(port: number, text: string): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port }, () => socket.write(text));
@@ -34,40 +43,46 @@ function roundTrip(port: number, text: string): Promise<string> {
       socket.destroy();
     });
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+    socket.once('close', () => resolve('closed'));
   });
 }
 
-it('splices a TCP connection on 127.0.0.1 to the Unix socket, and refuses connections once closed', async () => {
-  await echoServer(join(dir, 'editor.sock'));
-  const published = await publishEditorSocket({ socketPath: join(dir, 'editor.sock') });
+it('splices a TCP connection on 127.0.0.1 to the upstream, and refuses connections once closed', async () => {
+  const published = await publishEditor({ connect: toSocket });
   expect(published.url).toBe(`http://127.0.0.1:${published.port}/`);
   expect(await roundTrip(published.port, 'GET / HTTP/1.1')).toBe('echo:GET / HTTP/1.1');
   await published.close();
   expect(await roundTrip(published.port, 'hello')).toBe('ECONNREFUSED');
 });
 
-it('reaches a socket whose path is longer than a Unix socket address allows', async () => {
-  const deep = join(dir, 'workspaces', 'vm-3f2a', 'workspace', '.cadre-tools', 'editor', 'a-long-folder-name-to-pass-the-limit', 'more');
-  await mkdir(deep, { recursive: true });
-  const socketPath = join(deep, 'editor.sock');
-  expect(Buffer.byteLength(socketPath)).toBeGreaterThan(107);
-  const shortPath = join(dir, 's.sock');
-  await echoServer(shortPath);
-  await symlink(shortPath, socketPath);
-  const published = await publishEditorSocket({ socketPath });
-  expect(await roundTrip(published.port, 'ping')).toBe('echo:ping');
+it('passes a half-close through: a client that ends its side still gets the rest of the answer', async () => {
+  const published = await publishEditor({ connect: toSocket });
+  const reply = await new Promise<string>((resolve) => {
+    let text = '';
+    const socket = connect({ host: '127.0.0.1', port: published.port }, () => socket.end('last'));
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.on('end', () => resolve(text));
+  });
+  expect(reply).toBe('echo:lastbye');
+  await published.close();
+});
+
+it('drops a connection whose upstream cannot be opened, and keeps serving', async () => {
+  let calls = 0;
+  const published = await publishEditor({ connect: () => (++calls === 1 ? Promise.reject(new Error('no editor')) : toSocket()) });
+  expect(await roundTrip(published.port, 'first')).toBe('closed');
+  expect(await roundTrip(published.port, 'second')).toBe('echo:second');
   await published.close();
 });
 
 it('ends open connections on close, and a second editor for the same container replaces the first', async () => {
-  await echoServer(join(dir, 'editor.sock'));
   const listeners = createEditorListeners();
-  const first = await publishEditorSocket({ socketPath: join(dir, 'editor.sock') });
+  const first = await publishEditor({ connect: toSocket });
   await listeners.set('vm-3f2a', first);
   const open = connect({ host: '127.0.0.1', port: first.port });
   const ended = new Promise<void>((resolve) => open.once('close', () => resolve()));
   await new Promise<void>((resolve) => open.once('connect', () => resolve()));
-  const second = await publishEditorSocket({ socketPath: join(dir, 'editor.sock') });
+  const second = await publishEditor({ connect: toSocket });
   await listeners.set('vm-3f2a', second);
   await ended;
   expect(await roundTrip(first.port, 'old')).toBe('ECONNREFUSED');
@@ -78,8 +93,7 @@ it('ends open connections on close, and a second editor for the same container r
 });
 
 it('says which port it cannot listen on', async () => {
-  await echoServer(join(dir, 'editor.sock'));
-  const taken = await publishEditorSocket({ socketPath: join(dir, 'editor.sock') });
-  await expect(publishEditorSocket({ socketPath: join(dir, 'editor.sock'), port: taken.port })).rejects.toMatchObject({ code: 'vm.editor-port' });
+  const taken = await publishEditor({ connect: toSocket });
+  await expect(publishEditor({ connect: toSocket, port: taken.port })).rejects.toMatchObject({ code: 'vm.editor-port' });
   await taken.close();
 });

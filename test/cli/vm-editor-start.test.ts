@@ -1,21 +1,34 @@
-// startEditor's refusals and failures against real sandbox-like containers: no editor volume mounted, and an editor that
-// exits at start (its log shown, nothing left running or listening).
+// startEditor's refusals and failures against real sandbox-like containers (no editor volume mounted; an editor that exits at
+// start), and the relay into the container: a symlink planted at the socket's path never leads the host to a host socket.
 import { chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer } from 'node:net';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { OutputEvent } from '../../src/cli/output.js';
 import { startEditor, type EditorTarget } from '../../src/cli/vm-editor.js';
 import { createEditorListeners } from '../../src/cli/vm-editor-publish.js';
-import { editorFiles } from '../../src/cli/vm-editor-server.js';
+import { editorDir, editorFiles, openEditorPipe } from '../../src/cli/vm-editor-server.js';
+import { publishEditor } from '../../src/cli/vm-editor-publish.js';
 import { editorMountPath } from '../../src/container/editor-volume.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
 
-describeDocker('starting the editor server', () => {
+/** Everything 127.0.0.1:`port` answers before it closes the connection. */
+function reply(port: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    socket.once('close', () => resolve(text));
+    socket.once('error', () => undefined);
+  });
+}
+
+describeDocker('starting and reaching the editor server', () => {
   const docker = testDocker();
   const volume = `cadre-editor-test-${randomBytes(4).toString('hex')}`;
   let image = '';
@@ -39,8 +52,8 @@ describeDocker('starting the editor server', () => {
     return { container, workspaceDir };
   }
 
-  const target = (container: Docker.Container, workspaceDir: string, ensureVolume: EditorTarget['ensureVolume'], events: OutputEvent[]): EditorTarget => ({
-    docker, containerId: 'vm-test', dockerId: container.id, workspaceDir, egress: { networkIsolation: false, allowedDomains: [] },
+  const target = (container: Docker.Container, ensureVolume: EditorTarget['ensureVolume'], events: OutputEvent[]): EditorTarget => ({
+    docker, containerId: 'vm-test', dockerId: container.id, egress: { networkIsolation: false, allowedDomains: [] },
     listeners: createEditorListeners(), volume, ensureVolume, onEvent: (event) => void events.push(event),
   });
 
@@ -56,13 +69,13 @@ describeDocker('starting the editor server', () => {
   });
 
   it('refuses a container created without the editor volume, before building anything', async () => {
-    const { container, workspaceDir } = await sandbox('no-volume', false);
+    const { container } = await sandbox('no-volume', false);
     let built = false;
     const ensureVolume = async () => {
       built = true;
       return { entry: '/nowhere' };
     };
-    await expect(startEditor(target(container, workspaceDir, ensureVolume, []), [])).rejects.toMatchObject({
+    await expect(startEditor(target(container, ensureVolume, []), [])).rejects.toMatchObject({
       code: 'vm.editor-no-volume', message: expect.stringMatching(/created before/), remedy: expect.stringMatching(/\/vm-create/),
     });
     expect(built).toBe(false);
@@ -72,7 +85,7 @@ describeDocker('starting the editor server', () => {
     const { container, workspaceDir } = await sandbox('exits', true);
     await writeFile(join(workspaceDir, 'broken-entry.js'), "console.error('cadre-test: the editor cannot start'); process.exit(3);\n");
     const events: OutputEvent[] = [];
-    const editor = target(container, workspaceDir, async () => ({ entry: '/workspace/broken-entry.js' }), events);
+    const editor = target(container, async () => ({ entry: '/workspace/broken-entry.js' }), events);
     await expect(startEditor(editor, [])).rejects.toMatchObject({
       code: 'vm.editor-failed', message: expect.stringMatching(/exited before it answered[\s\S]*cadre-test: the editor cannot start/),
     });
@@ -81,5 +94,31 @@ describeDocker('starting the editor server', () => {
     expect(left.stdout.trim()).toBe('clean');
     const progress = events.filter((event) => event.type === 'output.progress').at(-1);
     expect(progress).toMatchObject({ done: true, label: 'The editor server did not start' });
+  });
+
+  it('relays connections to the socket inside the container, and a symlink planted there never reaches a host socket', async () => {
+    const { container, workspaceDir } = await sandbox('relay', false);
+    await execIn(docker, container, ['mkdir', '-p', editorDir]);
+    const serve = await container.exec({ Cmd: ['node', '-e', `require('net').createServer((s) => s.end('from the container')).listen('${editorFiles.socket}')`] });
+    (await serve.start({ Detach: true })).destroy();
+    const published = await publishEditor({ connect: () => openEditorPipe(docker, container.id) });
+    try {
+      await expect.poll(() => reply(published.port), { timeout: 10_000 }).toBe('from the container');
+
+      // The host socket the container would like to reach, at a path it names in a symlink.
+      const hostSocket = join(workspaceDir, '..', 'host.sock');
+      let reached = false;
+      const host = createServer((socket) => {
+        reached = true;
+        socket.end('from the host');
+      });
+      await new Promise<void>((resolve) => host.listen(hostSocket, resolve));
+      await execIn(docker, container, ['sh', '-c', `rm -f ${editorFiles.socket} && ln -s ${hostSocket} ${editorFiles.socket}`]);
+      expect(await reply(published.port)).toBe('');
+      expect(reached).toBe(false);
+      await new Promise<void>((resolve) => host.close(() => resolve()));
+    } finally {
+      await published.close();
+    }
   });
 });
