@@ -30,8 +30,8 @@ function splice(client: Socket, connect: EditorConnector): void {
   }, () => client.destroy());
 }
 
-/** Listens on 127.0.0.1:`port` (0: any free port) and splices each connection to a new upstream from `connect`. */
-export async function publishEditor(options: { connect: EditorConnector; port?: number }): Promise<PublishedEditor> {
+/** Listens on a free port of 127.0.0.1 (never another address) and splices each connection to a new upstream from `connect`. */
+export async function publishEditor(options: { connect: EditorConnector }): Promise<PublishedEditor> {
   const connections = new Set<Socket>();
   const server: Server = createServer({ allowHalfOpen: true }, (client) => {
     connections.add(client);
@@ -41,18 +41,19 @@ export async function publishEditor(options: { connect: EditorConnector; port?: 
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ host: '127.0.0.1', port: options.port ?? 0, exclusive: true }, () => resolve());
+      server.listen({ host: '127.0.0.1', port: 0, exclusive: true }, () => resolve());
     });
   } catch (error) {
-    throw new CadreError('vm.editor-port', `Cannot listen on 127.0.0.1:${options.port ?? 0} for the editor: ${(error as Error).message}`, {
-      remedy: 'free that port, or leave the port unset so that cadre picks a free one', cause: error,
+    throw new CadreError('vm.editor-port', `Cannot listen on 127.0.0.1 for the editor: ${(error as Error).message}`, {
+      remedy: 'check that the loopback interface is up (`ip addr show lo`), then run /vm-editor again', cause: error,
     });
   }
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  if (typeof address !== 'object' || !address) throw new Error('the editor listener has no TCP address');
+  const { port } = address;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url: `http://${address.address}:${port}/`,
     port,
     close: () => {
       closing ??= (async () => {

@@ -22,8 +22,6 @@ export interface EditorTarget {
   /** Builds the editor volume on first use; resolves code-server's entry point in the container. */
   ensureVolume: () => Promise<{ entry: string }>;
   onEvent: OutputSink;
-  /** The host port (default: any free one). */
-  port?: number;
 }
 
 export interface StartedEditor {
@@ -84,7 +82,7 @@ export async function startEditor(target: EditorTarget, extensions: EditorExtens
   let published: PublishedEditor | undefined;
   try {
     await launchEditorServer({ docker, dockerId, entry, password });
-    published = await publishEditor({ connect: () => openEditorPipe(docker, dockerId), ...(target.port === undefined ? {} : { port: target.port }) });
+    published = await publishEditor({ connect: () => openEditorPipe(docker, dockerId) });
     const health = await healthy(published.url, () => editorRunning(docker, dockerId));
     if (health !== 'up') {
       const what = health === 'exited' ? 'exited before it answered' : `did not answer within ${healthTimeoutMs / 1000} s`;

@@ -91,9 +91,3 @@ it('ends open connections on close, and a second editor for the same container r
   expect(await listeners.close('vm-3f2a')).toBe(false);
   expect(await roundTrip(second.port, 'gone')).toBe('ECONNREFUSED');
 });
-
-it('says which port it cannot listen on', async () => {
-  const taken = await publishEditor({ connect: toSocket });
-  await expect(publishEditor({ connect: toSocket, port: taken.port })).rejects.toMatchObject({ code: 'vm.editor-port' });
-  await taken.close();
-});
