@@ -58,6 +58,14 @@ export function galleryRefusal(egress: { networkIsolation: boolean; allowedDomai
   return `the extension gallery (${missing.join(', ')}) is not in ${containerId}'s egress allowlist: add it with /vm-config --allowed-domains "${domains}" --container ${containerId}, then /vm-restart ${containerId}; or use a .vsix file in the workspace`;
 }
 
+/** The lines of code-server's installer output that say what went wrong (not its stack traces or error objects). */
+export function installFailure(output: string): string {
+  const lines = output.split('\n').map((line) => line.trim());
+  const cause = lines.find((line) => /\[?Error\]?:|not found/.test(line) && !/^(at|cause:)\s/.test(line))?.replace(/^\w+ \[Error\]: /, '');
+  const summary = lines.find((line) => line.startsWith('Failed Installing'));
+  return [...new Set([cause, summary].filter((line): line is string => Boolean(line)))].join('; ').slice(0, 400);
+}
+
 /** Installs each extension with code-server's own installer; one failing does not stop the others. */
 export async function installExtensions(options: {
   docker: Docker; dockerId: string; entry: string; extensions: EditorExtension[]; galleryRefusal: string | undefined; onEvent: OutputSink;
@@ -74,7 +82,7 @@ export async function installExtensions(options: {
     const output = `${ran.stdout}\n${ran.stderr}`.trim();
     const installed = ran.exitCode === 0 && !/Failed Installing|Error while installing/i.test(output);
     options.onEvent({ type: 'output.progress', id: progress, label: `${extension.spec}: ${installed ? 'installed' : 'failed'}`, done: true });
-    const said = output.split('\n').slice(-3).join(' ').slice(-400) || `exit code ${ran.exitCode}`;
+    const said = installFailure(output) || `exit code ${ran.exitCode}`;
     outcomes.push(installed
       ? { extension: extension.spec, source: extension.source, status: 'installed' }
       : { extension: extension.spec, source: extension.source, status: 'failed', reason: extension.source === 'gallery' ? `${said} (${unreachableGallery})` : said });

@@ -1,6 +1,6 @@
 // /vm-editor: starts code-server in the container with the given extensions, published on 127.0.0.1 of the host behind a random password.
 import { z } from 'zod';
-import { result, say } from '../cli/output.js';
+import { result } from '../cli/output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 
@@ -34,16 +34,16 @@ export const vmEditorCommand = defineCommand({
     // The password goes to the person only: never into the audit trail.
     ctx.runtime.audit('vm.editor.started', { containerId: record.id, url: started.url, extensions: started.extensions.map(({ extension, status }) => ({ extension, status })) });
     const lines = [
+      ...(started.replaced ? [`The earlier editor server of ${record.id} was stopped; its password no longer works.`] : []),
       `Editor for ${record.id}: ${started.url}`,
       `Password: ${started.password}`,
       ...started.extensions.map((outcome) => `  ${outcome.status === 'installed' ? '✔' : '✖'} ${outcome.extension} ${outcome.status}${outcome.reason ? `: ${outcome.reason}` : ''}`),
       `Only this machine can reach it (127.0.0.1); it stops with /vm-cleanup ${record.id}, /vm-restart, or when cadre exits.`,
     ];
-    if (started.replaced) ctx.emit(say(`The earlier editor server of ${record.id} was stopped; its password no longer works.`, 'dim'));
     ctx.emit(result('vm.editor', { containerId: record.id, url: started.url, password: started.password, extensions: started.extensions }, lines.join('\n')));
     const failed = started.extensions.filter((outcome) => outcome.status === 'failed');
     if (failed.length) {
-      throw new CadreError('vm.editor-extensions', `The editor runs, but ${failed.map((outcome) => outcome.extension).join(', ')} could not be installed: ${failed.map((outcome) => outcome.reason).join('; ')}`, {
+      throw new CadreError('vm.editor-extensions', `The editor runs, but ${failed.map((outcome) => outcome.extension).join(', ')} could not be installed (the reasons are listed above).`, {
         remedy: `fix the cause above and run /vm-editor --container ${record.id} again (it restarts the editor with a new password)`,
       });
     }
