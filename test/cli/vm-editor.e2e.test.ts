@@ -1,6 +1,7 @@
 // /vm-editor for real: code-server from the editor volume in a sandbox container, published on 127.0.0.1 behind the printed
 // password, with a .vsix extension built here and committed to the repository; a second run replaces it, /vm-restart and /vm-cleanup close it.
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { connect } from 'node:net';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -79,6 +80,7 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     cadre?.end();
     await cadre?.exited;
     await gitServer?.close();
+    if (home) await rm(dirname(home), { recursive: true, force: true }).catch(() => undefined);
   }, 120_000);
 
   it('serves the workbench only after a login with the printed password, with the .vsix installed; a second run replaces it; restart and cleanup close it', async () => {
