@@ -20,6 +20,8 @@ export const editorRecipe = {
   name: 'code-server',
   /** The last line whose engines field names Node.js 18, the sandbox image's Node.js. */
   version: '4.89.1',
+  /** Bumped when the build script changes, so an editor built by an earlier script is rebuilt. */
+  revision: 2,
   /** Debian packages the native modules need to compile (removed with the build container). */
   buildPackages: ['build-essential', 'python3', 'libnode-dev', 'pkg-config', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev'],
 } as const;
@@ -39,6 +41,26 @@ export function editorVolumeBind(image: string): string {
   return `${editorVolumeName(image)}:${editorMountPath}:ro`;
 }
 
+/**
+ * code-server 4.89 loads @vscode/ripgrep with require(). A global npm install does not follow code-server's shrinkwrap, so
+ * its nested install brings the current @vscode/ripgrep, an ES module whose binary comes from a platform package on npm
+ * (the pinned 1.15 line downloads rg from GitHub instead, which the registries do not serve). The extension host then
+ * cannot load it and restarts in a loop. This replaces the module's entry with CommonJS that resolves the same binary.
+ */
+function ripgrepShim(vscodeDir: string): string[] {
+  const module = `${vscodeDir}/node_modules/@vscode/ripgrep`;
+  const entry = "module.exports.rgPath = require.resolve('@vscode/ripgrep-' + process.platform + '-' + process.arch + '/bin/rg');\n";
+  const manifest = "const f = process.argv[1]; const p = JSON.parse(require('fs').readFileSync(f, 'utf8')); delete p.type; delete p.exports; p.main = './lib/index.cjs'; require('fs').writeFileSync(f, JSON.stringify(p, null, 2));";
+  return [
+    `if grep -q '"type": *"module"' ${module}/package.json; then`,
+    `  printf '%s' ${shellQuote(entry)} > ${module}/lib/index.cjs`,
+    `  node -e ${shellQuote(manifest)} ${module}/package.json`,
+    'fi',
+  ];
+}
+
+const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
 /** The build script run as root in the build container; `cadre-phase:` lines tell which step a failure belongs to. */
 export function editorBuildScript(): string {
   const temporary = `${editorMountPath}/.build-${randomBytes(4).toString('hex')}`;
@@ -51,8 +73,10 @@ export function editorBuildScript(): string {
     `DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ${editorRecipe.buildPackages.join(' ')}`,
     'echo "cadre-phase: npm"',
     `npm_config_nodedir=/usr npm install --global --unsafe-perm --no-fund --no-audit --prefix ${temporary} ${editorRecipe.name}@${editorRecipe.version}`,
+    ...ripgrepShim(`${temporary}/lib/node_modules/${editorRecipe.name}/lib/vscode`),
     'echo "cadre-phase: check"',
     `HOME=/tmp node ${temporary}/lib/node_modules/${editorRecipe.name}/out/node/entry.js --version`,
+    `cd ${temporary}/lib/node_modules/${editorRecipe.name}/lib/vscode && "$(node -p "require('@vscode/ripgrep').rgPath")" --version && cd /tmp`,
     `chmod -R a+rX ${temporary}`,
     `rm -rf ${installDir}`,
     `mv ${temporary} ${installDir}`,
