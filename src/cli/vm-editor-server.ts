@@ -39,6 +39,9 @@ export async function stopEditorServer(docker: Docker, dockerId: string): Promis
   return ran.exitCode === 0;
 }
 
+/** The user settings of a first start: cadre's tools folder (the editor's own data included) out of sight. */
+const editorSettings = { 'files.exclude': { '**/.cadre-tools': true }, 'search.exclude': { '**/.cadre-tools': true }, 'files.watcherExclude': { '**/.cadre-tools/**': true } };
+
 /**
  * Creates the editor's folder and its config (password auth; the password itself comes from the environment, never a file),
  * and keeps the folder out of git. Done in the container: on the host, a symlink planted in the workspace could redirect a write.
@@ -49,6 +52,9 @@ export async function prepareEditorDir(docker: Docker, dockerId: string): Promis
     `rm -f ${editorFiles.socket}`,
     `printf 'auth: password\\ncert: false\\n' > ${editorFiles.config}`,
     `grep -qxF '/.cadre-tools/' .git/info/exclude 2>/dev/null || echo '/.cadre-tools/' >> .git/info/exclude`,
+    // The person's settings are kept; a first start hides cadre's own folder from the explorer and search.
+    `mkdir -p ${editorFiles.userData}/User`,
+    `{ [ -e ${editorFiles.userData}/User/settings.json ] || printf '%s\\n' '${JSON.stringify(editorSettings)}' > ${editorFiles.userData}/User/settings.json; }`,
   ].join(' && ')), {});
   if (ran.exitCode !== 0) {
     throw new CadreError('vm.editor-failed', `Cannot prepare ${editorDir} in the container: ${`${ran.stderr}${ran.stdout}`.trim().slice(-400)}`, {
