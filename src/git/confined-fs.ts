@@ -17,6 +17,12 @@ function escape(path: string): CadreError {
   });
 }
 
+function special(path: string): CadreError {
+  return new CadreError('git.unsafe-workspace', `${path} in the workspace is not a regular file (a named pipe, socket or device); cadre will not read it on the host.`, {
+    remedy: `remove ${path} in the container (e.g. /agent vm-agent "remove ${path}"), then try again`,
+  });
+}
+
 /**
  * The promise-style fs client isomorphic-git takes, confined to `root`: every path must
  * resolve (symlinks followed) inside it, and files are written with O_NOFOLLOW. When cadre
@@ -59,7 +65,17 @@ export async function confinedFs(root: string): Promise<PromiseFsClient> {
   const promises = {
     async readFile(path: string, options?: Encoding): Promise<Buffer | string> {
       const encoding = encodingOf(options);
-      return encoding ? fsp.readFile(await confine(path), { encoding }) : fsp.readFile(await confine(path));
+      // O_NONBLOCK: opening a named pipe planted by the container (a .gitignore, say) must not wait forever for a writer.
+      const target = await confine(path);
+      const handle = await fsp.open(target, constants.O_RDONLY | constants.O_NONBLOCK);
+      try {
+        const stats = await handle.stat();
+        if (stats.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${path}'`), { code: 'EISDIR' });
+        if (!stats.isFile()) throw special(relative(realRoot, target));
+        return encoding ? await handle.readFile({ encoding }) : await handle.readFile();
+      } finally {
+        await handle.close();
+      }
     },
     async writeFile(path: string, data: string | Uint8Array, options?: Encoding): Promise<void> {
       const target = await confine(path, true);

@@ -1,12 +1,11 @@
 // /vm-create-pr's work on the host: commit the workspace on a new branch, push it with the host's token, open the pull request.
-import { lstat } from 'node:fs/promises';
-import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { CadreError, exitCodes } from '../errors.js';
 import { resolveAuthor } from './author.js';
 import { abandonBranch, branchExistsError, branchNameFor, commitOnNewBranch, hasLocalCommits, localBranchCommit } from './branch.js';
 import { readStatus } from './changes.js';
 import { confinedFs } from './confined-fs.js';
+import { assertPlainGitDir } from './plain-git-dir.js';
 import { gitHubApi, pullRequestExistsError, type GitHubApi } from './github.js';
 import { stepReporter, type ProgressEvent, type StepReporter } from './progress.js';
 import { pushBranch, remoteBranchCommit } from './push.js';
@@ -15,7 +14,7 @@ import { githubApiBaseUrl, parseGitHubRemote } from './remote.js';
 export type { ProgressEvent } from './progress.js';
 
 export interface CreatePullRequestOptions {
-  /** The host folder holding the clone (bind-mounted at /workspace). */
+  /** The host folder holding the clone (bind-mounted at /workspace). Keep its container paused meanwhile (whileContainerPaused): the checks on it hold only while nothing writes there. */
   workspaceDir: string;
   /** The container's short id; it ends the branch name. */
   containerId: string;
@@ -52,14 +51,6 @@ function tokenOf(options: CreatePullRequestOptions): string {
   });
 }
 
-async function assertRepository(dir: string): Promise<void> {
-  const dotGit = await lstat(join(dir, '.git')).catch(() => undefined);
-  if (dotGit?.isDirectory()) return;
-  throw new CadreError('git.not-a-repository', `The workspace ${dir} is not a git clone (its .git is ${dotGit ? 'not a folder' : 'missing'}).`, {
-    remedy: 'create the container from a repository URL with /vm-create, then make the changes there',
-  });
-}
-
 function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CadreError('git.cancelled', 'Creating the pull request was cancelled.', { exitCode: exitCodes.interrupted });
 }
@@ -68,7 +59,7 @@ function checkAborted(signal: AbortSignal | undefined): void {
  * Commits the workspace's changes on a new branch (isomorphic-git on the host: no hooks
  * run), pushes it with the host's token and opens a pull request against the default
  * branch. Expected failures are CadreErrors: git.no-token, git.no-author, git.not-github,
- * git.no-changes, git.auth, git.branch-exists, git.pr-exists, git.push-rejected, git.cancelled, ….
+ * git.no-changes, git.unsafe-workspace, git.auth, git.branch-exists, git.pr-exists, git.push-rejected, git.cancelled, ….
  */
 export async function createPullRequest(options: CreatePullRequestOptions): Promise<PullRequestResult> {
   const steps = stepReporter(options.containerId, options.onProgress ?? (() => undefined));
@@ -88,7 +79,8 @@ async function run(options: CreatePullRequestOptions, steps: StepReporter): Prom
   const token = tokenOf(options);
   const remote = parseGitHubRemote(options.repositoryUrl, options.config.githubBaseUrl ?? githubApiBaseUrl);
   const author = await resolveAuthor({ authorName: options.config.authorName, authorEmail: options.config.authorEmail, env: options.env });
-  await assertRepository(dir);
+  // Before any read or write in .git: refuses links and special files the container may have planted there.
+  await assertPlainGitDir(dir, options.containerId);
   const fs = await confinedFs(dir);
 
   const status = await readStatus(fs, dir);
