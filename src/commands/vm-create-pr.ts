@@ -16,10 +16,11 @@ export const vmCreatePrCommand = defineCommand({
   run: async ({ containerId, title, description }, ctx) => {
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.record(containerId);
-    const { createPullRequest } = await import('../git/pull-request.js');
+    const [{ createPullRequest }, { whileContainerPaused }] = await Promise.all([import('../git/pull-request.js'), import('../git/paused-container.js')]);
     const { git, github } = ctx.runtime.config;
+    // Frozen while cadre checks, commits and pushes its workspace from the host, so no link appears behind a check.
     // The record's URL (a label cadre set), never the workspace's own origin, which the container could rewrite.
-    const pr = await createPullRequest({
+    const pr = await whileContainerPaused({ docker: vm.docker, dockerId: record.dockerId, containerId: record.id, onEvent: ctx.emit }, () => createPullRequest({
       workspaceDir: record.workspace.dir,
       containerId: record.id,
       repositoryUrl: record.repoUrl,
@@ -29,7 +30,7 @@ export const vmCreatePrCommand = defineCommand({
       env: process.env,
       onProgress: ctx.emit,
       signal: ctx.signal,
-    });
+    }));
     ctx.runtime.audit('pull-request.created', { containerId: record.id, branch: pr.branch, commit: pr.commit, url: pr.url });
     ctx.emit(result('vm.pull-request', pr, `✔ Pull request #${pr.number} opened: ${pr.url}\n  branch ${pr.branch} → ${pr.base}, commit ${pr.commit.slice(0, 12)}`));
   },
