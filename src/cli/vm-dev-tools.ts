@@ -1,6 +1,4 @@
 // /vm-setup-dev's tools: which ones cadre can verify or install in a sandbox container, and how (non-root, read-only root: /workspace only).
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { CadreError, exitCodes } from '../errors.js';
 import type { OutputSink } from './output.js';
@@ -59,19 +57,34 @@ export function pickTools(list: string): DevTool[] {
 
 const missing = (exitCode: number, output: string) => exitCode === 126 || exitCode === 127 || /executable file not found/.test(output);
 
-/** Keeps the installed tools out of the repository's changes (and out of /vm-create-pr). */
-async function excludeFromGit(workspaceDir: string): Promise<void> {
-  const exclude = join(workspaceDir, '.git', 'info', 'exclude');
-  const current = await readFile(exclude, 'utf8').catch(() => '');
-  if (current.split('\n').includes('/.cadre-tools/')) return;
-  await mkdir(join(workspaceDir, '.git', 'info'), { recursive: true });
-  await appendFile(exclude, `${current && !current.endsWith('\n') ? '\n' : ''}/.cadre-tools/\n`);
+/** Adds `/.cadre-tools/` to .git/info/exclude once, keeping an unterminated last line intact; nothing when /workspace is not a clone. */
+const excludeScript = `set -e
+[ -d .git ] || exit 0
+exclude=.git/info/exclude
+if [ -f "$exclude" ] && grep -qxF '/.cadre-tools/' "$exclude"; then exit 0; fi
+mkdir -p .git/info
+if [ -s "$exclude" ] && [ -n "$(tail -c 1 "$exclude")" ]; then printf '\\n' >> "$exclude"; fi
+printf '/.cadre-tools/\\n' >> "$exclude"`;
+
+/**
+ * Keeps the installed tools out of the repository's changes (and out of /vm-create-pr). It runs
+ * in the container as its user, never on the host: the container writes .git, so a link there
+ * resolves in the container's own view and permissions. A failure is a warning: the tools then
+ * show as changes.
+ */
+export async function excludeToolsFromGit(target: Pick<SetupTarget, 'docker' | 'dockerId' | 'onEvent'>): Promise<void> {
+  const ran = await execInContainer(target.docker, target.dockerId, ['sh', '-c', excludeScript], {});
+  if (ran.exitCode === 0) return;
+  target.onEvent({
+    type: 'output.message',
+    level: 'warn',
+    text: `Could not add /.cadre-tools/ to .git/info/exclude in the container (exit ${ran.exitCode}: ${ran.stderr.trim().slice(-300)}); the installed tools will show as changes of the repository`,
+  });
 }
 
 export interface SetupTarget {
   docker: Docker;
   dockerId: string;
-  workspaceDir: string;
   env: Record<string, string>;
   onEvent: OutputSink;
 }
@@ -100,7 +113,7 @@ export async function setUpTools(target: SetupTarget, tools: readonly DevTool[])
       outcomes.push({ name: tool.name, status: 'unavailable', reason: tool.cannotInstall ?? notInImage });
       continue;
     }
-    await excludeFromGit(target.workspaceDir);
+    await excludeToolsFromGit(target);
     const progress = `vm-setup-dev:${tool.name}`;
     target.onEvent({ type: 'output.progress', id: progress, label: `Installing ${tool.npm} into ${toolsPrefix} with npm (through the gateway's egress proxy)` });
     const install = await execInContainer(target.docker, target.dockerId, ['npm', 'install', '--global', '--prefix', toolsPrefix, '--no-audit', '--no-fund', tool.npm], { env: target.env, onEvent: target.onEvent });
