@@ -24,7 +24,7 @@ export const vmSetupDevCommand = defineCommand({
     const record = await vm.record(id);
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
     const settings = ctx.runtime.vm.settings.of(record.id);
-    const outcomes = await setUpTools({ docker: vm.docker, dockerId: record.dockerId, workspaceDir: record.workspace.dir, env: settings.env, onEvent: ctx.emit }, picked);
+    const outcomes = await setUpTools({ docker: vm.docker, dockerId: record.dockerId, env: settings.env, onEvent: ctx.emit }, picked);
     if (outcomes.some((outcome) => outcome.status === 'installed') && settings.env.PATH === undefined) {
       // Later commands and vm-agent tasks in this container find the installed tools too.
       ctx.runtime.vm.settings.set(record.id, { ...settings, env: { ...settings.env, PATH: toolsPath } });
