@@ -1,6 +1,8 @@
 // createPullRequest end to end against a real git smart-HTTP server and the local GitHub server: commit, push, pull request, no hooks, no token left behind.
 import * as fs from 'node:fs';
 import { chmod, chown, lstat, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
@@ -119,13 +121,38 @@ describe('createPullRequest', () => {
     expect(Buffer.from(blob).toString()).toBe(secret);
   });
 
-  it('pushes to the repository the container was created from, not to a remote the workspace config names', async () => {
-    const dir = await workspace();
-    await gitCli(['remote', 'set-url', 'origin', 'http://127.0.0.1:9/evil/elsewhere.git'], dir);
-    await gitCli(['config', 'http.corsProxy', 'http://127.0.0.1:9/'], dir);
-    await writeFile(join(dir, 'redirect.txt'), 'x\n');
-    const result = await createPullRequest(options(dir, 'Not redirected'));
-    expect(await remoteBranch(servers.authedUrl, result.branch)).toBe(result.commit);
+  it('sends the token only to the repository the container was created from, whatever the workspace config names', async () => {
+    const seen: { url: string; authorization?: string }[] = [];
+    const elsewhere = createServer((req, res) => {
+      seen.push({ url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="elsewhere"' }).end();
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const evil = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+    try {
+      const dir = await workspace();
+      const branch = 'cadre/not-redirected-vm-1a2b';
+      for (const [key, value] of [
+        ['remote.origin.url', `${evil}/evil/elsewhere.git`],
+        ['remote.origin.pushurl', `${evil}/evil/pushurl.git`],
+        ['remote.evil.url', `${evil}/evil/evil.git`],
+        ['remote.pushDefault', 'evil'],
+        [`branch.${branch}.pushRemote`, 'evil'],
+        [`branch.${branch}.remote`, 'evil'],
+        ['http.corsProxy', `${evil}/proxy/`],
+        [`url.${evil}/.insteadOf`, servers.gitServer.url + '/'],
+        [`credential.${servers.gitServer.repoUrl(fullName)}.username`, 'attacker'],
+        ['http.extraHeader', 'X-Evil: 1'],
+      ]) await gitCli(['config', key!, value!], dir);
+      await writeFile(join(dir, 'redirect.txt'), 'x\n');
+      const result = await createPullRequest(options(dir, 'Not redirected'));
+      expect(result.branch).toBe(branch);
+      expect(await remoteBranch(servers.authedUrl, result.branch)).toBe(result.commit);
+      expect(seen).toEqual([]);
+    } finally {
+      elsewhere.closeAllConnections();
+      await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+    }
   });
 
   it.runIf(process.getuid?.() === 0)('as root, hands what it writes in .git to the workspace owner (the sandbox user)', async () => {
