@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { CadreError } from '../errors.js';
+import { confinedFs } from '../git/confined-fs.js';
 import type { OutputSink } from '../cli/output.js';
 import { sandboxUser } from './workspace.js';
 
@@ -15,10 +16,11 @@ export interface CloneResult {
   head: string;
 }
 
-/** Branch and HEAD commit of the repository in `dir`. */
+/** Branch and HEAD commit of the repository in `dir`, read through the confined fs: the container writes .git, so no link out and no pipe or device is followed. */
 export async function repositoryHead(dir: string): Promise<CloneResult> {
-  const branch = (await git.currentBranch({ fs, dir, fullname: false })) ?? null;
-  const head = await git.resolveRef({ fs, dir, ref: 'HEAD' });
+  const confined = await confinedFs(dir);
+  const branch = (await git.currentBranch({ fs: confined, dir, fullname: false })) ?? null;
+  const head = await git.resolveRef({ fs: confined, dir, ref: 'HEAD' });
   return { branch, head };
 }
 
