@@ -1,12 +1,13 @@
 // Shared setup of the pull-request tests: a git server as origin, a GitHub server, fresh workspace clones, and git CLI helpers.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
+import { afterAll, beforeAll } from 'vitest';
 import { startGitHubServer, type GitHubServer } from '../support/github-server.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 
@@ -88,4 +89,32 @@ export async function filesContaining(dir: string, secret: string): Promise<stri
   const files = await allFiles(dir);
   const hits = await Promise.all(files.map(async (file) => ((await readFile(join(dir, file))).includes(secret) ? [file] : [])));
   return hits.flat();
+}
+
+/**
+ * For a describe block: the servers, started before its tests, and fresh workspace clones (with a committed-to-be change
+ * when asked); servers, clones and any folder passed to `removeLater` go afterwards.
+ */
+export function useServersAndWorkspaces() {
+  const state = { servers: undefined as Servers | undefined, folders: [] as string[] };
+  beforeAll(async () => {
+    state.servers = await startServers();
+  });
+  afterAll(async () => {
+    await state.servers?.close();
+    await Promise.all(state.folders.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+  return {
+    get servers(): Servers {
+      if (!state.servers) throw new Error('the servers start in beforeAll');
+      return state.servers;
+    },
+    removeLater: (dir: string): void => void state.folders.push(dir),
+    async workspace(options: { change?: boolean } = {}): Promise<string> {
+      const dir = await cloneWorkspace(this.servers);
+      state.folders.push(dirname(dir));
+      if (options.change) await writeFile(join(dir, 'change.txt'), 'a change\n');
+      return dir;
+    },
+  };
 }

@@ -2,44 +2,32 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CadreError } from '../../src/errors.js';
 import { createPullRequest, type CreatePullRequestOptions } from '../../src/git/pull-request.js';
-import { author, cloneWorkspace, fullName, gitCli, startServers, token, type Servers } from './fixture.js';
+import { author, fullName, gitCli, token, useServersAndWorkspaces } from './fixture.js';
 
 const mkfifo = async (path: string): Promise<void> => void (await promisify(execFile)('mkfifo', [path]));
 
 describe('createPullRequest against links and pipes planted in the workspace', () => {
-  let servers: Servers;
+  const fixture = useServersAndWorkspaces();
+  const changedWorkspace = () => fixture.workspace({ change: true });
   let hostDir: string;
-  const cleanup: string[] = [];
 
   beforeAll(async () => {
-    servers = await startServers();
     hostDir = await mkdtemp(join(tmpdir(), 'cadre-host-'));
-    cleanup.push(hostDir);
+    fixture.removeLater(hostDir);
   });
-  afterAll(async () => {
-    await servers?.close();
-    await Promise.all(cleanup.map((dir) => rm(dir, { recursive: true, force: true })));
-  });
-
-  async function changedWorkspace(): Promise<string> {
-    const dir = await cloneWorkspace(servers);
-    cleanup.push(dirname(dir));
-    await writeFile(join(dir, 'change.txt'), 'a change\n');
-    return dir;
-  }
 
   const options = (dir: string, title: string): CreatePullRequestOptions => ({
     workspaceDir: dir,
     containerId: 'vm-7p',
-    repositoryUrl: servers.gitServer.repoUrl(fullName),
+    repositoryUrl: fixture.servers.gitServer.repoUrl(fullName),
     title,
     description: '',
-    config: { ...author, githubToken: token, githubBaseUrl: servers.github.url },
+    config: { ...author, githubToken: token, githubBaseUrl: fixture.servers.github.url },
     env: {},
   });
 
@@ -106,8 +94,8 @@ describe('createPullRequest against links and pipes planted in the workspace', (
       expect(error.remedy).toContain('/vm-cleanup vm-7p');
       if (hostBefore === undefined) await expectHostUntouched(host);
       else expect(await gitCli(['for-each-ref'], join(host.folder, 'repo.git'))).toBe(hostBefore);
-      expect(await gitCli(['ls-remote', servers.authedUrl, 'refs/heads/cadre/planted-*'])).toBe('');
-      expect(servers.github.pullRequests(fullName).filter((pull) => pull.title.startsWith('Planted'))).toEqual([]);
+      expect(await gitCli(['ls-remote', fixture.servers.authedUrl, 'refs/heads/cadre/planted-*'])).toBe('');
+      expect(fixture.servers.github.pullRequests(fullName).filter((pull) => pull.title.startsWith('Planted'))).toEqual([]);
     });
   }
 
@@ -121,8 +109,8 @@ describe('createPullRequest against links and pipes planted in the workspace', (
     const result = await createPullRequest(options(dir, 'Links stay links'));
 
     const check = await mkdtemp(join(tmpdir(), 'cadre-pr-check-'));
-    cleanup.push(check);
-    await gitCli(['clone', '-q', '--branch', result.branch, servers.authedUrl, check]);
+    fixture.removeLater(check);
+    await gitCli(['clone', '-q', '--branch', result.branch, fixture.servers.authedUrl, check]);
     expect(await gitCli(['ls-tree', 'HEAD', 'key', 'nested/host-folder', '-r'], check)).toMatch(/^120000 blob \w+\tkey\n120000 blob \w+\tnested\/host-folder$/);
     expect(await gitCli(['cat-file', 'blob', 'HEAD:key'], check)).toBe(secret);
     expect(await gitCli(['cat-file', 'blob', 'HEAD:nested/host-folder'], check)).toBe(hostDir);
@@ -134,8 +122,8 @@ describe('createPullRequest against links and pipes planted in the workspace', (
     await mkfifo(join(dir, 'pipe'));
     const result = await createPullRequest(options(dir, 'Pipe skipped'));
     const check = await mkdtemp(join(tmpdir(), 'cadre-pr-check-'));
-    cleanup.push(check);
-    await gitCli(['clone', '-q', '--branch', result.branch, servers.authedUrl, check]);
+    fixture.removeLater(check);
+    await gitCli(['clone', '-q', '--branch', result.branch, fixture.servers.authedUrl, check]);
     expect((await gitCli(['ls-tree', '-r', '--name-only', 'HEAD'], check)).split('\n')).toEqual(expect.arrayContaining(['change.txt', 'README.md']));
     expect((await gitCli(['ls-tree', '-r', '--name-only', 'HEAD'], check)).split('\n')).not.toContain('pipe');
 

@@ -2,41 +2,26 @@
 import * as fs from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CadreError } from '../../src/errors.js';
 import { createPullRequest, type CreatePullRequestOptions, type ProgressEvent } from '../../src/git/pull-request.js';
 import { startGitHubServer } from '../support/github-server.js';
 import { openApiProblems } from '../support/github-server-openapi.js';
-import { author, cloneWorkspace, fullName, pushOtherBranch, remoteBranch, startServers, token, type Servers } from './fixture.js';
+import { author, fullName, pushOtherBranch, remoteBranch, token, useServersAndWorkspaces } from './fixture.js';
 
 describe('createPullRequest failures', () => {
-  let servers: Servers;
-  const cleanup: string[] = [];
-
-  beforeAll(async () => {
-    servers = await startServers();
-  });
-  afterAll(async () => {
-    await servers?.close();
-    await Promise.all(cleanup.map((dir) => rm(dir, { recursive: true, force: true })));
-  });
-
-  async function changedWorkspace(): Promise<string> {
-    const dir = await cloneWorkspace(servers);
-    cleanup.push(dirname(dir));
-    await writeFile(join(dir, 'change.txt'), 'a change\n');
-    return dir;
-  }
+  const fixture = useServersAndWorkspaces();
+  const changedWorkspace = () => fixture.workspace({ change: true });
 
   const options = (dir: string, title: string, overrides: Partial<CreatePullRequestOptions> = {}): CreatePullRequestOptions => ({
     workspaceDir: dir,
     containerId: 'vm-9z',
-    repositoryUrl: servers.gitServer.repoUrl(fullName),
+    repositoryUrl: fixture.servers.gitServer.repoUrl(fullName),
     title,
     description: 'why',
-    config: { ...author, githubToken: token, githubBaseUrl: servers.github.url },
+    config: { ...author, githubToken: token, githubBaseUrl: fixture.servers.github.url },
     env: {},
     ...overrides,
   });
@@ -56,27 +41,26 @@ describe('createPullRequest failures', () => {
   }
 
   it('says there is nothing to propose when the workspace has no changes, and pushes nothing', async () => {
-    const dir = await cloneWorkspace(servers);
-    cleanup.push(dirname(dir));
+    const dir = await fixture.workspace();
     const error = await failure(createPullRequest(options(dir, 'Nothing here')));
     expect(error.code).toBe('git.no-changes');
     expect(error.remedy).toContain('/agent vm-agent');
-    expect(await remoteBranch(servers.authedUrl, 'cadre/nothing-here-vm-9z')).toBeUndefined();
+    expect(await remoteBranch(fixture.servers.authedUrl, 'cadre/nothing-here-vm-9z')).toBeUndefined();
   });
 
   it('reports a token GitHub rejects as git.auth, before committing anything', async () => {
     const dir = await changedWorkspace();
     const before = await headOf(dir);
     const events: ProgressEvent[] = [];
-    const config = { ...author, githubToken: 'ghp_wrong', githubBaseUrl: servers.github.url };
+    const config = { ...author, githubToken: 'ghp_wrong', githubBaseUrl: fixture.servers.github.url };
     const error = await failure(createPullRequest(options(dir, 'Bad token', { config, onProgress: (event) => events.push(event) })));
     expect(error.code).toBe('git.auth');
     expect(events.at(-1)).toMatchObject({ id: 'pr:vm-9z:check', done: true, label: expect.stringContaining('failed') });
     expect(error.message).toContain('HTTP 401');
     expect(error.message).not.toContain('ghp_wrong');
     expect(await headOf(dir)).toEqual(before);
-    expect(servers.github.exchanges.at(-1)).toMatchObject({ status: 401 });
-    expect(servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
+    expect(fixture.servers.github.exchanges.at(-1)).toMatchObject({ status: 401 });
+    expect(fixture.servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
   });
 
   it('reports a token the git server rejects (no push rights) as git.auth', async () => {
@@ -87,7 +71,7 @@ describe('createPullRequest failures', () => {
       const error = await failure(createPullRequest(options(dir, 'No push rights', { config: { ...author, githubToken: 'ghp_readonly', githubBaseUrl: github.url } })));
       expect(error).toMatchObject({ code: 'git.auth' });
       expect(error.message).toMatch(/git server refused .* HTTP 401/);
-      expect(await remoteBranch(servers.authedUrl, 'cadre/no-push-rights-vm-9z')).toBeUndefined();
+      expect(await remoteBranch(fixture.servers.authedUrl, 'cadre/no-push-rights-vm-9z')).toBeUndefined();
     } finally {
       await github.close();
     }
@@ -95,14 +79,14 @@ describe('createPullRequest failures', () => {
 
   it('takes GITHUB_TOKEN from the environment, and says so when there is none', async () => {
     const dir = await changedWorkspace();
-    const none = await failure(createPullRequest(options(dir, 'No token', { config: { ...author, githubBaseUrl: servers.github.url } })));
+    const none = await failure(createPullRequest(options(dir, 'No token', { config: { ...author, githubBaseUrl: fixture.servers.github.url } })));
     expect(none.code).toBe('git.no-token');
-    const result = await createPullRequest(options(dir, 'Env token', { config: { ...author, githubBaseUrl: servers.github.url }, env: { GITHUB_TOKEN: token } }));
-    expect(await remoteBranch(servers.authedUrl, result.branch)).toBe(result.commit);
+    const result = await createPullRequest(options(dir, 'Env token', { config: { ...author, githubBaseUrl: fixture.servers.github.url }, env: { GITHUB_TOKEN: token } }));
+    expect(await remoteBranch(fixture.servers.authedUrl, result.branch)).toBe(result.commit);
   });
 
   it('refuses a branch that already exists on the remote, without committing', async () => {
-    await pushOtherBranch(servers.authedUrl, 'cadre/taken-vm-9z');
+    await pushOtherBranch(fixture.servers.authedUrl, 'cadre/taken-vm-9z');
     const dir = await changedWorkspace();
     const before = await headOf(dir);
     const error = await failure(createPullRequest(options(dir, 'Taken')));
@@ -116,36 +100,36 @@ describe('createPullRequest failures', () => {
     await git.branch({ fs, dir, ref: 'cadre/local-only-vm-9z' });
     const error = await failure(createPullRequest(options(dir, 'Local only')));
     expect(error).toMatchObject({ code: 'git.branch-exists', message: expect.stringContaining('exists locally') });
-    expect(await remoteBranch(servers.authedUrl, 'cadre/local-only-vm-9z')).toBeUndefined();
+    expect(await remoteBranch(fixture.servers.authedUrl, 'cadre/local-only-vm-9z')).toBeUndefined();
   });
 
   it('names the open pull request when one exists for the branch', async () => {
-    await pushOtherBranch(servers.authedUrl, 'cadre/again-vm-9z');
-    const existing = servers.github.addPullRequest(fullName, { title: 'Again', head: 'cadre/again-vm-9z', base: 'release' });
+    await pushOtherBranch(fixture.servers.authedUrl, 'cadre/again-vm-9z');
+    const existing = fixture.servers.github.addPullRequest(fullName, { title: 'Again', head: 'cadre/again-vm-9z', base: 'release' });
     const dir = await changedWorkspace();
     const error = await failure(createPullRequest(options(dir, 'Again')));
     expect(error.code).toBe('git.pr-exists');
-    expect(error.message).toContain(`${servers.github.url}/${fullName}/pull/${existing.number}`);
-    expect(servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
+    expect(error.message).toContain(`${fixture.servers.github.url}/${fullName}/pull/${existing.number}`);
+    expect(fixture.servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
   });
 
   it('names the pull request GitHub reports as a duplicate when one appears while pushing (422)', async () => {
-    const raced = servers.github.addPullRequest(fullName, { title: 'Raced', head: 'cadre/raced-vm-9z', base: 'release' });
+    const raced = fixture.servers.github.addPullRequest(fullName, { title: 'Raced', head: 'cadre/raced-vm-9z', base: 'release' });
     const dir = await changedWorkspace();
     const error = await failure(createPullRequest(options(dir, 'Raced')));
     expect(error).toMatchObject({ code: 'git.pr-exists', message: expect.stringContaining(`/pull/${raced.number}`) });
-    expect(servers.github.exchanges.some((exchange) => exchange.status === 422)).toBe(true);
-    expect(servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
+    expect(fixture.servers.github.exchanges.some((exchange) => exchange.status === 422)).toBe(true);
+    expect(fixture.servers.github.exchanges.flatMap(openApiProblems)).toEqual([]);
   });
 
   it('asks for an author when none is configured anywhere', async () => {
     const home = await mkdtemp(join(tmpdir(), 'cadre-pr-home-'));
-    cleanup.push(home);
+    fixture.removeLater(home);
     const dir = await changedWorkspace();
-    const error = await failure(createPullRequest(options(dir, 'Anonymous', { config: { githubToken: token, githubBaseUrl: servers.github.url }, env: { HOME: home, PATH: process.env.PATH } })));
+    const error = await failure(createPullRequest(options(dir, 'Anonymous', { config: { githubToken: token, githubBaseUrl: fixture.servers.github.url }, env: { HOME: home, PATH: process.env.PATH } })));
     expect(error).toMatchObject({ code: 'git.no-author', remedy: expect.stringContaining('git.authorName') });
     await writeFile(join(home, '.gitconfig'), '[user]\n\tname = Host Person\n\temail = host@example.com\n');
-    const result = await createPullRequest(options(dir, 'Host author', { config: { githubToken: token, githubBaseUrl: servers.github.url }, env: { HOME: home, PATH: process.env.PATH } }));
+    const result = await createPullRequest(options(dir, 'Host author', { config: { githubToken: token, githubBaseUrl: fixture.servers.github.url }, env: { HOME: home, PATH: process.env.PATH } }));
     const { commit } = await git.readCommit({ fs, dir, oid: result.commit });
     expect(commit.author).toMatchObject({ name: 'Host Person', email: 'host@example.com' });
   });
@@ -175,23 +159,23 @@ describe('createPullRequest failures', () => {
     expect(error.code).toBe('git.cancelled');
     expect(await headOf(dir)).toEqual(before);
     expect(await git.listBranches({ fs, dir })).not.toContain('cadre/second-thoughts-vm-9z');
-    expect(await remoteBranch(servers.authedUrl, 'cadre/second-thoughts-vm-9z')).toBeUndefined();
+    expect(await remoteBranch(fixture.servers.authedUrl, 'cadre/second-thoughts-vm-9z')).toBeUndefined();
     const retry = await createPullRequest(options(dir, 'Second thoughts'));
-    expect(await remoteBranch(servers.authedUrl, retry.branch)).toBe(retry.commit);
+    expect(await remoteBranch(fixture.servers.authedUrl, retry.branch)).toBe(retry.commit);
   });
 
   it('after the branch was pushed but GitHub refused the pull request, a second run opens it', async () => {
-    servers.github.addRepository(fullName, { defaultBranch: 'no-such-base' });
+    fixture.servers.github.addRepository(fullName, { defaultBranch: 'no-such-base' });
     const dir = await changedWorkspace();
     const first = await failure(createPullRequest(options(dir, 'Resumed')));
     expect(first.code).toBe('git.github');
-    const pushed = await remoteBranch(servers.authedUrl, 'cadre/resumed-vm-9z');
+    const pushed = await remoteBranch(fixture.servers.authedUrl, 'cadre/resumed-vm-9z');
     expect(pushed).toBeDefined();
 
-    servers.github.addRepository(fullName, { defaultBranch: 'release' });
+    fixture.servers.github.addRepository(fullName, { defaultBranch: 'release' });
     const second = await createPullRequest(options(dir, 'Resumed'));
     expect(second).toMatchObject({ branch: 'cadre/resumed-vm-9z', commit: pushed, base: 'release' });
-    expect(servers.github.pullRequests(fullName).find((pull) => pull.number === second.number)).toMatchObject({ head: 'cadre/resumed-vm-9z', headSha: pushed });
+    expect(fixture.servers.github.pullRequests(fullName).find((pull) => pull.number === second.number)).toMatchObject({ head: 'cadre/resumed-vm-9z', headSha: pushed });
     const third = await failure(createPullRequest(options(dir, 'Resumed')));
     expect(third.code).toBe('git.pr-exists');
   });

@@ -1,30 +1,16 @@
 // repositoryHead (what /vm-status shows of a workspace) reads .git on the host: a pipe or a link out planted there neither hangs it nor shows host data.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { repositoryHead } from '../../src/container/clone.js';
-import { cloneWorkspace, startServers, type Servers } from './fixture.js';
+import { useServersAndWorkspaces } from './fixture.js';
 
 describe('repositoryHead on a workspace the container wrote', () => {
-  let servers: Servers;
-  const cleanup: string[] = [];
-
-  beforeAll(async () => {
-    servers = await startServers();
-  });
-  afterAll(async () => {
-    await servers?.close();
-    await Promise.all(cleanup.map((dir) => rm(dir, { recursive: true, force: true })));
-  });
-
-  async function workspace(): Promise<string> {
-    const dir = await cloneWorkspace(servers);
-    cleanup.push(dirname(dir));
-    return dir;
-  }
+  const fixture = useServersAndWorkspaces();
+  const workspace = () => fixture.workspace();
 
   it('names the branch and commit of a plain clone', async () => {
     expect(await repositoryHead(await workspace())).toMatchObject({ branch: 'main', head: expect.stringMatching(/^[0-9a-f]{40}$/) });
@@ -40,7 +26,7 @@ describe('repositoryHead on a workspace the container wrote', () => {
   it('does not read a host file that .git/HEAD links to', async () => {
     const dir = await workspace();
     const host = await mkdtemp(join(tmpdir(), 'cadre-host-'));
-    cleanup.push(host);
+    fixture.removeLater(host);
     await writeFile(join(host, 'HEAD'), 'ref: refs/heads/host-only-branch\n');
     await unlink(join(dir, '.git', 'HEAD'));
     await symlink(join(host, 'HEAD'), join(dir, '.git', 'HEAD'));
