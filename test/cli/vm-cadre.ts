@@ -56,3 +56,22 @@ export function startPipedCadre(cwd: string, home: string, env: Record<string, s
     end: () => child.stdin.end(),
   };
 }
+
+export const isError = (e: JsonEvent): boolean => e.type === 'output.error';
+/** Matches the result of kind `kind`, or any error (so a failure ends the wait at once). */
+export const resultOrError = (kind: string) => (e: JsonEvent): boolean => isError(e) || (e.type === 'output.result' && e.kind === kind);
+
+/** /vm-create of `repoUrl`; the container's short id, or a failed expectation showing what cadre said instead. */
+export async function createContainer(cadre: PipedCadre, repoUrl: string): Promise<string> {
+  const created = await cadre.run(`/vm-create ${repoUrl}`, resultOrError('vm.created'), 180_000);
+  if (created.type !== 'output.result') throw new Error(`/vm-create failed: ${JSON.stringify(created)}`);
+  return String(created.data?.containerId);
+}
+
+/** For afterAll: /vm-cleanup --yes of `id` (when one was created), then ends cadre and waits for it to exit. */
+export async function cleanUpAndEnd(cadre: PipedCadre | undefined, id: string): Promise<void> {
+  const cleaned = (e: JsonEvent) => isError(e) || (e.type === 'output.message' && /is removed|already cleaned up/.test(String(e.text)));
+  if (id) await cadre?.run(`/vm-cleanup ${id} --yes`, cleaned, 60_000).catch(() => undefined);
+  cadre?.end();
+  await cadre?.exited;
+}

@@ -8,9 +8,7 @@ import { browserMissing, launchChromium } from '../support/browser.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
-import { startPipedCadre, type JsonEvent, type PipedCadre } from './vm-cadre.js';
-
-const finished = (kind: string) => (e: JsonEvent) => e.type === 'output.error' || (e.type === 'output.result' && e.kind === kind);
+import { cleanUpAndEnd, createContainer, resultOrError, startPipedCadre, type PipedCadre } from './vm-cadre.js';
 
 describeDocker('/vm-editor in a real browser', () => {
   const docker = testDocker();
@@ -27,21 +25,17 @@ describeDocker('/vm-editor in a real browser', () => {
     await gitServer.createRepo('acme/site', { 'README.md': '# site\n', 'src/index.js': 'console.log("hello from the workspace");\n' });
     const { project, home } = await tempProject('cadre-vm-editor-browser-');
     cadre = startPipedCadre(project, home, { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' });
-    const created = await cadre.run(`/vm-create ${gitServer.url}/acme/site.git`, finished('vm.created'), 180_000);
-    expect(created.type, JSON.stringify(created)).toBe('output.result');
-    id = String(created.data?.containerId);
+    id = await createContainer(cadre, `${gitServer.url}/acme/site.git`);
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {
-    if (id) await cadre?.run(`/vm-cleanup ${id} --yes`, (e) => e.type === 'output.error' || /is removed|already cleaned up/.test(String(e.text)), 60_000).catch(() => undefined);
-    cadre?.end();
-    await cadre?.exited;
+    await cleanUpAndEnd(cadre, id);
     await gitServer?.close();
   }, 120_000);
 
   it('logs in with the printed password, edits a file in the workbench, and the save reaches the workspace', async (context) => {
     if (missing) return context.skip(missing);
-    const editor = await cadre!.run('/vm-editor', finished('vm.editor'), 900_000);
+    const editor = await cadre!.run('/vm-editor', resultOrError('vm.editor'), 900_000);
     expect(editor.type, JSON.stringify(editor)).toBe('output.result');
     const url = String(editor.data?.url);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);

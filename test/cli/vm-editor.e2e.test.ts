@@ -12,10 +12,8 @@ import { runCli, tempProject } from '../support/cli.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
-import { startPipedCadre, type JsonEvent, type PipedCadre } from './vm-cadre.js';
+import { cleanUpAndEnd, createContainer, isError, resultOrError, startPipedCadre, type JsonEvent, type PipedCadre } from './vm-cadre.js';
 
-const isError = (e: JsonEvent) => e.type === 'output.error';
-const resultOrError = (kind: string) => (e: JsonEvent) => isError(e) || (e.type === 'output.result' && e.kind === kind);
 /** The first build of the editor volume compiles code-server's native modules: about 80 s on 4 cores, longer in CI. */
 const editorBuildTimeoutMs = 10 * 60_000;
 
@@ -68,17 +66,12 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     home = folders.home;
     project = folders.project;
     cadre = startPipedCadre(folders.project, home, { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' });
-    const created = await cadre.run(`/vm-create ${gitServer.url}/acme/site.git`, resultOrError('vm.created'), 180_000);
-    expect(created.type, JSON.stringify(created)).toBe('output.result');
-    id = String(created.data?.containerId ?? created.data?.id);
+    id = await createContainer(cadre, `${gitServer.url}/acme/site.git`);
     dockerId = (await docker.getContainer(`cadre-${id}`).inspect()).Id;
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {
-    const cleaned = (e: JsonEvent) => isError(e) || (e.type === 'output.message' && /is removed|already cleaned up/.test(String(e.text)));
-    if (id) await cadre?.run(`/vm-cleanup ${id} --yes`, cleaned, 60_000).catch(() => undefined);
-    cadre?.end();
-    await cadre?.exited;
+    await cleanUpAndEnd(cadre, id);
     await gitServer?.close();
     if (home) await rm(dirname(home), { recursive: true, force: true }).catch(() => undefined);
   }, 120_000);

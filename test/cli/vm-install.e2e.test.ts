@@ -5,10 +5,8 @@ import { tempProject } from '../support/cli.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
-import { startPipedCadre, type JsonEvent, type PipedCadre } from './vm-cadre.js';
+import { cleanUpAndEnd, createContainer, resultOrError, startPipedCadre, type PipedCadre } from './vm-cadre.js';
 
-const isError = (e: JsonEvent) => e.type === 'output.error';
-const resultOrError = (kind: string) => (e: JsonEvent) => isError(e) || (e.type === 'output.result' && e.kind === kind);
 
 describeDocker('installing in the container through the gateway', () => {
   const docker = testDocker();
@@ -25,16 +23,11 @@ describeDocker('installing in the container through the gateway', () => {
     });
     const { project, home } = await tempProject('cadre-vm-install-');
     cadre = startPipedCadre(project, home, { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' });
-    const created = await cadre.run(`/vm-create ${gitServer.url}/acme/app.git`, resultOrError('vm.created'), 180_000);
-    expect(created.type, JSON.stringify(created)).toBe('output.result');
-    id = String(created.data?.containerId ?? created.data?.id);
+    id = await createContainer(cadre, `${gitServer.url}/acme/app.git`);
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {
-    const cleaned = (e: JsonEvent) => isError(e) || (e.type === 'output.message' && /is removed|already cleaned up/.test(String(e.text)));
-    if (id) await cadre?.run(`/vm-cleanup ${id} --yes`, cleaned, 60_000).catch(() => undefined);
-    cadre?.end();
-    await cadre?.exited;
+    await cleanUpAndEnd(cadre, id);
     await gitServer?.close();
   }, 120_000);
 
