@@ -98,8 +98,6 @@ export async function createVmEngine(options: VmHostOptions) {
     gateways,
     model,
     image,
-    registry,
-    caBundle,
     /** The /vm-editor listeners on 127.0.0.1, closed by restart and cleanup. */
     editors,
     effects,
