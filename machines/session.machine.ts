@@ -37,8 +37,23 @@ export interface SessionContext {
   lastPlanId: string | null;
 }
 
+/** What a saved session brings back into the running one (/resume, --resume, the crash offer). */
+export interface SessionRestore {
+  name: string;
+  mode: SessionMode;
+  agent: AgentName;
+  transcript: TranscriptEntry[];
+  usage: { inputTokens: number; outputTokens: number };
+  budgetUsed: number;
+  containers: string[];
+  currentContainer: string | null;
+  lastPlanId: string | null;
+}
+
 export type SessionEvent =
   | { type: 'session.mode.set'; mode: SessionMode }
+  /** Replaces this session with a saved one; only accepted while no task is live (tasks do not survive their process). */
+  | { type: 'session.restored'; saved: SessionRestore }
   | { type: 'session.mode.toggle' }
   | { type: 'session.agent.set'; agent: AgentName }
   | { type: 'session.transcript.add'; entry: TranscriptEntry }
@@ -88,12 +103,21 @@ export const sessionMachine = setup({
     },
     hasForegroundTask: ({ context }) => context.foregroundTask !== null && context.tasks.includes(context.foregroundTask),
     hasActiveVmTask: ({ context }) => context.activeVmTask !== null,
+    hasNoLiveTask: ({ context }) => context.tasks.length === 0,
   },
   actions: {
     setMode: assign((_, params: { mode: SessionMode }) => ({ mode: params.mode })),
     toggleMode: assign(({ context }) => ({ mode: context.mode === 'auto' ? 'approve' as const : 'auto' as const })),
     setAgent: assign((_, params: { agent: AgentName }) => ({ agent: params.agent })),
     rename: assign((_, params: { name: string }) => ({ name: params.name })),
+    restore: assign(({ context }, params: { saved: SessionRestore }) => ({
+      ...params.saved,
+      budget: { limit: context.budget.limit, used: params.saved.budgetUsed },
+      vmQueue: [],
+      activeVmTask: null,
+      foregroundTask: null,
+      tasks: [],
+    })),
     addTranscript: assign(({ context }, params: { entry: TranscriptEntry }) => ({ transcript: [...context.transcript, params.entry] })),
     addUsage: assign(({ context }, params: { inputTokens: number; outputTokens: number }) => ({
       usage: { inputTokens: context.usage.inputTokens + params.inputTokens, outputTokens: context.usage.outputTokens + params.outputTokens },
@@ -233,6 +257,7 @@ export const sessionMachine = setup({
           description: 'No universal-agent task is running: the prompt is shown.',
           on: {
             'task.submit': { guard: 'isNewForegroundTask', target: 'busy', actions: 'startTask' },
+            'session.restored': { guard: 'hasNoLiveTask', actions: { type: 'restore', params: ({ event }) => ({ saved: event.saved }) } },
           },
         },
         busy: {

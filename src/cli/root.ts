@@ -1,7 +1,7 @@
 // The composition root: the one place where the pure machines get their real effects and the actors start.
 import { createActor, fromPromise, waitFor, type Actor, type InspectionEvent } from 'xstate';
 import { cliMachine } from '../../machines/cli.machine.js';
-import { exitCodes, type ExitCode } from '../errors.js';
+import { CadreError, exitCodes, type ExitCode } from '../errors.js';
 import { commandRegistry } from '../commands/index.js';
 import { loadConfig } from '../store/config.js';
 import { resolvePaths, type CadrePaths } from '../store/paths.js';
@@ -49,7 +49,8 @@ export async function startApp(options: AppOptions): Promise<App> {
   const paths = resolvePaths({ cwd, env });
   const loaded = await loadConfig({ cwd, env });
   const audit = await openAuditTrail({ paths });
-  let cli: CliActor;
+  // Assigned once below, before any command can run: the closures here only use it later.
+  let cli!: CliActor;
   const recordAudit = (type: string, data: Record<string, unknown>): void => cli.system.get('audit')?.send({ type: 'audit.record', recordType: type, data });
   const sessionActor = () => {
     const session = cli.system.get('session');
@@ -78,8 +79,14 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
     saveSession: (name) => sessions.save(cli, name),
     resumeSession: async (name) => {
+      const live = sessions.view(cli).tasks;
+      if (live.length > 0) {
+        throw new CadreError('session.busy', `Cannot resume "${name}" while task${live.length > 1 ? 's' : ''} ${live.join(', ')} ${live.length > 1 ? 'are' : 'is'} running in this session.`, {
+          remedy: 'wait for them to finish, or stop them with /cancel, then /resume again',
+        });
+      }
       const file = await sessions.load(name);
-      cli = restart(sessions.composeSnapshot(cli, file));
+      sessions.restore(cli, file);
       agents.restoreState(file.agentState as AgentSessionState | undefined);
       return sessions.view(cli);
     },
@@ -113,27 +120,20 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
   });
 
-  /** Starts a root actor, wires autosave and the error observer, and stops the previous one. */
-  function restart(snapshot: ReturnType<CliActor['getPersistedSnapshot']> | undefined): CliActor {
-    const previous = cli as CliActor | undefined;
-    previous?.stop();
-    const actor = createActor(machine, {
-      input: { cwd, session: sessions.initialInput() },
-      ...(snapshot ? { snapshot } : {}),
-      ...(options.inspect ? { inspect: options.inspect } : {}),
-    });
-    actor.subscribe({
-      error: (error) => {
-        sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${error instanceof Error ? error.message : String(error)}`, remedy: 'The session was autosaved; restart cadre and accept the offer to resume it. This is a bug: please report it.' });
-        void sessions.autosave(actor);
-      },
-    });
-    actor.start();
-    sessions.watch(actor);
-    return actor;
-  }
-
-  cli = restart(sessions.restoredSnapshot(machine, { cwd, session: sessions.initialInput() }));
+  cli = createActor(machine, {
+    input: { cwd, session: sessions.initialInput() },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  cli.subscribe({
+    error: (error) => {
+      sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${error instanceof Error ? error.message : String(error)}`, remedy: 'The session was autosaved; restart cadre and accept the offer to resume it. This is a bug: please report it.' });
+      void sessions.autosave(cli);
+    },
+  });
+  cli.start();
+  const resumedAtStart = sessions.resumed();
+  if (resumedAtStart) sessions.restore(cli, resumedAtStart);
+  sessions.watch(cli);
   runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
   await waitFor(cli, (s) => !s.matches('starting'));
   vm.reapInBackground(sessions.resumed() ? sessions.view(cli).name : undefined);

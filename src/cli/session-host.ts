@@ -1,8 +1,8 @@
 // The session's life on disk: its name, autosave after every change, crash recovery, /save and /resume.
 import { rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createActor, type AnyActorRef, type AnyStateMachine, type Subscription } from 'xstate';
-import type { SessionContext, SessionInput } from '../../machines/session.machine.js';
+import type { AnyActorRef, Subscription } from 'xstate';
+import type { SessionContext, SessionInput, SessionRestore } from '../../machines/session.machine.js';
 import { isCadreError } from '../errors.js';
 import { createAutosaver, findCrashedSession, type Autosaver } from '../store/autosave.js';
 import type { CadrePaths } from '../store/paths.js';
@@ -15,19 +15,6 @@ import type { SessionListing, SessionView } from './runtime.js';
 /** The root actor, as far as this module needs it. */
 interface RootActor {
   system: { get(id: string): AnyActorRef | undefined };
-  getPersistedSnapshot(): unknown;
-}
-
-interface PersistedChild {
-  snapshot: unknown;
-  src: string;
-  systemId?: string;
-  syncSnapshot?: boolean;
-}
-interface PersistedRoot {
-  value: unknown;
-  children: Record<string, PersistedChild>;
-  [key: string]: unknown;
 }
 
 export interface CrashedSession {
@@ -39,13 +26,11 @@ export interface CrashedSession {
 
 export interface SessionHost {
   initialInput(): SessionInput;
-  /** With `--resume NAME`: a root snapshot whose session child is the saved one. */
-  restoredSnapshot(machine: AnyStateMachine, input: unknown): never | undefined;
   view(root: RootActor): SessionView;
   save(root: RootActor, name: string): Promise<{ file: string; bytes: number }>;
   load(name: string): Promise<SessionFile>;
-  /** The running root's snapshot, idle, with the saved session in place of the current one. */
-  composeSnapshot(root: RootActor, file: SessionFile): never;
+  /** Puts a saved session in place of the running one (the session actor stays; its context is replaced by message). */
+  restore(root: RootActor, file: SessionFile): void;
   list(): Promise<SessionListing[]>;
   /** Autosaves the session after every state change of the given root. */
   watch(root: RootActor): void;
@@ -78,6 +63,24 @@ function dataOf(root: RootActor, agentState: unknown): SessionData {
   };
 }
 
+/** The session a file holds: its actor's persisted context, with the file's own fields where the snapshot lacks one. */
+export function savedSession(file: SessionFile): SessionRestore {
+  const context = ((file.snapshot as { context?: Partial<SessionContext> } | null)?.context ?? {});
+  const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []);
+  const containers = ids(context.containers);
+  return {
+    name: file.name,
+    mode: file.mode,
+    agent: file.agent,
+    transcript: file.transcript.map((entry) => ({ role: entry.role === 'tool' ? 'system' : entry.role, text: entry.text, at: typeof entry.at === 'number' ? entry.at : Date.parse(entry.at ?? '') || 0 })),
+    usage: { inputTokens: file.usage.inputTokens, outputTokens: file.usage.outputTokens },
+    budgetUsed: typeof context.budget?.used === 'number' ? context.budget.used : 0,
+    containers,
+    currentContainer: typeof context.currentContainer === 'string' && containers.includes(context.currentContainer) ? context.currentContainer : (containers.at(-1) ?? null),
+    lastPlanId: typeof context.lastPlanId === 'string' ? context.lastPlanId : null,
+  };
+}
+
 /** Moves the autosave a crash left behind aside under a resumable name, so the new autosave cannot overwrite it. */
 async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<CrashedSession | undefined> {
   try {
@@ -105,7 +108,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
   const name = resumed?.name ?? `session-${stamp()}`;
   let autosaver: Autosaver | undefined;
   try {
-    autosaver = await createAutosaver(paths.sessionsDir, { sessionName: name });
+    autosaver = await createAutosaver(paths.sessionsDir);
   } catch (error) {
     if (!isCadreError(error)) throw error;
     sink({ type: 'output.message', level: 'warn', text: `${error.message} This session is not autosaved. ${error.remedy}` });
@@ -116,7 +119,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
   const autosave = async (root: RootActor): Promise<void> => {
     if (!autosaver) return;
     try {
-      await autosaver.save(dataOf(root, options.agentState()));
+      await autosaver.save((sessionOf(root).getSnapshot().context as SessionContext).name, dataOf(root, options.agentState()));
     } catch (error) {
       if (failedOnce) return;
       failedOnce = true;
@@ -124,21 +127,8 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
     }
   };
 
-  const composeSnapshot = (base: PersistedRoot, file: SessionFile): never => {
-    const session = base.children.session;
-    if (!session) throw new Error('the root snapshot has no session child');
-    const children: Record<string, PersistedChild> = { session: { ...session, snapshot: file.snapshot } };
-    if (base.children.audit) children.audit = base.children.audit;
-    return { ...base, value: { idle: 'ready' }, children } as never;
-  };
-
   return {
     initialInput: () => ({ name, budgetLimit: options.budgetLimit }),
-    restoredSnapshot: (machine, input) => {
-      if (!resumed) return undefined;
-      const base = createActor(machine, { input }).getPersistedSnapshot() as unknown as PersistedRoot;
-      return composeSnapshot(base, resumed);
-    },
     view: (root) => {
       const snapshot = sessionOf(root).getSnapshot();
       const context = snapshot.context as SessionContext;
@@ -163,7 +153,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
       return { file: saved.file, bytes: size };
     },
     load: (loadName) => loadSession(paths.sessionsDir, loadName),
-    composeSnapshot: (root, file) => composeSnapshot(root.getPersistedSnapshot() as PersistedRoot, file),
+    restore: (root, file) => sessionOf(root).send({ type: 'session.restored', saved: savedSession(file) }),
     list: async () => (await listSessions(paths.sessionsDir)).map((s) => ({ name: s.name, savedAt: s.savedAt, size: s.size, ...(s.unreadable ? { unreadable: s.reason ?? 'unreadable' } : {}) })),
     watch: (root) => {
       subscription?.unsubscribe();

@@ -15,7 +15,7 @@ export interface Autosaver {
    * Queues `data` for writing. Writes never overlap; while one is running, later calls
    * coalesce and only the newest is written. Resolves once this data, or newer data, is on disk.
    */
-  save(data: SessionData): Promise<void>;
+  save(name: string, data: SessionData): Promise<void>;
   /** Waits for pending writes; `clean: true` removes the lock (a normal exit, nothing to recover). */
   close(options: { clean: boolean }): Promise<void>;
 }
@@ -25,7 +25,7 @@ export interface Autosaver {
  * Starts autosaving into `dir/.autosave.json` and writes the lock. Throws
  * session.autosave-in-use when a live cadre process holds the lock for this project.
  */
-export async function createAutosaver(dir: string, { sessionName }: { sessionName: string }): Promise<Autosaver> {
+export async function createAutosaver(dir: string): Promise<Autosaver> {
   const file = join(dir, autosaveFileName);
   const lockFile = join(dir, autosaveLockName);
   const held = await readLock(lockFile);
@@ -37,7 +37,7 @@ export async function createAutosaver(dir: string, { sessionName }: { sessionNam
   const lock: Lock = { pid: process.pid, startedAt: new Date().toISOString() };
   await writeFileAtomic(lockFile, `${JSON.stringify(lock)}\n`);
 
-  let pending: { data: SessionData; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
+  let pending: { name: string; data: SessionData; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
   let running: Promise<void> | undefined;
 
   const drain = async (): Promise<void> => {
@@ -45,7 +45,7 @@ export async function createAutosaver(dir: string, { sessionName }: { sessionNam
       const batch = pending;
       pending = undefined;
       try {
-        await writeSessionFile(file, sessionName, batch.data);
+        await writeSessionFile(file, batch.name, batch.data);
         for (const waiter of batch.waiters) waiter.resolve();
       } catch (error) {
         for (const waiter of batch.waiters) waiter.reject(error);
@@ -56,9 +56,10 @@ export async function createAutosaver(dir: string, { sessionName }: { sessionNam
 
   return {
     file,
-    save(data) {
+    save(name, data) {
       return new Promise<void>((resolve, reject) => {
-        if (pending === undefined) pending = { data, waiters: [] };
+        if (pending === undefined) pending = { name, data, waiters: [] };
+        pending.name = name;
         pending.data = data;
         pending.waiters.push({ resolve, reject });
         running ??= drain();

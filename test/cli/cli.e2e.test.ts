@@ -68,6 +68,19 @@ describe('sessions', () => {
     expect(JSON.parse(resumed.stdout.trim()).data.name).toBe('alpha');
   });
 
+  it('resumes with /resume through -c and at the prompt, and runs the commands after it', async () => {
+    expect((await cadre(['-c', '/auto on', '-c', '/save beta'])).code).toBe(0);
+    const viaC = await cadre(['--json', '-c', '/resume beta', '-c', '/status', '-c', '/auto off', '-c', '/status']);
+    expect(viaC.stderr).toBe('');
+    expect(viaC.code).toBe(0);
+    const statuses = viaC.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind?: string; data?: { name?: string; mode?: string } }).filter((e) => e.kind === 'status');
+    expect(statuses.map((s) => [s.data?.name, s.data?.mode])).toEqual([['beta', 'auto'], ['beta', 'approve']]);
+    const piped = await cadre([], '/resume beta\n/status\n');
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toMatch(/Resumed session "beta"/);
+    expect(piped.stdout).toMatch(/Session\s+beta/);
+  });
+
   it('refuses a corrupt session file with a clear error and leaves it untouched', async () => {
     await mkdir(join(project, '.cadre/sessions'), { recursive: true });
     const file = join(project, '.cadre/sessions/broken.json');

@@ -85,6 +85,21 @@ defineModelTests({
       ],
     },
     {
+      label: 'restoring a saved session',
+      input: { name: 'default' },
+      events: [
+        submit('v1', 'vm-agent'), finished('v1'),
+        {
+          type: 'session.restored',
+          saved: {
+            name: 'saved', mode: 'auto', agent: 'vm-agent', transcript: [{ role: 'user', text: 'hello', at: 1 }], usage: { inputTokens: 10, outputTokens: 5 },
+            budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', lastPlanId: null,
+          },
+        },
+        end,
+      ],
+    },
+    {
       label: 'the token budget',
       input: { name: 'default', budgetLimit: 50_000 },
       events: [submit('v1', 'vm-agent'), finished('v1'), { type: 'budget.used', tokens: 25_000 }, { type: 'budget.exhausted' }, end],

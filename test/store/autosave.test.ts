@@ -20,21 +20,21 @@ const exists = (file: string) => access(file).then(() => true, () => false);
 describe('autosave', () => {
   it('coalesces a burst: the latest data lands and every call resolves', async () => {
     const dir = await tempDir();
-    const saver = await createAutosaver(dir, { sessionName: 'live' });
-    const saves = Array.from({ length: 20 }, (_, index) => saver.save(sessionData(`step-${index}`)));
+    const saver = await createAutosaver(dir);
+    const saves = Array.from({ length: 20 }, (_, index) => saver.save('live', sessionData(`step-${index}`)));
     await Promise.all(saves);
     const onDisk = JSON.parse(await readFile(saver.file, 'utf8')) as { name: string; transcript: { text: string }[] };
     expect(onDisk.name).toBe('live');
     expect(onDisk.transcript[0]?.text).toBe('step-19');
-    await saver.save(sessionData('after'));
+    await saver.save('live', sessionData('after'));
     expect((JSON.parse(await readFile(saver.file, 'utf8')) as { transcript: { text: string }[] }).transcript[0]?.text).toBe('after');
     await saver.close({ clean: true });
   });
 
   it('holds a lock while running; a clean close removes it and leaves nothing to recover', async () => {
     const dir = await tempDir();
-    const saver = await createAutosaver(dir, { sessionName: 'live' });
-    await saver.save(sessionData());
+    const saver = await createAutosaver(dir);
+    await saver.save('live', sessionData());
     const lock = JSON.parse(await readFile(join(dir, '.autosave.lock'), 'utf8')) as { pid: number; startedAt: string };
     expect(lock.pid).toBe(process.pid);
     expect(await findCrashedSession(dir)).toBeUndefined();
@@ -45,8 +45,8 @@ describe('autosave', () => {
 
   it('finds the session a dead process left behind', async () => {
     const dir = await tempDir();
-    const saver = await createAutosaver(dir, { sessionName: 'crashed' });
-    await saver.save(sessionData('last step'));
+    const saver = await createAutosaver(dir);
+    await saver.save('crashed', sessionData('last step'));
     await saver.close({ clean: false });
     const pid = await deadPid();
     expect(isAlive(pid)).toBe(false);
@@ -60,7 +60,7 @@ describe('autosave', () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       await writeFile(join(dir, '.autosave.lock'), JSON.stringify({ pid: child.pid, startedAt: 'x' }));
-      await expect(createAutosaver(dir, { sessionName: 'second' })).rejects.toMatchObject({ code: 'session.autosave-in-use' });
+      await expect(createAutosaver(dir)).rejects.toMatchObject({ code: 'session.autosave-in-use' });
       expect(await findCrashedSession(dir)).toBeUndefined();
     } finally {
       child.kill();
