@@ -49,11 +49,15 @@ export async function startApp(options: AppOptions): Promise<App> {
   const paths = resolvePaths({ cwd, env });
   const loaded = await loadConfig({ cwd, env });
   const audit = await openAuditTrail({ paths });
-  // Assigned once below, before any command can run: the closures here only use it later.
-  let cli!: CliActor;
-  const recordAudit = (type: string, data: Record<string, unknown>): void => cli.system.get('audit')?.send({ type: 'audit.record', recordType: type, data });
+  // The root actor is created below, once its logic is wired; these closures only run after that.
+  const rootRef: { actor?: CliActor } = {};
+  const root = (): CliActor => {
+    if (!rootRef.actor) throw new Error('the root actor is not running yet');
+    return rootRef.actor;
+  };
+  const recordAudit = (type: string, data: Record<string, unknown>): void => root().system.get('audit')?.send({ type: 'audit.record', recordType: type, data });
   const sessionActor = () => {
-    const session = cli.system.get('session');
+    const session = root().system.get('session');
     if (!session) throw new Error('the session actor is not running');
     return session;
   };
@@ -63,7 +67,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume, agentState: () => agents.state() });
   agents.restoreState(sessions.resumed()?.agentState as AgentSessionState | undefined);
-  const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root: () => cli, session: sessionActor });
+  const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root, session: sessionActor });
   const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
   agents.provideVmAttempt(vmTasks.attempt);
 
@@ -74,21 +78,21 @@ export async function startApp(options: AppOptions): Promise<App> {
     cwd,
     registry: commandRegistry,
     session: {
-      view: () => sessions.view(cli),
+      view: () => sessions.view(root()),
       send: (event) => sessionActor().send(event),
     },
-    saveSession: (name) => sessions.save(cli, name),
+    saveSession: (name) => sessions.save(root(), name),
     resumeSession: async (name) => {
-      const live = sessions.view(cli).tasks;
+      const live = sessions.view(root()).tasks;
       if (live.length > 0) {
         throw new CadreError('session.busy', `Cannot resume "${name}" while task${live.length > 1 ? 's' : ''} ${live.join(', ')} ${live.length > 1 ? 'are' : 'is'} running in this session.`, {
           remedy: 'wait for them to finish, or stop them with /cancel, then /resume again',
         });
       }
       const file = await sessions.load(name);
-      sessions.restore(cli, file);
+      sessions.restore(root(), file);
       agents.restoreState(file.agentState as AgentSessionState | undefined);
-      return sessions.view(cli);
+      return sessions.view(root());
     },
     listSessions: () => sessions.list(),
     audit: recordAudit,
@@ -109,7 +113,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         return { exitCode: outcome.exitCode, exit: outcome.exit };
       }),
       shutDown: fromPromise(async () => {
-        runtime.audit('session.ended', { session: sessions.view(cli).name });
+        runtime.audit('session.ended', { session: sessions.view(root()).name });
       }),
     },
     actions: {
@@ -120,7 +124,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     },
   });
 
-  cli = createActor(machine, {
+  const cli: CliActor = createActor(machine, {
     input: { cwd, session: sessions.initialInput() },
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
@@ -130,6 +134,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       void sessions.autosave(cli);
     },
   });
+  rootRef.actor = cli;
   cli.start();
   const resumedAtStart = sessions.resumed();
   if (resumedAtStart) sessions.restore(cli, resumedAtStart);
