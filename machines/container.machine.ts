@@ -15,6 +15,8 @@ export interface ContainerInput {
   /** Epoch milliseconds at which the container times out (the spec's default is 30 minutes after creation). */
   deadline: number;
   limits: ContainerLimits;
+  /** Set to attach to a container that already exists (made by an earlier cadre process of this installation). */
+  dockerId?: string | null;
 }
 
 export interface ContainerFailure {
@@ -45,6 +47,8 @@ export type ContainerEmitted = { type: 'container.progress'; containerId: string
 
 export interface ContainerEffectInput { containerId: string; repoUrl: string; limits: ContainerLimits; dockerId: string | null; deadline: number }
 export interface StartContainerOutput { dockerId: string }
+/** What attaching finds: whether the existing container runs. */
+export interface InspectContainerOutput { running: boolean }
 
 const notProvided = (name: string) => (): Promise<never> =>
   Promise.reject(new Error(`${name} is not provided: the composition root must supply it with machine.provide()`));
@@ -68,12 +72,18 @@ export const containerMachine = setup({
     prepareWorkspace: fromPromise<void, ContainerEffectInput>(notProvided('prepareWorkspace')),
     cloneRepository: fromPromise<void, ContainerEffectInput>(notProvided('cloneRepository')),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(notProvided('startContainer')),
+    inspectContainer: fromPromise<InspectContainerOutput, ContainerEffectInput>(notProvided('inspectContainer')),
     restartContainer: fromPromise<void, ContainerEffectInput>(notProvided('restartContainer')),
     stopContainer: fromPromise<void, ContainerEffectInput>(notProvided('stopContainer')),
     cleanUp: fromPromise<void, ContainerEffectInput>(notProvided('cleanUp')),
     watchDeadline: createDeadlineWatcher('container.deadline.reached'),
     /** Sends `container.exited` when the container stops by itself; the default watches nothing. */
     watchContainer: fromCallback<EventObject, ContainerEffectInput>(() => undefined),
+  },
+  guards: {
+    attaching: ({ context }) => context.dockerId !== null,
+    deadlinePassed: ({ context }) => context.deadline <= Date.now(),
+    found: (_, params: { output: InspectContainerOutput }) => params.output.running,
   },
   actions: {
     recordDockerId: assign((_, params: { dockerId: string }) => ({ dockerId: params.dockerId })),
@@ -94,9 +104,27 @@ export const containerMachine = setup({
 }).createMachine({
   id: 'container',
   description: 'One isolated vm-agent container and its workspace, from creation to cleanup.',
-  context: ({ input }) => ({ ...input, dockerId: null, failure: null }),
-  initial: 'creating',
+  context: ({ input }) => ({ ...input, dockerId: input.dockerId ?? null, failure: null }),
+  initial: 'opening',
   states: {
+    opening: {
+      description: 'A new container is created; one that already exists (an earlier cadre process made it) is attached to.',
+      always: [{ guard: 'attaching', target: 'attaching' }, { target: 'creating' }],
+    },
+    attaching: {
+      description: 'Finding the existing container: running, stopped, or past its deadline.',
+      invoke: {
+        id: 'inspectContainer',
+        src: 'inspectContainer',
+        input: effectInput,
+        onDone: [
+          { guard: 'deadlinePassed', target: 'timed-out' },
+          { guard: { type: 'found', params: ({ event }) => ({ output: event.output }) }, target: 'running' },
+          { target: 'stopped' },
+        ],
+        onError: failWith,
+      },
+    },
     creating: {
       description: 'Preparing the host workspace folder with its disk limit.',
       invoke: { id: 'prepareWorkspace', src: 'prepareWorkspace', input: effectInput, onDone: 'cloning', onError: failWith },

@@ -81,7 +81,11 @@ export async function startApp(options: AppOptions): Promise<App> {
       view: () => sessions.view(root()),
       send: (event) => sessionActor().send(event),
     },
-    saveSession: (name) => sessions.save(root(), name),
+    saveSession: async (name) => {
+      const saved = await sessions.save(root(), name);
+      await vm.noteSession(name);
+      return saved;
+    },
     resumeSession: async (name) => {
       const live = sessions.view(root()).tasks;
       if (live.length > 0) {
@@ -92,6 +96,8 @@ export async function startApp(options: AppOptions): Promise<App> {
       const file = await sessions.load(name);
       sessions.restore(root(), file);
       agents.restoreState(file.agentState as AgentSessionState | undefined);
+      const view = sessions.view(root());
+      await vm.reattach(view.containers, view.currentContainer);
       return sessions.view(root());
     },
     listSessions: () => sessions.list(),
@@ -139,9 +145,13 @@ export async function startApp(options: AppOptions): Promise<App> {
   const resumedAtStart = sessions.resumed();
   if (resumedAtStart) sessions.restore(cli, resumedAtStart);
   sessions.watch(cli);
+  if (resumedAtStart) {
+    const view = sessions.view(cli);
+    await vm.reattach(view.containers, view.currentContainer);
+  }
   runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
   await waitFor(cli, (s) => !s.matches('starting'));
-  vm.reapInBackground(sessions.resumed() ? sessions.view(cli).name : undefined);
+  vm.sweepInBackground({ interactive: options.interactive });
 
   const submit = async (text: string): Promise<DispatchOutcome> => {
     if (cli.getSnapshot().status !== 'active') return { exitCode: exitCodes.ok, exit: true };

@@ -1,6 +1,6 @@
 // The container actor logic for the root: the container statechart whose effects load the dockerode driver on first use.
 import { createActor, fromCallback, fromPromise, setup, toPromise, type EventObject } from 'xstate';
-import { containerMachine, type ContainerEffectInput, type ContainerEvent, type StartContainerOutput } from '../../machines/container.machine.js';
+import { containerMachine, type ContainerEffectInput, type ContainerEvent, type InspectContainerOutput, type StartContainerOutput } from '../../machines/container.machine.js';
 import type { createContainerEffects } from '../container/effects.js';
 
 export type ContainerEffects = ReturnType<typeof createContainerEffects>;
@@ -35,6 +35,7 @@ export function lazyContainerLogic(load: () => Promise<ContainerEffects>) {
       prepareWorkspace: delegate<void>('prepareWorkspace'),
       cloneRepository: delegate<void>('cloneRepository'),
       startContainer: delegate<StartContainerOutput>('startContainer'),
+      inspectContainer: delegate<InspectContainerOutput>('inspectContainer'),
       restartContainer: delegate<void>('restartContainer'),
       stopContainer: delegate<void>('stopContainer'),
       cleanUp: delegate<void>('cleanUp'),

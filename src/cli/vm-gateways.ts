@@ -112,8 +112,11 @@ export function createGateways(options: GatewaysOptions) {
 
     isOpen: (id: string): boolean => open.has(id),
 
-    /** Closes the gateway of `id` and revokes its token; harmless when there is none. */
-    async close(id: string): Promise<void> {
+    /**
+     * Closes the gateway of `id` and revokes its token; harmless when there is none. The socket folder goes too unless
+     * `keepFolder` (it is bind-mounted into the container: remove it only once the container is gone).
+     */
+    async close(id: string, options_: { keepFolder?: boolean } = {}): Promise<void> {
       const entry = open.get(id);
       open.delete(id);
       if (entry) {
@@ -121,7 +124,7 @@ export function createGateways(options: GatewaysOptions) {
         await options.credentials.revoke(entry.jti, entry.exp);
         options.audit('gateway.closed', { cid: id, revoked: entry.jti.slice(0, 8) });
       }
-      await rm(socketDir(id), { recursive: true, force: true });
+      if (!options_.keepFolder) await rm(socketDir(id), { recursive: true, force: true });
     },
 
     /** The runner's environment: the model through the forwarder, the JWT as the provider key, the container's own env. */

@@ -110,7 +110,7 @@ export function createVmTasks(options: VmTasksOptions) {
       const containerId = requested ?? context().currentContainer;
       if (!containerId) throw new CadreError('vm-agent.no-container', 'vm-agent works in a container, and this session has none.', { remedy: 'create one first with /vm-create <repo_url>' });
       const engine = await vm.engine();
-      const record = await engine.record(containerId);
+      const record = await engine.use(containerId, 'run a task in');
       if (!engine.model) engine.gateways.runnerEnv(containerId, {});
       if (!record.state.running) throw new CadreError('vm-agent.container-not-running', `${containerId} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${containerId}` });
       const taskId = randomBytes(2).toString('hex');

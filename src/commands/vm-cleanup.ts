@@ -1,4 +1,4 @@
-// /vm-cleanup: stops and removes a container and its workspace.
+// /vm-cleanup: stops and removes a container of this installation and deletes its workspace (after saying what would be lost).
 import { z } from 'zod';
 import { say } from '../cli/output.js';
 import { CadreError } from '../errors.js';
@@ -15,12 +15,17 @@ export const vmCleanupCommand = defineCommand({
   }),
   run: async ({ containerId, yes }, ctx) => {
     const vm = await ctx.runtime.vm.engine();
-    const record = await vm.record(containerId).catch(() => undefined);
-    if (record && !yes && !(await ctx.confirm(`Remove ${containerId} and delete its workspace ${record.workspace.dir} (uncommitted work is lost)?`))) {
-      throw new CadreError('vm.cleanup-declined', `${containerId} was left as it is.`, { remedy: `run /vm-cleanup ${containerId} --yes to remove it without asking` });
+    const removal = await vm.removal(containerId);
+    if (removal && !yes) {
+      const { describeChanges } = await import('../git/workspace-changes.js');
+      const holds = removal.changes.state === 'clean' ? 'Everything in it is pushed.' : `It holds work that exists nowhere else: ${describeChanges(removal.changes)}; that is lost.`;
+      const what = removal.record ? `Remove ${containerId} and delete its workspace ${removal.workspaceRoot}?` : `${containerId} has no container any more; delete its workspace ${removal.workspaceRoot}?`;
+      if (!(await ctx.confirm(`${what} ${holds}`))) {
+        throw new CadreError('vm.cleanup-declined', `${containerId} was left as it is.`, { remedy: `run /vm-cleanup ${containerId} --yes to remove it without asking (/vm-create-pr ${containerId} keeps the work first)` });
+      }
     }
     const { removed } = await vm.cleanup(containerId);
-    ctx.runtime.audit('container.cleaned-up', { containerId, removed });
+    ctx.runtime.audit('container.cleaned-up', { containerId, removed, workspaceChanges: removal?.changes.state ?? null });
     ctx.emit(say(removed ? `✔ ${containerId} is removed: container, workspace and gateway gone, its token revoked.` : `${containerId} is already cleaned up; nothing was left to remove.`, removed ? 'success' : 'dim'));
   },
 });

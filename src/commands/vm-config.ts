@@ -33,9 +33,9 @@ export const vmConfigCommand = defineCommand({
       return;
     }
     const vm = await ctx.runtime.vm.engine();
-    const record = await vm.record(container);
+    const record = await vm.use(container, 'configure');
     const { settings, changed } = await applySettingsChange(store.of(record.id), change);
-    store.set(record.id, settings);
+    await store.set(record.id, settings);
     const notes: string[] = [];
     if (changed.includes('memoryBytes') || changed.includes('cpus')) {
       await vm.docker.getContainer(record.dockerId).update({ Memory: settings.memoryBytes, MemorySwap: settings.memoryBytes, NanoCpus: Math.round(settings.cpus * 1e9) });

@@ -15,7 +15,7 @@ export const vmCreatePrCommand = defineCommand({
   }),
   run: async ({ containerId, title, description }, ctx) => {
     const vm = await ctx.runtime.vm.engine();
-    const record = await vm.record(containerId);
+    const record = await vm.use(containerId, 'open a pull request from');
     const [{ createPullRequest }, { whileContainerPaused }] = await Promise.all([import('../git/pull-request.js'), import('../git/paused-container.js')]);
     const { git, github } = ctx.runtime.config;
     // Frozen while cadre checks, commits and pushes its workspace from the host, so no link appears behind a check.

@@ -19,7 +19,7 @@ export const vmEditorCommand = defineCommand({
     const id = container ?? ctx.runtime.session.view().currentContainer;
     if (!id) throw new CadreError('vm.no-container', 'There is no container to start an editor in.', { remedy: 'create one with /vm-create <repo_url>' });
     const vm = await ctx.runtime.vm.engine();
-    const record = await vm.record(id);
+    const record = await vm.use(id, 'start an editor in');
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
     const [{ startEditor }, { editorVolumeName }] = await Promise.all([import('../cli/vm-editor.js'), import('../container/editor-volume.js')]);
     const settings = ctx.runtime.vm.settings.of(record.id);

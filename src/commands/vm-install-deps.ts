@@ -28,7 +28,7 @@ export const vmInstallDepsCommand = defineCommand({
     const id = container ?? ctx.runtime.session.view().currentContainer;
     if (!id) throw new CadreError('vm.no-container', 'There is no container to install into.', { remedy: 'create one with /vm-create <repo_url>' });
     const vm = await ctx.runtime.vm.engine();
-    const record = await vm.record(id);
+    const record = await vm.use(id, 'install dependencies in');
     if (!(await exists(join(record.workspace.dir, 'package.json')))) {
       throw new CadreError('vm.no-package-json', `${id}'s workspace has no package.json, so there is nothing for npm, yarn or pnpm to install.`, { remedy: 'use /agent vm-agent to set the project up' });
     }

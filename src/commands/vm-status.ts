@@ -1,22 +1,54 @@
-// /vm-status: show a container's state, limits, resources and repository.
+// /vm-status: one container's state, limits, resources and repository; with no id, this installation's containers.
 import { z } from 'zod';
 import { result } from '../cli/output.js';
+import type { ContainerList } from '../cli/vm-engine.js';
 import { defineCommand } from './types.js';
+
+async function listing(list: ContainerList): Promise<string> {
+  const { describeChanges } = await import('../git/workspace-changes.js');
+  if (list.containers.length === 0 && list.orphanWorkspaces.length === 0) {
+    return `No containers in this installation. Create one with /vm-create <repo_url>.${list.foreign ? ` (${list.foreign} of other installations share this engine; cadre leaves them alone.)` : ''}`;
+  }
+  const lines = list.containers.map((c) => [
+    `${c.id}  ${c.state}  session "${c.session}"${c.heldBy ? `  held by ${c.heldBy}` : ''}`,
+    `  repository  ${c.repoUrl}`,
+    `  deadline    ${c.deadline}`,
+    `  changes     ${describeChanges(c.changes)}`,
+  ].join('\n'));
+  for (const orphan of list.orphanWorkspaces) {
+    lines.push([`${orphan.id}  no container (removed outside cadre); workspace kept`, `  workspace   ${orphan.workspace}`, `  changes     ${describeChanges(orphan.changes)}`].join('\n'));
+  }
+  if (list.foreign) lines.push(`(${list.foreign} container${list.foreign === 1 ? '' : 's'} of other installations share this engine; cadre leaves them alone.)`);
+  lines.push('/vm-status <id> shows one in detail; /vm-cleanup <id> removes one and its workspace.');
+  return lines.join('\n');
+}
 
 export const vmStatusCommand = defineCommand({
   name: 'vm-status',
-  summary: "Show a container's state, limits, resources and repository",
-  usage: '/vm-status <container_id>',
+  summary: "Show a container's state, limits, resources and repository (no id: list this installation's containers)",
+  usage: '/vm-status [container_id]',
   positionals: ['containerId'],
-  args: z.object({ containerId: z.string().min(1).describe('the container id, e.g. vm-3f2a') }),
+  args: z.object({ containerId: z.string().min(1).optional().describe('the container id, e.g. vm-3f2a; without it, every container of this installation') }),
   run: async ({ containerId }, ctx) => {
     const vm = await ctx.runtime.vm.engine();
+    if (!containerId) {
+      const list = await vm.list();
+      ctx.emit(result('vm.list', list, await listing(list)));
+      return;
+    }
     const { containerStatus, formatContainerStatus } = await import('../container/status.js');
     const status = await containerStatus({ docker: vm.docker, id: containerId });
+    const record = await vm.record(status.id);
     const machine = vm.actorOf(status.id)?.getSnapshot() as { value: unknown; context: { failure: { reason: string } | null } } | undefined;
     const machineState = machine ? String(machine.value) : null;
-    const gateway = vm.gateways.isOpen(status.id) ? 'open (model port 4100, proxy 4101 in the container)' : 'closed in this cadre run';
-    const lines = [formatContainerStatus(status), `  machine     ${machineState ?? '- (created by an earlier cadre run)'}${machine?.context.failure ? `: ${machine.context.failure.reason}` : ''}`, `  gateway     ${gateway}`];
-    ctx.emit(result('vm.status', { ...status, machineState, gatewayOpen: vm.gateways.isOpen(status.id) }, lines.join('\n')));
+    const gateway = vm.gateways.isOpen(status.id) ? 'open (model port 4100, proxy 4101 in the container)' : 'closed (this cadre does not hold it; a command that uses it attaches it)';
+    const owner = vm.ours(record) ? null : `another installation (${record.home || 'unknown home'}): cadre only reads it`;
+    const lines = [
+      formatContainerStatus(status),
+      `  machine     ${machineState ?? '- (not attached to this cadre)'}${machine?.context.failure ? `: ${machine.context.failure.reason}` : ''}`,
+      `  gateway     ${gateway}`,
+      ...(owner ? [`  owner       ${owner}`] : []),
+    ];
+    ctx.emit(result('vm.status', { ...status, machineState, gatewayOpen: vm.gateways.isOpen(status.id), foreign: owner !== null }, lines.join('\n')));
   },
 });

@@ -1,21 +1,28 @@
 // The container machine's effects backed by the dockerode driver, ready for `containerMachine.provide({ actors })` in the composition root.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
-import type { ContainerEffectInput, StartContainerOutput } from '../../machines/container.machine.js';
+import type { ContainerEffectInput, InspectContainerOutput, StartContainerOutput } from '../../machines/container.machine.js';
+import type { Installation } from '../store/installation.js';
+import { processTag } from './attachment.js';
 import type { OutputSink } from '../cli/output.js';
 import { cloneRepository } from './clone.js';
 import { watchWorkspaceDisk } from './disk-watchdog.js';
 import { exitCause, exitError } from './exit.js';
 import { cleanUp, restartContainer, stopContainer, watchContainer } from './lifecycle.js';
 import { defaultLimits, type ContainerLimits } from './limits.js';
-import { findContainer } from './records.js';
+import { containerState, findContainer } from './records.js';
+import { creatingMarker } from './sweep.js';
 import { startContainer } from './start.js';
 import { prepareWorkspace, workspacePaths, type Workspace } from './workspace.js';
 
 export interface ContainerEffectsOptions {
   docker: Docker;
   workspacesDir: string;
-  session: string;
+  /** The session that creates containers (a label; the session that uses one later is kept beside its workspace). */
+  session: () => string;
+  /** The installation containers are created for (labelled on each). */
+  installation: Installation;
   /** The sandbox image (build it first with buildSandboxImage). */
   image: string;
   onEvent: OutputSink;
@@ -49,6 +56,10 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
 
   return {
     prepareWorkspace: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
+      // Until the container exists, the marker tells a later start that a dead process left this folder half-made.
+      const { root } = workspacePaths(options.workspacesDir, input.containerId);
+      await mkdir(root, { recursive: true, mode: 0o755 });
+      await writeFile(creatingMarker(root), `${JSON.stringify({ pid: process.pid, tag: processTag(), session: options.session(), since: new Date().toISOString() })}\n`);
       const workspace = await prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
       workspaces.set(input.containerId, workspace);
     }),
@@ -65,13 +76,15 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       }
       const settings = options.settingsFor?.(input.containerId) ?? {};
       const limits = limitsOf(input, settings.timeoutMinutes ?? defaultLimits.timeoutMinutes);
+      const workspace = await workspaceOf(input);
       const spec = {
         id: input.containerId,
-        session: options.session,
+        session: options.session(),
+        installation: options.installation,
         repoUrl: input.repoUrl,
         image: options.image,
         limits,
-        workspace: await workspaceOf(input),
+        workspace,
         deadline: input.deadline,
         ...(settings.env ? { env: settings.env } : {}),
         ...(settings.networkIsolation !== undefined ? { networkIsolation: settings.networkIsolation } : {}),
@@ -80,7 +93,13 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         ...(options.command ? { command: options.command } : {}),
       };
       const { dockerId } = await startContainer({ docker, spec });
+      await rm(creatingMarker(workspace.root), { force: true });
       return { dockerId };
+    }),
+    inspectContainer: fromPromise<InspectContainerOutput, ContainerEffectInput>(async ({ input }) => {
+      if (!input.dockerId) return { running: false };
+      const info = await docker.getContainer(input.dockerId).inspect();
+      return { running: containerState(info).running };
     }),
     /** Sends `container.exited` with the cause (OOMKilled, disk limit) when the container stops while the machine is running. */
     watchContainer: fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {

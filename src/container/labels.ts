@@ -15,7 +15,10 @@ export const labelKeys = {
   diskLimit: 'cadre.disk-limit',
   networkIsolation: 'cadre.network-isolation',
   allowedDomains: 'cadre.allowed-domains',
-  sessionPid: 'cadre.session-pid',
+  /** The installation (cadre home) the container belongs to: nothing in another installation touches it. */
+  installation: 'cadre.installation',
+  /** That installation's cadre home, to say whose a foreign container is. */
+  home: 'cadre.home',
 } as const;
 
 const shortIdPattern = /^vm-[0-9a-f]{4,}$/;

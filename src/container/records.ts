@@ -1,6 +1,6 @@
 // What cadre knows about one of its containers, read back from the engine's labels; and finding a container by its short id.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import type Docker from 'dockerode';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { CadreError, exitCodes } from '../errors.js';
@@ -8,6 +8,7 @@ import { engineError, engineStatus } from './docker-client.js';
 import { labelKeys } from './labels.js';
 import type { ContainerLimits } from './limits.js';
 import type { DiskMechanism, Workspace } from './workspace.js';
+import type { Installation } from '../store/installation.js';
 
 export interface ContainerRecord {
   /** The short id people type, e.g. `vm-3f2a`. */
@@ -22,8 +23,10 @@ export interface ContainerRecord {
   limits: Omit<ContainerLimits, 'timeoutMinutes'>;
   networkIsolation: boolean;
   allowedDomains: string[];
-  /** The cadre process that created it, `pid:starttime`, for the orphan reaper. */
-  owner: string;
+  /** The installation that created it (empty for containers of cadre versions before installations had ids). */
+  installation: string;
+  /** The cadre home of that installation. */
+  home: string;
   state: { status: string; running: boolean; startedAt: string; finishedAt: string; exitCode: number; oomKilled: boolean; error: string };
 }
 
@@ -63,9 +66,27 @@ export function recordFromInspect(info: Docker.ContainerInspectInfo): ContainerR
     },
     networkIsolation: labels[labelKeys.networkIsolation] === 'true',
     allowedDomains: (labels[labelKeys.allowedDomains] ?? '').split(',').filter(Boolean),
-    owner: labels[labelKeys.sessionPid] ?? '',
+    installation: labels[labelKeys.installation] ?? '',
+    home: labels[labelKeys.home] ?? '',
     state: containerState(info),
   };
+}
+
+/**
+ * Whether `record` belongs to `installation`. A container from before installations had ids belongs to the
+ * installation whose workspaces folder holds its workspace.
+ */
+export function belongsTo(record: Pick<ContainerRecord, 'installation' | 'workspace'>, installation: Installation, workspacesDir: string): boolean {
+  if (record.installation) return record.installation === installation.id;
+  return record.workspace.root.startsWith(`${workspacesDir}${sep}`);
+}
+
+/** The refusal for acting on another installation's container: whose it is, and what to do. */
+export function foreignContainer(record: Pick<ContainerRecord, 'id' | 'home' | 'session' | 'workspace'>, action: string): CadreError {
+  const home = record.home || dirname(dirname(record.workspace.root)) || 'an unknown cadre home';
+  return new CadreError('vm.foreign-container', `${record.id} belongs to another cadre installation (${home}, session "${record.session}"); this cadre does not ${action} it.`, {
+    remedy: `use it from that installation (CADRE_HOME=${home}), or leave it alone; its workspace is that installation's data`,
+  });
 }
 
 /** The file beside the workspace (on the host, outside /workspace) that keeps a deadline moved after creation: labels cannot change. */

@@ -1,16 +1,18 @@
 // Creates and starts a sandbox container with the isolation of ARCHITECTURE.md §3: no network, read-only root, no capabilities, limits.
-import { readFileSync } from 'node:fs';
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { labelKeys } from './labels.js';
 import type { ContainerLimits } from './limits.js';
 import { sandboxUser, type Workspace } from './workspace.js';
+import type { Installation } from '../store/installation.js';
 
 export interface ContainerSpec {
   /** Short id, e.g. `vm-3f2a`. */
   id: string;
   session: string;
+  /** The installation it belongs to (labelled, so no other installation touches it). */
+  installation: Installation;
   repoUrl: string;
   image: string;
   limits: ContainerLimits;
@@ -26,16 +28,6 @@ export interface ContainerSpec {
   command?: string[];
   /** Size of the tmpfs at /tmp (counted against the memory limit). */
   tmpSize?: string;
-}
-
-/** `pid:starttime` of this process: tells a live owner from a reused pid. */
-export function ownerTag(pid = process.pid): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return `${pid}:${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''}`;
-  } catch {
-    return `${pid}:`;
-  }
 }
 
 /** The engine's create options for `spec`: the whole security posture in one place. */
@@ -64,7 +56,8 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
       [labelKeys.diskLimit]: String(spec.workspace.disk.limitBytes),
       [labelKeys.networkIsolation]: String(spec.networkIsolation ?? false),
       [labelKeys.allowedDomains]: (spec.allowedDomains ?? []).join(','),
-      [labelKeys.sessionPid]: ownerTag(),
+      [labelKeys.installation]: spec.installation.id,
+      [labelKeys.home]: spec.installation.home,
     },
     HostConfig: {
       Binds: [`${spec.workspace.dir}:/workspace:rw`, ...(spec.binds ?? [])],

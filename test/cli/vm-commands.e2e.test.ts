@@ -97,6 +97,12 @@ describeDocker('vm commands through the CLI', () => {
         { name: 'yarn', status: 'verified', version: '1.22.22' },
       ],
     });
+    // From another cadre of the installation, the container (held by the first) is refused, saying by whom.
+    const [elsewhere] = await cadreJson(['-c', `/vm-setup-dev --tools git --container ${id}`], 1);
+    expect(elsewhere).toMatchObject({ type: 'output.error', code: 'vm.attached-elsewhere', message: expect.stringContaining(`pid ${cadre.child.pid}`) });
+    // Once the first has let go, a -c run takes the container (a failing command ends a piped cadre, so failures run with -c).
+    cadre.end();
+    await cadre.exited;
     const [report, unavailable] = await cadreJson(['-c', `/vm-setup-dev --tools "git,docker" --container ${id}`], 1);
     expect(report?.data).toMatchObject({ tools: [{ name: 'git', status: 'verified' }, { name: 'docker', status: 'unavailable', reason: expect.stringMatching(/no Docker socket/) }] });
     expect(unavailable).toMatchObject({ type: 'output.error', code: 'vm.tools-unavailable', message: expect.stringContaining('docker') });
@@ -114,6 +120,7 @@ describeDocker('vm commands through the CLI', () => {
   });
 
   it('/vm-monitor --json streams samples until Ctrl-C, and ends by itself when the container stops', async () => {
+    cadre = startPipedCadre(folders.project, folders.home, env());
     const watcher = startPipedCadre(folders.project, folders.home, env());
     watcher.child.stdin.write(`/vm-monitor ${id} --resources\n`);
     await watcher.next(0, () => watcher.events.filter((e) => e.kind === 'vm.sample').length >= 2, 30_000);

@@ -123,8 +123,11 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     }
     expect(await filesContaining(`${home}/audit`, 'vm.editor.started')).not.toEqual([]);
 
-    // Another cadre process (-c): extensions that fail are listed and make the exit code 1, yet the editor runs until that process
-    // exits and takes its listener along; the editor server it left stops with the restart below.
+    // Leaving cadre closes its listener. Another cadre process (-c) then takes the container: extensions that fail are listed and
+    // make the exit code 1, yet the editor runs until that process exits and takes its listener along.
+    cadre.end();
+    await cadre.exited;
+    expect(await refused(next.url)).toBe(true);
     const other = await runCli(['--json', '-c', `/vm-editor --extensions "tools/missing.vsix,esbenp.prettier-vscode,tools/hello.vsix" --container ${id}`], { cwd: project, home, env: { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' } });
     expect(other.code, other.stdout + other.stderr).toBe(1);
     const [outcome, failure] = other.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as JsonEvent).filter((e) => e.type === 'output.result' || isError(e));
@@ -136,11 +139,15 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     expect(failure).toMatchObject({ code: 'vm.editor-extensions', message: expect.stringMatching(/The editor runs, but tools\/missing\.vsix, esbenp\.prettier-vscode could not be installed/) });
     expect(await refused(String((outcome?.data as { url: string }).url))).toBe(true);
 
-    // A restart stops the editor with the container: the listener closes and cadre says to start a new one; that one works.
+    // A later cadre attaches the container again. A restart stops the editor with the container: the listener closes and cadre says
+    // to start a new one; that one works.
+    cadre = startPipedCadre(project, home, { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' });
+    const again = await cadre.run(`/vm-editor --container ${id}`, resultOrError('vm.editor'), 120_000);
+    expect(again.type, JSON.stringify(again)).toBe('output.result');
     const restarted = cadre.events.length;
     await cadre.run(`/vm-restart ${id}`, (e) => isError(e) || (e.type === 'output.message' && /run \/vm-editor/.test(String(e.text))), 120_000);
     expect(cadre.events.slice(restarted).filter(isError)).toEqual([]);
-    expect(await refused(next.url)).toBe(true);
+    expect(await refused(String((again.data as { url: string }).url))).toBe(true);
     const third = await cadre.run(`/vm-editor --container ${id}`, resultOrError('vm.editor'), 120_000);
     expect(third.type, JSON.stringify(third)).toBe('output.result');
     const last = third.data as { url: string; password: string };

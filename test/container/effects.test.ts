@@ -31,7 +31,7 @@ describeDocker('the container machine with real effects', () => {
     server = await startGitServer();
     await server.createRepo('app', { 'README.md': '# app\n' });
     workspacesDir = await mkdtemp(join(tmpdir(), 'cadre-workspaces-'));
-    effects = createContainerEffects({ docker, workspacesDir, session, image, onEvent: (event) => events.push(event), settingsFor: () => ({ env: { MODE: 'test' } }) });
+    effects = createContainerEffects({ docker, workspacesDir, session: () => session, installation: { id: 'test', home: workspacesDir }, image, onEvent: (event) => events.push(event), settingsFor: () => ({ env: { MODE: 'test' } }) });
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {

@@ -39,7 +39,7 @@ describeDocker('a sandbox container, end to end', () => {
     await cloneRepository({ url: server.repoUrl('app'), dir: workspace.dir, onEvent: (event) => events.push(event) });
     ({ dockerId } = await startContainer({
       docker,
-      spec: { id, session, repoUrl: server.repoUrl('app'), image, workspace, env: { GREETING: 'hello' }, limits: { memoryBytes: 256 * mb, cpus: 1, pids: 64, diskBytes: 64 * mb, timeoutMinutes: 5 } },
+      spec: { id, session, installation: { id: 'test', home: workspacesDir }, repoUrl: server.repoUrl('app'), image, workspace, env: { GREETING: 'hello' }, limits: { memoryBytes: 256 * mb, cpus: 1, pids: 64, diskBytes: 64 * mb, timeoutMinutes: 5 } },
     }));
   }, sandboxBuildTimeoutMs);
 

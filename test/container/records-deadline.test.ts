@@ -8,7 +8,7 @@ import { saveDeadline, withSavedDeadline, type ContainerRecord } from '../../src
 const record = (root: string): ContainerRecord => ({
   id: 'vm-0a1b', dockerId: 'abc', session: 's', repoUrl: 'https://example.com/r.git', image: 'cadre-sandbox:0', deadline: Date.parse('2026-01-01T00:00:00Z'),
   workspace: { root, dir: join(root, 'workspace'), disk: { mechanism: 'watchdog', limitBytes: 1 } },
-  limits: { memoryBytes: 1, cpus: 1, pids: 1, diskBytes: 1 }, networkIsolation: false, allowedDomains: [], owner: '1:1',
+  limits: { memoryBytes: 1, cpus: 1, pids: 1, diskBytes: 1 }, networkIsolation: false, allowedDomains: [], installation: '', home: '',
   state: { status: 'running', running: true, startedAt: '', finishedAt: '', exitCode: 0, oomKilled: false, error: '' },
 });
 

@@ -2,23 +2,25 @@
 import { containerMachine } from '../../machines/container.machine.js';
 import { defineModelTests, pendingPromise, silentCallback } from '../support/model-test.js';
 
+const input = {
+  containerId: 'c1',
+  repoUrl: 'http://127.0.0.1:9/repo.git',
+  limits: { memoryBytes: 2 ** 31, nanoCpus: 2e9, pidsLimit: 256, diskBytes: 2 ** 32 },
+};
+
 const failure = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(`${id} failed`) });
 
 defineModelTests({
   name: 'container',
   machine: containerMachine,
-  scenarios: [{
-    label: 'a repository',
-    input: {
-      containerId: 'c1',
-      repoUrl: 'http://127.0.0.1:9/repo.git',
-      deadline: 1_000_000,
-      limits: { memoryBytes: 2 ** 31, nanoCpus: 2e9, pidsLimit: 256, diskBytes: 2 ** 32 },
-    },
-  }],
+  scenarios: [
+    { label: 'a repository', input: { ...input, deadline: 1_000_000 } },
+    { label: 'an existing container, before its deadline', input: { ...input, deadline: 8_000_000_000_000, dockerId: 'd0cker' } },
+    { label: 'an existing container, past its deadline', input: { ...input, deadline: 1_000_000, dockerId: 'd0cker' } },
+  ],
   implementations: {
     actors: {
-      prepareWorkspace: pendingPromise(), cloneRepository: pendingPromise(), startContainer: pendingPromise(),
+      prepareWorkspace: pendingPromise(), cloneRepository: pendingPromise(), startContainer: pendingPromise(), inspectContainer: pendingPromise(),
       restartContainer: pendingPromise(), stopContainer: pendingPromise(), cleanUp: pendingPromise(),
       watchDeadline: silentCallback(), watchContainer: silentCallback(),
     },
@@ -36,11 +38,13 @@ defineModelTests({
     { type: 'xstate.done.actor.prepareWorkspace' },
     { type: 'xstate.done.actor.cloneRepository' },
     { type: 'xstate.done.actor.startContainer', output: { dockerId: 'd0cker' } },
+    { type: 'xstate.done.actor.inspectContainer', output: { running: true } },
+    { type: 'xstate.done.actor.inspectContainer', output: { running: false } },
     { type: 'xstate.done.actor.restartContainer' },
     { type: 'xstate.done.actor.stopContainer' },
     { type: 'xstate.done.actor.stopTimedOut' },
     { type: 'xstate.done.actor.cleanUp' },
-    ...['prepareWorkspace', 'cloneRepository', 'startContainer', 'restartContainer', 'stopContainer',
+    ...['prepareWorkspace', 'cloneRepository', 'startContainer', 'inspectContainer', 'restartContainer', 'stopContainer',
       'stopTimedOut', 'cleanUp', 'watchDeadline', 'watchContainer'].map(failure),
   ],
 });

@@ -69,7 +69,7 @@ describeDocker('vm-agent attempts in a real sandbox container', () => {
     ({ dockerId } = await startContainer({
       docker,
       spec: {
-        id, session: 'runner-test', repoUrl: 'http://127.0.0.1/app.git', image, workspace,
+        id, session: 'runner-test', installation: { id: 'test', home: workspacesDir }, repoUrl: 'http://127.0.0.1/app.git', image, workspace,
         limits: { memoryBytes: 512 * mb, cpus: 1, pids: 128, diskBytes: 64 * mb, timeoutMinutes: 10 },
         binds: [`${bundle}:/opt/cadre:ro`, `${gateway.socketPath}:${containerGatewaySocket}`],
         command: ['node', '/opt/cadre/cadre-forwarder.mjs', '--model-port', '4100', '--proxy-port', '4101'],

@@ -81,6 +81,8 @@ function recordTransitions(coverage: Coverage) {
       const source = transition.source;
       const list = transition.eventType === '' ? (source.always ?? []) : (source.transitions.get(transition.eventType) ?? []);
       coverage.transitions.add(transitionKey(source.id, transition.eventType, list.indexOf(transition)));
+      // A transition taken from a state proves the state was active, also a transient one no snapshot ever shows.
+      coverage.states.add(source.id);
     }
   };
 }

@@ -1,0 +1,32 @@
+// What cadre keeps beside a container's workspace on the host (outside /workspace, so the container cannot write it): the
+// session that uses it and its /vm-config settings, so a later cadre process of the installation picks them up.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../store/atomic-write.js';
+
+export interface ContainerMetadata {
+  /** The session the container belongs to now (the label keeps the one that created it). */
+  session?: string;
+  /** The container's /vm-config settings (env, network rules, limits, timeout). */
+  settings?: Record<string, unknown>;
+}
+
+const metadataFile = (workspaceRoot: string): string => join(workspaceRoot, 'container.json');
+
+/** The metadata of the container whose workspace root is `workspaceRoot`; empty when there is none or it is unreadable. */
+export async function readMetadata(workspaceRoot: string): Promise<ContainerMetadata> {
+  const text = await readFile(metadataFile(workspaceRoot), 'utf8').catch(() => undefined);
+  if (text === undefined) return {};
+  try {
+    const parsed = JSON.parse(text) as ContainerMetadata;
+    return typeof parsed === 'object' && parsed !== null ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Merges `change` into the metadata (atomic write, mode 0600). */
+export async function updateMetadata(workspaceRoot: string, change: ContainerMetadata): Promise<void> {
+  const current = await readMetadata(workspaceRoot);
+  await writeFileAtomic(metadataFile(workspaceRoot), `${JSON.stringify({ ...current, ...change }, null, 2)}\n`, { mode: 0o600 });
+}

@@ -1,0 +1,74 @@
+// The start-up sweep of this installation's containers: stops those past their deadline (workspaces kept), and clears what
+// interrupted creations and removed containers left behind. It never removes a container and never touches another installation's.
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type Docker from 'dockerode';
+import type { Installation } from '../store/installation.js';
+import { attachmentLive, readAttachment, type Attachment } from './attachment.js';
+import { isContainerId } from './labels.js';
+import { stopContainer } from './lifecycle.js';
+import { belongsTo, listCadreContainers, type ContainerRecord } from './records.js';
+import { removeWorkspace } from './workspace.js';
+
+export interface SweepReport {
+  /** Past their deadline and attached to no live cadre: stopped now, workspace kept. */
+  stopped: ContainerRecord[];
+  /** Workspaces of /vm-create runs whose cadre died before the container existed (a partial clone, cadre's own). */
+  removedHalfCreated: string[];
+  /** Gateway socket folders of containers that no longer exist. */
+  removedRunFolders: string[];
+  /** This installation's containers that no live cadre holds, after the sweep. */
+  detached: ContainerRecord[];
+}
+
+/** The marker a /vm-create leaves in a workspace folder until its container exists: the creating process's tag. */
+export const creatingMarker = (workspaceRoot: string): string => join(workspaceRoot, 'creating.json');
+
+async function entries(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
+}
+
+async function liveClaim(runDir: string, id: string): Promise<Attachment | undefined> {
+  const claim = await readAttachment(runDir, id);
+  return claim && attachmentLive(claim) ? claim : undefined;
+}
+
+/** Whether the /vm-create that left `marker` is over without a container: its process is gone. */
+async function creationAbandoned(marker: string): Promise<boolean> {
+  const text = await readFile(marker, 'utf8').catch(() => undefined);
+  if (text === undefined) return false;
+  try {
+    const claim = JSON.parse(text) as Attachment;
+    return !attachmentLive(claim);
+  } catch {
+    return true;
+  }
+}
+
+export async function sweepContainers(options: { docker: Docker; installation: Installation; workspacesDir: string; runDir: string; now?: number }): Promise<SweepReport> {
+  const now = options.now ?? Date.now();
+  const all = await listCadreContainers(options.docker);
+  const ours = all.filter((record) => belongsTo(record, options.installation, options.workspacesDir));
+  const report: SweepReport = { stopped: [], removedHalfCreated: [], removedRunFolders: [], detached: [] };
+  for (const record of ours) {
+    if (await liveClaim(options.runDir, record.id)) continue;
+    if (record.state.running && record.deadline <= now) {
+      await stopContainer({ docker: options.docker, dockerId: record.dockerId });
+      report.stopped.push(record);
+    }
+    report.detached.push(record);
+  }
+  const known = new Set(all.map((record) => record.id));
+  for (const id of (await entries(options.runDir)).filter(isContainerId)) {
+    if (known.has(id) || (await liveClaim(options.runDir, id))) continue;
+    await rm(join(options.runDir, id), { recursive: true, force: true });
+    report.removedRunFolders.push(id);
+  }
+  for (const id of (await entries(options.workspacesDir)).filter(isContainerId)) {
+    const root = join(options.workspacesDir, id);
+    if (known.has(id) || !(await creationAbandoned(creatingMarker(root)))) continue;
+    await removeWorkspace({ root, dir: join(root, 'workspace') });
+    report.removedHalfCreated.push(id);
+  }
+  return report;
+}
