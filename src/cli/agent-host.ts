@@ -221,21 +221,28 @@ export function createAgentHost(options: AgentHostOptions) {
       }
     },
 
-    /** Restores the files of the last applied plan. */
-    async undo(): Promise<void> {
-      const last = [...planActors.values()].reverse().find((actor) => actor.getSnapshot().matches('applied'));
+    /** Restores the files of the last applied plan; `force` also over edits made since it was applied. */
+    async undo(force = false): Promise<void> {
+      const last = force ? undefined : [...planActors.values()].reverse().find((actor) => actor.getSnapshot().matches('applied'));
       if (last) {
         last.send({ type: 'plan.undo' });
         const settled = await waitFor(last, (s) => s.status === 'done', { timeout: Infinity });
-        if (!settled.matches('undone')) throw new CadreError('plan.undo-failed', `Undo failed: ${settled.context.failure ?? 'unknown reason'}.`, { remedy: 'Files edited since the plan was applied are not overwritten; restore them by hand or from git.' });
+        if (!settled.matches('undone')) {
+          throw new CadreError('plan.undo-failed', `Undo failed: ${settled.context.failure ?? 'unknown reason'}.`, {
+            remedy: 'When the files named were changed after the plan on purpose, save those changes elsewhere first; /undo --force then restores every file of the plan as it was before it.',
+          });
+        }
         options.audit('plan.undone', { planId: settled.context.planId });
         return;
       }
       const { lastAppliedPlan, undoPlan } = await import('../agents/plan/apply.js');
       const applied = await lastAppliedPlan(cwd);
       if (!applied) throw new CadreError('plan.nothing-to-undo', 'There is no applied plan to undo in this project.', { remedy: 'Only plans cadre applied here can be undone.' });
-      const { restored } = await undoPlan(applied);
-      options.audit('plan.undone', { title: applied.title, restored });
+      const { restored } = await undoPlan(applied, { force });
+      // Its plan actor, if this run applied it, is done with: a later /undo goes to the plan before it.
+      planActors.get(applied.planId)?.stop();
+      planActors.delete(applied.planId);
+      options.audit('plan.undone', { title: applied.title, restored, force });
       sink(say(`Undone "${applied.title}": restored ${restored.join(', ')}.`, 'success'));
     },
   };

@@ -1,4 +1,6 @@
 // The composition root: the one place where the pure machines get their real effects and the actors start.
+import { stat } from 'node:fs/promises';
+import { journalDir } from '../agents/plan/paths.js';
 import { createActor, fromPromise, waitFor, type Actor, type InspectionEvent } from 'xstate';
 import { cliMachine } from '../../machines/cli.machine.js';
 import { CadreError, exitCodes, type ExitCode } from '../errors.js';
@@ -6,7 +8,7 @@ import { commandRegistry } from '../commands/index.js';
 import { loadConfig } from '../store/config.js';
 import { resolvePaths, type CadrePaths } from '../store/paths.js';
 import { cadreVersion } from '../version.js';
-import type { OutputSink } from './output.js';
+import { say, type OutputSink } from './output.js';
 import type { Runtime } from './runtime.js';
 import type { LoopTarget } from './prompt-loop.js';
 import { dispatchLine, type DispatchOutcome } from './dispatch.js';
@@ -44,11 +46,29 @@ export interface App {
 
 type CliActor = Actor<typeof cliMachine>;
 
+/** Finishes or rolls back a plan apply a crash interrupted in this project, and says which (before anything else runs). */
+async function recoverPlans(cwd: string, sink: OutputSink): Promise<{ label: string; outcome: string; conflicts: string[] }[]> {
+  if (!(await stat(journalDir(cwd)).then(() => true, () => false))) return [];
+  const { recoverInterruptedPlans } = await import('../agents/plan/apply.js');
+  const recoveries = await recoverInterruptedPlans(cwd).catch((error: unknown) => {
+    sink({ type: 'output.error', code: 'plan.recovery-failed', message: `A plan apply that cadre was interrupted in could not be finished or rolled back: ${error instanceof Error ? error.message : String(error)}`, remedy: `check ${journalDir(cwd)} and the files it names; git status shows what changed` });
+    return [];
+  });
+  for (const { label, outcome, conflicts } of recoveries) {
+    sink(say(outcome === 'finished'
+      ? `cadre stopped while applying ${label}; every new file was already saved, so the apply was finished now. /undo restores the files as they were before.`
+      : `cadre stopped while applying ${label}, before any file was changed; it was rolled back: your files are as they were.`, 'warn'));
+    if (conflicts.length) sink(say(`These files were changed after cadre stopped and were left as you have them: ${conflicts.join(', ')}.`, 'warn'));
+  }
+  return recoveries;
+}
+
 export async function startApp(options: AppOptions): Promise<App> {
   const { cwd, env, sink } = options;
   const paths = resolvePaths({ cwd, env });
   const loaded = await loadConfig({ cwd, env });
   const audit = await openAuditTrail({ paths });
+  const recovered = await recoverPlans(cwd, sink);
   // The root actor is created below, once its logic is wired; these closures only run after that.
   const rootRef: { actor?: CliActor } = {};
   const root = (): CliActor => {
@@ -150,6 +170,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await vm.reattach(view.containers, view.currentContainer);
   }
   runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
+  for (const recovery of recovered) runtime.audit('plan.recovered', { ...recovery });
   await waitFor(cli, (s) => !s.matches('starting'));
   vm.sweepInBackground({ interactive: options.interactive });
 

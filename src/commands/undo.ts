@@ -5,9 +5,9 @@ import { defineCommand } from './types.js';
 export const undoCommand = defineCommand({
   name: 'undo',
   summary: 'Restore the files changed by the last applied plan',
-  usage: '/undo',
-  args: z.object({}),
-  run: async (_args, ctx) => {
-    await ctx.runtime.agents.undo();
+  usage: '/undo [--force]',
+  args: z.object({ force: z.boolean().optional().describe('restore the files even where they were edited after the plan was applied (those edits are lost)') }),
+  run: async ({ force }, ctx) => {
+    await ctx.runtime.agents.undo(force === true);
   },
 });

@@ -1,17 +1,9 @@
 // Which cadre process a container is attached to (it holds the container's gateway): a claim file beside the gateway socket.
-import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { lockHolderAlive, processTag } from '../store/crash-lock.js';
 
-/** `pid:starttime` of a process: tells a live process from a later one that reused its pid. */
-export function processTag(pid = process.pid): string {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return `${pid}:${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? ''}`;
-  } catch {
-    return `${pid}:`;
-  }
-}
+export { processTag };
 
 export interface Attachment {
   pid: number;
@@ -25,7 +17,7 @@ const claimFile = (runDir: string, id: string): string => join(runDir, id, 'atta
 
 /** Whether the process that wrote `attachment` still runs (same pid, same start time). */
 export function attachmentLive(attachment: Attachment): boolean {
-  return attachment.pid > 0 && processTag(attachment.pid) === attachment.tag;
+  return lockHolderAlive(attachment);
 }
 
 /** The claim on container `id`, or undefined when there is none (a torn or hand-edited file counts as none). */

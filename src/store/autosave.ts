@@ -5,7 +5,7 @@ import { CadreError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { readSessionFile, type SessionData, type SessionFile } from './session-file.js';
 import { autosaveFileName, writeSessionFile } from './sessions.js';
-import { autosaveLockName, isAlive, readLock, type Lock } from './crash-lock.js';
+import { autosaveLockName, isAlive, lockHolderAlive, processTag, readLock, type Lock } from './crash-lock.js';
 
 export { autosaveLockName, isAlive };
 
@@ -29,12 +29,12 @@ export async function createAutosaver(dir: string): Promise<Autosaver> {
   const file = join(dir, autosaveFileName);
   const lockFile = join(dir, autosaveLockName);
   const held = await readLock(lockFile);
-  if (held !== undefined && held.pid !== process.pid && isAlive(held.pid)) {
+  if (held !== undefined && held.pid !== process.pid && lockHolderAlive(held)) {
     throw new CadreError('session.autosave-in-use', `Another cadre (pid ${held.pid}, since ${held.startedAt}) is autosaving in ${dir}.`, {
       remedy: 'Close the other cadre on this project, or continue without autosave.',
     });
   }
-  const lock: Lock = { pid: process.pid, startedAt: new Date().toISOString() };
+  const lock: Lock = { pid: process.pid, startedAt: new Date().toISOString(), tag: processTag() };
   await writeFileAtomic(lockFile, `${JSON.stringify(lock)}\n`);
 
   let pending: { name: string; data: SessionData; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
@@ -79,7 +79,7 @@ export async function createAutosaver(dir: string): Promise<Autosaver> {
  */
 export async function findCrashedSession(dir: string): Promise<{ data: SessionFile; pid: number; startedAt: string } | undefined> {
   const held = await readLock(join(dir, autosaveLockName));
-  if (held === undefined || isAlive(held.pid)) return undefined;
+  if (held === undefined || lockHolderAlive(held)) return undefined;
   const read = await readSessionFile(join(dir, autosaveFileName));
   if (read.ok) return { data: read.data, pid: held.pid, startedAt: held.startedAt };
   if (read.missing) return undefined;

@@ -6,7 +6,8 @@ import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { CadreError } from '../../errors.js';
 import { isBinary, maxFileBytes } from '../tools/limits.js';
 import type { Permissions } from '../tools/permissions.js';
-import { commitChanges, diskIo, type CommitIo, type FileChange } from './commit.js';
+import { journalDir, undoDir } from './paths.js';
+import { commitChanges, recoverCommit, type CommitIo, type FileChange, type Recovery } from './commit.js';
 
 export interface AppliedFile {
   path: string;
@@ -29,8 +30,8 @@ export interface ApplyOptions {
   permissions?: Permissions;
 }
 
-export const undoDir = (cwd: string) => join(cwd, '.cadre', 'undo');
 const undoFile = (cwd: string, planId: string) => join(undoDir(cwd), `${planId}.json`);
+const safeName = (planId: string): string => planId.replace(/[^A-Za-z0-9._-]/g, '_');
 
 function applyError(message: string, cause?: unknown): CadreError {
   return new CadreError('plan.apply-failed', message, {
@@ -79,7 +80,7 @@ export async function applyPlan(plan: PlanDraft, cwd: string, options: ApplyOpti
   const record: FileChange = { path: undoFile(cwd, planId), content: `${JSON.stringify(applied, null, 2)}\n`, previous: null };
   try {
     // The undo record goes in the same all-or-nothing commit as the files it describes.
-    await commitChanges([record, ...changes], options.io ?? diskIo);
+    await commitChanges([record, ...changes], { ...(options.io ? { io: options.io } : {}), journal: join(journalDir(cwd), `${safeName(planId)}.json`), label: `plan "${plan.title}"` });
   } catch (error) {
     throw error instanceof CadreError ? error : applyError(`Applying "${plan.title}" failed: ${(error as Error).message}`, error);
   }
@@ -98,19 +99,21 @@ export async function undoPlan(applied: AppliedPlan, options: { force?: boolean;
   }
   if (conflicts.length && !options.force) {
     throw new CadreError('plan.undo-conflict', `These files changed after the plan was applied: ${conflicts.join(', ')}.`, {
-      remedy: 'Undoing would overwrite those later changes. Save them elsewhere first, or undo with force to restore the plan\'s previous contents anyway.',
+      remedy: 'Undoing would overwrite those later changes: save them elsewhere first, then run /undo --force to restore the files as they were before the plan.',
     });
   }
   const effective = changes.filter((change) => !(change.content === null && change.previous === null));
+  // The undo record goes in the same commit: after a crash the files and the record agree.
+  const record = await readFile(undoFile(cwd, applied.planId), 'utf8').catch(() => null);
+  if (record !== null) effective.push({ path: undoFile(cwd, applied.planId), content: null, previous: record });
   try {
-    await commitChanges(effective, options.io ?? diskIo);
+    await commitChanges(effective, { ...(options.io ? { io: options.io } : {}), journal: join(journalDir(cwd), `undo-${safeName(applied.planId)}.json`), label: `the undo of plan "${applied.title}"` });
   } catch (error) {
     throw new CadreError('plan.undo-failed', `Undoing "${applied.title}" failed: ${(error as Error).message}`, {
       cause: error,
       remedy: 'Nothing was changed. Fix the cause and run /undo again.',
     });
   }
-  await unlink(undoFile(cwd, applied.planId)).catch(() => undefined);
   return { restored: applied.files.map((file) => file.path) };
 }
 
@@ -133,4 +136,22 @@ export async function lastAppliedPlan(cwd: string): Promise<AppliedPlan | null> 
   plans.sort((a, b) => a.appliedAt.localeCompare(b.appliedAt));
   const last = plans.at(-1);
   return last ? { ...last, cwd } : null;
+}
+
+/**
+ * Finishes or rolls back what a crash interrupted in `cwd`: each journal under .cadre/journal/ (see recoverCommit), and the
+ * journal's own temporary files. Resolves what was done, for the person to be told.
+ */
+export async function recoverInterruptedPlans(cwd: string): Promise<Recovery[]> {
+  const dir = journalDir(cwd);
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const recoveries: Recovery[] = [];
+  for (const name of names) {
+    if (name.endsWith('.tmp')) await unlink(join(dir, name)).catch(() => undefined);
+    else if (name.endsWith('.json')) {
+      const recovery = await recoverCommit(join(dir, name));
+      if (recovery) recoveries.push(recovery);
+    }
+  }
+  return recoveries;
 }
