@@ -67,9 +67,9 @@ const scriptTurns = () => [
 async function killDuringApply(project: string, home: string, env: Record<string, string>, state: 'preparing' | 'prepared'): Promise<void> {
   const pty = startInPty(`${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`, { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', ...env } });
   try {
-    let at = await pty.waitFor('cadre ›', { timeoutMs: 30_000 });
+    const at = await pty.waitFor('cadre ›', { timeoutMs: 30_000 });
     pty.type(`/agent universal-agent "rewrite every module"${keys.enter}`);
-    at = await pty.waitFor('Apply this plan?', { from: at, timeoutMs: 90_000 });
+    await pty.waitFor('Apply this plan?', { from: at, timeoutMs: 90_000 });
     // cadre's own pid, from its autosave lock (the terminal runs it under script(1)).
     const { pid } = JSON.parse(readFileSync(join(project, '.cadre/sessions/.autosave.lock'), 'utf8')) as { pid: number };
     pty.type('y');
