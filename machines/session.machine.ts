@@ -61,7 +61,7 @@ export type SessionEvent =
   | { type: 'budget.used'; tokens: number }
   | { type: 'budget.exhausted' }
   | { type: 'session.renamed'; name: string }
-  | { type: 'task.submit'; taskId: string; agent: AgentName; text: string; deadline?: number | null }
+  | { type: 'task.submit'; taskId: string; agent: AgentName; text: string; deadline?: number | null; followUp?: boolean }
   | { type: 'task.cancel'; taskId?: string }
   | { type: 'plan.approved' }
   | { type: 'plan.rejected'; reason: string }
@@ -138,7 +138,7 @@ export const sessionMachine = setup({
       const { taskId, agent, text } = event;
       enqueue.spawnChild('task', {
         id: childId(taskId),
-        input: { taskId, agent, text, autoApprove: context.mode === 'auto', deadline: event.deadline ?? null },
+        input: { taskId, agent, text, autoApprove: context.mode === 'auto', deadline: event.deadline ?? null, followUp: event.followUp === true },
       });
       if (agent === 'vm-agent') {
         const grant = context.activeVmTask === null;

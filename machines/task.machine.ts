@@ -10,6 +10,8 @@ export interface TaskInput {
   agent: AgentName;
   text: string;
   autoApprove: boolean;
+  /** A follow-up (text typed without a slash): it may continue the last plan that was neither applied nor rejected. */
+  followUp?: boolean;
   /** Retries after the first attempt (the spec's limit is 2: three attempts in all). */
   maxRetries?: number;
   /** Epoch milliseconds after which the task times out; null for none. */
@@ -27,6 +29,7 @@ export interface TaskContext {
   agent: AgentName;
   text: string;
   autoApprove: boolean;
+  followUp: boolean;
   attempt: number;
   maxRetries: number;
   attempts: TaskAttempt[];
@@ -63,7 +66,7 @@ export type TaskParentEvent =
 
 export interface RouteTaskInput { taskId: string; agent: AgentName; text: string }
 export interface RouteTaskOutput { specialist: string }
-export interface DraftPlanInput { taskId: string; text: string; specialist: string | null; feedback: string | null }
+export interface DraftPlanInput { taskId: string; text: string; specialist: string | null; feedback: string | null; followUp: boolean }
 /** `planId` null means there is nothing to change; `sensitive` plans always ask for approval. */
 export interface DraftPlanOutput { planId: string | null; summary: string; sensitive?: boolean }
 export interface RunAttemptInput { taskId: string; agent: AgentName; text: string; attempt: number; planId: string | null; specialist: string | null }
@@ -131,6 +134,7 @@ export const taskMachine = setup({
     agent: input.agent,
     text: input.text,
     autoApprove: input.autoApprove,
+    followUp: input.followUp ?? false,
     attempt: 1,
     maxRetries: input.maxRetries ?? 2,
     attempts: [],
@@ -192,7 +196,7 @@ export const taskMachine = setup({
           invoke: {
             id: 'draftPlan',
             src: 'draftPlan',
-            input: ({ context }) => ({ taskId: context.taskId, text: context.text, specialist: context.specialist, feedback: context.feedback }),
+            input: ({ context }) => ({ taskId: context.taskId, text: context.text, specialist: context.specialist, feedback: context.feedback, followUp: context.followUp }),
             onDone: [
               {
                 guard: { type: 'nothingToChange', params: ({ event }) => ({ output: event.output }) },

@@ -66,7 +66,16 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
       if (!deps.model) throw needsModel();
       const { session } = deps;
       if (input.feedback !== null) markPlanRejected(session, input.feedback);
-      const task = input.feedback !== null ? `I rejected the plan.${input.feedback ? ` ${input.feedback}` : ''} Please revise it.` : input.text;
+      // Only a redraft after a rejection (the same task) or a follow-up of a pending plan continues it; a new task never
+      // sees a plan that was not applied, so a rejected plan's edits cannot reach another plan.
+      const continuing = input.feedback !== null || (input.followUp && session.lastPlan?.status === 'pending');
+      const dropped = !continuing && session.lastPlan && session.lastPlan.status !== 'applied' ? session.lastPlan : null;
+      if (dropped) session.lastPlan = null;
+      // The conversation still shows the dropped plan's tool calls: say plainly that none of it is on disk.
+      const droppedNote = dropped
+        ? `(Your plan "${dropped.plan.title}" was ${dropped.status === 'rejected' ? `rejected${dropped.reason ? `: ${dropped.reason}` : ''}` : 'not approved'}; none of its changes are on disk or staged. This is a new task.)\n`
+        : '';
+      const task = input.feedback !== null ? `I rejected the plan.${input.feedback ? ` ${input.feedback}` : ''} Please revise it.` : `${droppedNote}${input.text}`;
       const route = routes.get(input.taskId) ?? (input.specialist ? { specialist: input.specialist as SpecialistName, reason: 'chosen by routing' } : undefined);
       const result = await runUniversalAgent({
         task,
@@ -85,7 +94,7 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
       session.execOutputs = [];
       if (!result.plan) return { planId: null, summary: result.summary, sensitive: false };
       const planId = `${input.taskId}-${deps.plans.size + 1}`;
-      const sensitiveReason = isSecuritySensitive(input.text, result.plan);
+      const sensitiveReason = isSecuritySensitive(input.text, result.plan, deps.config.cwd);
       deps.plans.set(planId, { draft: result.plan, task: input.text, sensitiveReason, applied: null });
       session.lastPlan = { plan: result.plan, status: 'pending' };
       if (sensitiveReason && deps.autoMode?.()) deps.emit(say(`Auto mode, but this plan still asks for approval: ${sensitiveReason}.`, 'warn'));

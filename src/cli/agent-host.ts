@@ -30,6 +30,8 @@ export type VmAttempt = (input: RunAttemptInput, signal: AbortSignal) => Promise
 export interface TaskRequest {
   agent: 'universal-agent' | 'vm-agent';
   text: string;
+  /** Continues the last plan that was not applied (a follow-up); a new task starts from the disk. */
+  followUp?: boolean;
 }
 
 const shortId = (): string => randomBytes(2).toString('hex');
@@ -193,7 +195,7 @@ export function createAgentHost(options: AgentHostOptions) {
       const before = { ...state.usage };
       session.send({ type: 'session.agent.set', agent: request.agent });
       session.send({ type: 'session.transcript.add', entry: { role: 'user', text: request.text, at: Date.now() } });
-      session.send({ type: 'task.submit', taskId, agent: request.agent, text: request.text });
+      session.send({ type: 'task.submit', taskId, agent: request.agent, text: request.text, followUp: request.followUp === true });
       const task = session.getSnapshot().children[`task:${taskId}`] as AnyActorRef | undefined;
       if (!task || !sessionContext().tasks.includes(taskId)) {
         throw new CadreError('task.refused', 'A universal-agent task is already running.', { remedy: 'Wait for it, or stop it with Ctrl-C or /cancel.' });

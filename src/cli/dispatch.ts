@@ -29,7 +29,7 @@ export function resolveLine(
     // Text without a slash is a follow-up for the session's current agent: /agent <current> "<text>".
     const agent = findCommand(registry, 'agent');
     if (!agent) throw new CadreError('command.unknown', 'No agent command is registered.', { exitCode: exitCodes.usage });
-    return { command: agent, args: agent.args.parse({ agentName: currentAgent, task: trimmed }) as Record<string, unknown> };
+    return { command: agent, args: agent.args.parse({ agentName: currentAgent, task: trimmed, ...(currentAgent === 'universal-agent' ? { followUp: true } : {}) }) as Record<string, unknown> };
   }
   const tokens = tokenize(trimmed);
   if (tokens.kind === 'incomplete') {

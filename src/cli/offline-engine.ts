@@ -29,7 +29,7 @@ async function draftGenerated(input: DraftPlanInput, capability: string, deps: {
   }
   const { isSecuritySensitive } = await import('../agents/plan/sensitive.js');
   const planId = `${input.taskId}-${deps.plans.size + 1}`;
-  const sensitiveReason = isSecuritySensitive(input.text, draft);
+  const sensitiveReason = isSecuritySensitive(input.text, draft, deps.cwd);
   deps.plans.set(planId, { draft, task: input.text, sensitiveReason, applied: null });
   deps.emit(say(`Drafted "${draft.title}" offline, from the project's own conventions (${draft.steps.length} step(s)).`, 'dim'));
   return { planId, summary: draft.title, sensitive: sensitiveReason !== null };

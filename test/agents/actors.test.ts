@@ -5,8 +5,8 @@ import { afterEach, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { planMachine } from '../../machines/plan.machine.js';
 import { taskMachine } from '../../machines/task.machine.js';
-import { createPlanActors, createUniversalAgentActors, toMachineSteps, type PlanStore } from '../../src/agents/actors.js';
-import { createAgentSessionState } from '../../src/agents/session-state.js';
+import { createPlanActors, createUniversalAgentActors, createUniversalAgentSteps, toMachineSteps, type PlanStore } from '../../src/agents/actors.js';
+import { createAgentSessionState, markPlanRejected } from '../../src/agents/session-state.js';
 import type { OutputEvent } from '../../src/cli/output.js';
 import { createModelClient } from '../../src/model/client.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
@@ -62,6 +62,32 @@ it('drafts a plan to pending-approval, redrafts after a rejection with its reaso
   const said = events.flatMap((e) => (e.type === 'output.message' ? [e.text] : []));
   expect(said).toEqual(expect.arrayContaining([expect.stringMatching(/^Applied "Add a greet function \(full stop\)"/), 'Checked: every step of the plan is on disk.', expect.stringMatching(/^Undone/)]));
   task.stop();
+});
+
+it('a rejected plan never reaches another task: a new task starts from the disk, a follow-up continues only a pending plan', async () => {
+  const cwd = makeProject({ 'src/index.ts': 'export {};\n', 'README.md': '# demo\n' });
+  const reply = (path: string, content: string) => [
+    { toolCalls: [{ name: 'write-file', input: { path, content } }], usage: { inputTokens: 10, outputTokens: 5 } },
+    { toolCalls: [{ name: 'propose-plan', input: { title: `Write ${path}` } }], usage: { inputTokens: 10, outputTokens: 5 } },
+    { text: `Wrote ${path}.`, usage: { inputTokens: 10, outputTokens: 5 } },
+  ];
+  server = await startModelServer({ script: { turns: [...reply('src/rejected.ts', 'no\n'), ...reply('src/other.ts', 'b\n'), ...reply('src/more.ts', 'c\n')] } });
+  const model = createModelClient({ provider: 'openai', model: 'm', apiKey: 'k', baseUrl: `${server.url}/v1`, source: 'test' });
+  const session = createAgentSessionState();
+  const plans: PlanStore = new Map();
+  const steps = createUniversalAgentSteps({ config: { cwd }, model, session, plans, projectContext: async () => null, emit: () => undefined });
+  const paths = (planId: string | null) => (planId ? plans.get(planId)?.draft.steps.map((step) => step.path) : []);
+
+  const first = await steps.draft({ taskId: 't1', text: 'add rejected.ts', specialist: 'backend', feedback: null, followUp: false });
+  expect(paths(first.planId)).toEqual(['src/rejected.ts']);
+  markPlanRejected(session, 'not this');
+  // A new, unrelated task: the rejected edit is not in its plan, and the model is told none of it is on disk.
+  const second = await steps.draft({ taskId: 't2', text: 'add other.ts', specialist: 'backend', feedback: null, followUp: false });
+  expect(paths(second.planId)).toEqual(['src/other.ts']);
+  expect(JSON.stringify(server.requests.at(-1)?.body)).toContain('rejected: not this; none of its changes are on disk or staged');
+  // A follow-up continues the pending plan of the task before.
+  const third = await steps.draft({ taskId: 't3', text: 'and more.ts', specialist: 'backend', feedback: null, followUp: true });
+  expect(paths(third.planId)).toEqual(['src/other.ts', 'src/more.ts']);
 });
 
 it('without a model, drafting fails with what to configure', async () => {

@@ -59,10 +59,11 @@ describe('drafting', () => {
 describe('isSecuritySensitive', () => {
   const routine: PlanDraft = { title: 't', steps: [{ action: 'create-file', path: 'src/Button.tsx', summary: '', content: 'export {}' }] };
   it('lets routine plans through and stops sensitive ones with a reason', () => {
-    expect(isSecuritySensitive('add a Button component', routine)).toBeNull();
-    expect(isSecuritySensitive('fix the login form', routine)).toMatch(/login/);
-    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'modify-file', path: '.github/workflows/ci.yml', summary: '', content: '' }] })).toMatch(/critical file/);
-    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'delete-file', path: 'src/a.ts', summary: '', content: null }] })).toMatch(/deletes 1 file/);
-    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'create-file', path: 'src/c.ts', summary: '', content: 'const apiKey = "abcdefghijk"' }] })).toMatch(/secret/);
+    const cwd = makeProject({});
+    expect(isSecuritySensitive('add a Button component', routine, cwd)).toBeNull();
+    expect(isSecuritySensitive('fix the login form', routine, cwd)).toMatch(/login/);
+    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'modify-file', path: '.github/workflows/ci.yml', summary: '', content: '' }] }, cwd)).toMatch(/critical file/);
+    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'delete-file', path: 'src/a.ts', summary: '', content: null }] }, cwd)).toMatch(/deletes 1 file/);
+    expect(isSecuritySensitive('tidy', { title: 't', steps: [{ action: 'create-file', path: 'src/c.ts', summary: '', content: 'const apiKey = "abcdefghijk"' }] }, cwd)).toMatch(/secret/);
   });
 });
