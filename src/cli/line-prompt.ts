@@ -117,14 +117,17 @@ export function readLine(options: LinePromptOptions): Promise<LineResult> {
       stdout: options.stdout ?? process.stdout,
     }) as TextPromptElement & { endOfInput: boolean };
     onScreen = prompt;
+    const close = (): void => prompt.abort();
     const done = (result: LineResult): void => {
       if (onScreen === prompt) onScreen = undefined;
+      // One prompt per entry: a listener left on the long-lived signal would pile up (Node warns past ten, over the prompt).
+      options.signal?.removeEventListener('abort', close);
       resolve(result);
     };
     prompt.on('submit', (value) => done({ kind: 'line', text: value }));
     prompt.on('abort', () => done(prompt.endOfInput ? { kind: 'eof' } : { kind: 'interrupt' }));
     prompt.on('exit', () => done({ kind: 'interrupt' }));
     if (options.signal?.aborted) prompt.abort();
-    options.signal?.addEventListener('abort', () => prompt.abort(), { once: true });
+    options.signal?.addEventListener('abort', close, { once: true });
   });
 }

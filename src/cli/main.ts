@@ -1,5 +1,6 @@
 // cadre's entry: the plain interactive start (no subcommand, no -c) skips the full parser, so the prompt comes up fast.
 import type { GlobalOptions } from './sink.js';
+import { guardOutputPipes } from './process-end.js';
 
 /** `cadre`, `cadre --cwd DIR`, `cadre --resume NAME`, `cadre --no-color`: options for the prompt, or undefined for commander. */
 function plainInteractive(args: string[]): GlobalOptions | undefined {
@@ -20,6 +21,7 @@ function plainInteractive(args: string[]): GlobalOptions | undefined {
 
 /** Runs cadre with the given argv and resolves the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  guardOutputPipes();
   const plain = plainInteractive(argv.slice(2));
   if (plain) {
     const { runCadre } = await import('./run.js');

@@ -38,6 +38,8 @@ export interface App {
   submit(text: string): Promise<DispatchOutcome>;
   /** Ctrl-C: aborts the running command, or arms the exit at an idle prompt. */
   interrupt(): void;
+  /** Stops the running command, if any, without arming anything at an idle prompt (cadre is about to shut down). */
+  stopCommand(): void;
   loopTarget(): LoopTarget;
   /** At the prompt: offers to resume the session a crash left behind. */
   offerCrashRecovery(): Promise<void>;
@@ -186,6 +188,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     runtime,
     submit,
     interrupt: () => cli.send({ type: 'input.interrupt' }),
+    stopCommand: () => {
+      if (cli.getSnapshot().matches('dispatching')) cli.send({ type: 'input.interrupt' });
+    },
     loopTarget: () => ({
       submit: async (text) => ({ exit: (await submit(text)).exit }),
       interrupt: async () => {

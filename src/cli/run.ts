@@ -6,6 +6,7 @@ import { CadreError, exitCodes } from '../errors.js';
 import { createSink, reportFailure, type GlobalOptions } from './sink.js';
 import type { OutputSink } from './output.js';
 import type { App } from './root.js';
+import { onProcessEnd, signalExitCodes, type EndReason } from './process-end.js';
 
 async function checkProjectFolder(dir: string): Promise<string> {
   const absolute = resolve(dir);
@@ -19,10 +20,12 @@ async function checkProjectFolder(dir: string): Promise<string> {
   return absolute;
 }
 
-/** Runs entries in order and stops at the first that fails, like a script with `set -e`. */
-async function runEntries(app: App, entries: AsyncIterable<string> | Iterable<string>): Promise<number> {
+/** Runs entries in order and stops at the first that fails, like a script with `set -e`, or when `ended` says cadre must stop. */
+async function runEntries(app: App, entries: AsyncIterable<string> | Iterable<string>, ended: () => boolean): Promise<number> {
   for await (const entry of entries) {
+    if (ended()) break;
     const outcome = await app.submit(entry);
+    if (ended()) break;
     if (outcome.exitCode !== exitCodes.ok || outcome.exit) return outcome.exitCode;
   }
   return exitCodes.ok;
@@ -44,12 +47,13 @@ async function startInspection(options: GlobalOptions, sink: OutputSink) {
  * appears at once; what start-up says is held until the first entry, and a start-up failure closes
  * the prompt and is reported. A crash left behind is offered first (that path waits for start-up).
  */
-async function runInteractive(cwd: string, start: () => Promise<App>, release: () => void, sink: OutputSink): Promise<number> {
+async function runInteractive(cwd: string, start: () => Promise<App>, release: () => void, sink: OutputSink, closing: AbortSignal): Promise<number> {
   const [{ runPromptLoop }, { resolvePaths }, { crashLockPresent }] = await Promise.all([
     import('./prompt-loop.js'), import('../store/paths.js'), import('../store/crash-lock.js'),
   ]);
   const paths = resolvePaths({ cwd, env: process.env });
   const failed = new AbortController();
+  closing.addEventListener('abort', () => failed.abort(), { once: true });
   let failure: unknown;
   let started: Promise<App> | undefined;
   const begin = (): Promise<App> => (started ??= start());
@@ -107,6 +111,15 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
     app?.interrupt();
   };
   process.on('SIGINT', onSigint);
+  // A closed output, SIGTERM or SIGHUP: the running command stops, the loop ends, and the session is saved on the way out.
+  let ending: EndReason | undefined;
+  const closing = new AbortController();
+  const stopListening = onProcessEnd((reason) => {
+    if (ending) return;
+    ending = reason;
+    closing.abort();
+    app?.stopCommand();
+  });
   const inspection = await startInspection(options, sink).catch((error: unknown) => {
     exitCode = reportFailure(error, sink);
     return null;
@@ -122,16 +135,21 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
       startup.then((started) => (app = started), () => undefined);
       return startup;
     };
-    if (interactive) return await runInteractive(cwd, start, held.release, sink);
+    if (interactive) {
+      exitCode = await runInteractive(cwd, start, held.release, sink, closing.signal);
+      return ending === 'SIGTERM' || ending === 'SIGHUP' ? signalExitCodes[ending] : exitCode;
+    }
     app = await start();
-    exitCode = await runEntries(app, options.command.length > 0 ? options.command : stdinLines());
+    exitCode = await runEntries(app, options.command.length > 0 ? options.command : stdinLines(), () => ending !== undefined);
     if (interrupted) exitCode = exitCodes.interrupted;
+    if (ending === 'SIGTERM' || ending === 'SIGHUP') exitCode = signalExitCodes[ending];
   } catch (error) {
     exitCode = reportFailure(error, sink);
   } finally {
     await app?.shutdown().catch((error: unknown) => reportFailure(error, sink));
     await inspection?.stop();
     process.off('SIGINT', onSigint);
+    stopListening();
   }
   return exitCode;
 }
