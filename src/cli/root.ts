@@ -180,6 +180,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     if (cli.getSnapshot().status !== 'active') return { exitCode: exitCodes.ok, exit: true };
     cli.send({ type: 'input.line', text });
     const settled = await waitFor(cli, (s) => !s.matches('dispatching'), { timeout: Infinity });
+    // What the command changed is on disk before the prompt comes back: a crash right after loses none of it.
+    if (settled.status === 'active') await sessions.autosave(cli);
     return { exitCode: settled.context.lastExitCode as ExitCode, exit: settled.status === 'done' || settled.matches('exiting') || settled.matches('stopped') };
   };
 
@@ -206,6 +208,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       const crashed = sessions.crashed();
       if (!crashed) return;
       const resume = await confirm(`cadre stopped unexpectedly during session "${crashed.name}" (${crashed.savedAt}). Resume it?`);
+      await sessions.crashOfferAnswered();
       if (!resume) {
         sink({ type: 'output.message', level: 'dim', text: `Kept it as "${crashed.keptAs}": /resume ${crashed.keptAs} brings it back later.` });
         return;

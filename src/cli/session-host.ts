@@ -1,11 +1,13 @@
 // The session's life on disk: its name, autosave after every change, crash recovery, /save and /resume.
-import { rename, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnyActorRef, Subscription } from 'xstate';
 import type { SessionContext, SessionInput, SessionRestore } from '../../machines/session.machine.js';
 import { isCadreError } from '../errors.js';
 import { createAutosaver, findCrashedSession, type Autosaver } from '../store/autosave.js';
 import type { CadrePaths } from '../store/paths.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import { crashOfferName } from '../store/crash-lock.js';
 import type { SessionData, SessionFile } from '../store/session-file.js';
 import { listSessions, loadSession, saveSession } from '../store/sessions.js';
 import { cadreVersion } from '../version.js';
@@ -36,6 +38,8 @@ export interface SessionHost {
   watch(root: RootActor): void;
   autosave(root: RootActor): Promise<void>;
   crashed(): CrashedSession | undefined;
+  /** The crash offer was answered (or told): it is not made again. */
+  crashOfferAnswered(): Promise<void>;
   /** The saved file this run resumed at start (--resume), if any. */
   resumed(): SessionFile | undefined;
   close(): Promise<void>;
@@ -81,14 +85,42 @@ export function savedSession(file: SessionFile): SessionRestore {
   };
 }
 
-/** Moves the autosave a crash left behind aside under a resumable name, so the new autosave cannot overwrite it. */
+/** A session with nothing in it: no transcript, no container, no conversation. Nothing to resume. */
+function isEmptySession(file: SessionFile): boolean {
+  const containers = (file.snapshot as { context?: { containers?: unknown[] } } | null)?.context?.containers ?? [];
+  const conversation = (file.agentState as { transcript?: unknown[] } | undefined)?.transcript ?? [];
+  return file.transcript.length === 0 && containers.length === 0 && conversation.length === 0;
+}
+
+/** The crash offer that was made and never answered (cadre died while asking): it is asked again. */
+async function pendingOffer(paths: CadrePaths): Promise<CrashedSession | undefined> {
+  try {
+    const offer = JSON.parse(await readFile(join(paths.sessionsDir, crashOfferName), 'utf8')) as CrashedSession;
+    await stat(join(paths.sessionsDir, `${offer.keptAs}.json`));
+    return offer;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Moves the autosave a crash left behind aside under a resumable name, so the new autosave cannot overwrite it, and
+ * records the offer until it is answered. An empty session is dropped (nothing to resume); an offer a crash interrupted is
+ * made again.
+ */
 async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<CrashedSession | undefined> {
   try {
     const crashed = await findCrashedSession(paths.sessionsDir);
-    if (!crashed) return undefined;
+    if (!crashed) return await pendingOffer(paths);
+    if (isEmptySession(crashed.data)) {
+      await rm(join(paths.sessionsDir, '.autosave.json'), { force: true });
+      return await pendingOffer(paths);
+    }
     const keptAs = `crashed-${stamp()}`;
     await rename(join(paths.sessionsDir, '.autosave.json'), join(paths.sessionsDir, `${keptAs}.json`));
-    return { name: crashed.data.name, savedAt: crashed.data.savedAt, keptAs };
+    const offer = { name: crashed.data.name, savedAt: crashed.data.savedAt, keptAs };
+    await writeFileAtomic(join(paths.sessionsDir, crashOfferName), `${JSON.stringify(offer)}\n`);
+    return offer;
   } catch (error) {
     if (!isCadreError(error)) throw error;
     const keptAs = `.autosave.unreadable-${stamp()}.json`;
@@ -104,6 +136,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
   const crashed = await keepCrashedSession(paths, sink);
   if (crashed && !process.stdin.isTTY) {
     sink({ type: 'output.message', level: 'warn', text: `cadre stopped unexpectedly during session "${crashed.name}"; it was kept: /resume ${crashed.keptAs} brings it back.` });
+    await rm(join(paths.sessionsDir, crashOfferName), { force: true });
   }
   const name = resumed?.name ?? `session-${stamp()}`;
   let autosaver: Autosaver | undefined;
@@ -162,6 +195,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
     },
     autosave,
     crashed: () => crashed,
+    crashOfferAnswered: () => rm(join(paths.sessionsDir, crashOfferName), { force: true }),
     resumed: () => resumed,
     // Every change was autosaved as it happened; closing waits for the last write and drops the crash lock.
     close: async () => {

@@ -5,6 +5,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const autosaveLockName = '.autosave.lock';
+/** The crash offer made at a start and not answered yet: the next start makes it again. */
+export const crashOfferName = '.crash-offer.json';
 
 export interface Lock {
   pid: number;
@@ -65,8 +67,9 @@ export function isAlive(pid: number): boolean {
   return state !== 'Z' && state !== 'X';
 }
 
-/** True when the sessions folder holds a lock whose process is gone: a crash left a session to offer. */
+/** True when the sessions folder holds a lock whose process is gone, or an offer never answered: a crash left a session to offer. */
 export async function crashLockPresent(sessionsDir: string): Promise<boolean> {
   const held = await readLock(join(sessionsDir, autosaveLockName));
-  return held !== undefined && !lockHolderAlive(held);
+  if (held !== undefined && !lockHolderAlive(held)) return true;
+  return readFile(join(sessionsDir, crashOfferName)).then(() => true, () => false);
 }

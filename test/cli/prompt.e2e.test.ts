@@ -59,9 +59,10 @@ describe('the prompt', () => {
   it('offers to resume the session a crash (kill -9) left behind', async () => {
     const { project, home } = await tempProject();
     const first = await openPrompt(project, home);
-    first.type(`/status${keys.enter}`);
-    await first.waitFor('Mode');
-    await first.waitFor('cadre ›', { from: first.screen().indexOf('Mode') });
+    // Something worth resuming (an empty session is not offered): a command's output in the transcript.
+    first.type(`/exec echo remembered${keys.enter}`);
+    await first.waitFor('[exit code 0');
+    await first.waitFor('cadre ›', { from: first.screen().indexOf('[exit code 0') });
     const { readFile } = await import('node:fs/promises');
     const { existsSync } = await import('node:fs');
     // The autosave lands within moments of each change; a crash before the first one leaves nothing to offer.
@@ -76,5 +77,21 @@ describe('the prompt', () => {
     await second.waitFor('cadre ›', { from: resumed });
     second.type(`/sessions${keys.enter}`);
     await second.waitFor(/crashed-\d{8}-\d{6}/);
+    second.type(`/status${keys.enter}`);
+    await second.waitFor(/Session\s+session-/, { from: resumed });
+  });
+
+  it('offers nothing for an empty session a crash left behind', async () => {
+    const { project, home } = await tempProject();
+    const first = await openPrompt(project, home);
+    first.type(`/status${keys.enter}`);
+    await first.waitFor('Mode');
+    await first.waitFor('cadre ›', { from: first.screen().indexOf('Mode') });
+    const { readFile } = await import('node:fs/promises');
+    const lock = JSON.parse(await readFile(`${project}/.cadre/sessions/.autosave.lock`, 'utf8')) as { pid: number };
+    process.kill(lock.pid, 'SIGKILL');
+    await first.exited;
+    const second = await openPrompt(project, home);
+    expect(second.screen()).not.toMatch(/stopped unexpectedly/);
   });
 });

@@ -1,14 +1,17 @@
 // Nothing lost, with real Docker and the real CLI: containers and workspaces belong to their installation and outlive the cadre
 // process. Two installations on one engine, `-c` create then `-c` agent in a later process, kill -9 during a task then resume.
-import { access, readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { access, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli, tempProject, type CliRun } from '../support/cli.js';
+import { cadreBin, runCli, tempProject, type CliRun } from '../support/cli.js';
 import { execIn } from '../support/docker-exec.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import type { ModelScript } from '../support/model-server-script.js';
+import { keys, startInPty } from '../support/pty.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
 import { startPipedCadre, type JsonEvent } from './vm-cadre.js';
 
@@ -129,4 +132,69 @@ describeDocker('containers belong to their installation and outlive cadre', () =
     expect(await runners()).toBe('0');
     expect(await engineState(home, id)).toMatchObject({ running: true });
   }, 300_000);
+
+  it('kill -9 during /vm-create: the next start removes the half-made workspace and leaves no container', async () => {
+    const { project, home } = await tempProject('cadre-own-e-');
+    const child = spawn(process.execPath, [cadreBin, '-c', `/vm-create ${gitServer.repoUrl('acme/kept')}`], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', CADRE_GATEWAY_ALLOW_LOOPBACK: '1' }, stdio: 'ignore' });
+    const workspaces = join(home, 'workspaces');
+    let id: string | undefined;
+    for (const deadline = Date.now() + 120_000; !id && Date.now() < deadline;) {
+      id = (await readdir(workspaces).catch(() => [] as string[])).find((name) => existsSync(join(workspaces, name, 'creating.json')));
+      if (!id) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('close', resolve));
+    expect(id, 'the creation began').toBeDefined();
+    made.push({ home, id: id ?? '' });
+    expect(await engineState(home, id ?? ''), 'killed before the container existed').toBeNull();
+
+    const next = await runCli(['-c', '/status'], { cwd: project, home });
+    expect(next.stdout + next.stderr).toContain(`Removed the half-made workspace of ${id}`);
+    expect(await exists(join(workspaces, id ?? ''))).toBe(false);
+    const listed = events(await runCli(['--json', '-c', '/vm-status'], { cwd: project, home })).find((e) => e.kind === 'vm.list');
+    expect(listed?.data).toMatchObject({ containers: [], orphanWorkspaces: [] });
+  }, 300_000);
+
+  it('kill -9 while the crash question is on screen: the container stays, the next start asks again and resuming re-attaches it', async () => {
+    const { project, home } = await tempProject('cadre-own-f-');
+    const env = { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', CADRE_GATEWAY_ALLOW_LOOPBACK: '1' };
+    const cadrePid = async (): Promise<number> => (JSON.parse(await readFile(join(project, '.cadre/sessions/.autosave.lock'), 'utf8')) as { pid: number }).pid;
+    const prompt = `${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`;
+    const first = startInPty(prompt, { cwd: project, env });
+    let id = '';
+    try {
+      const at = await first.waitFor('cadre ›');
+      first.type(`/vm-create ${gitServer.repoUrl('acme/kept')}${keys.enter}`);
+      const shown = await first.waitFor(/Container vm-[0-9a-f]{4} is running/, { from: at, timeoutMs: 180_000 });
+      id = /Container (vm-[0-9a-f]{4}) is running/.exec(first.screen())?.[1] ?? '';
+      await first.waitFor('cadre ›', { from: shown });
+      made.push({ home, id });
+      process.kill(await cadrePid(), 'SIGKILL');
+    } finally {
+      first.kill();
+    }
+    const second = startInPty(prompt, { cwd: project, env });
+    try {
+      await second.waitFor('Resume it?', { timeoutMs: 30_000 });
+      process.kill(await cadrePid(), 'SIGKILL');
+    } finally {
+      second.kill();
+    }
+    expect((await engineState(home, id))?.running, 'the container outlives both crashes').toBe(true);
+    const third = startInPty(prompt, { cwd: project, env });
+    try {
+      let at = await third.waitFor('Resume it?', { timeoutMs: 30_000 });
+      expect(third.screen().slice(0, at)).not.toMatch(/Removed|deleted/);
+      third.type('y');
+      at = await third.waitFor(`Re-attached ${id}`, { from: at, timeoutMs: 60_000 });
+      at = await third.waitFor('cadre ›', { from: at });
+      third.type(`/vm-status ${id}${keys.enter}`);
+      at = await third.waitFor(/machine\s+running/, { from: at, timeoutMs: 60_000 });
+      expect(third.screen().slice(at)).toMatch(/gateway\s+open/);
+      third.type(`/exit${keys.enter}`);
+      await third.exited;
+    } finally {
+      third.kill();
+    }
+  }, 420_000);
 });
