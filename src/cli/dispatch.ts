@@ -1,5 +1,5 @@
 // Runs one line of input: a slash command through its schema and handler, or a follow-up for the current agent.
-import { CadreError, describeUnexpected, exitCodes, isCadreError, type ExitCode } from '../errors.js';
+import { CadreError, describeUnexpected, exitCodes, expectedFailure, type ExitCode } from '../errors.js';
 import { findCommand } from '../commands/index.js';
 import type { CommandContext, CommandDefinition } from '../commands/types.js';
 import { tokenize, parseSlashLine, flagToKey } from './grammar.js';
@@ -70,9 +70,10 @@ export async function dispatchLine(text: string, ctx: CommandContext): Promise<D
       ctx.emit({ type: 'output.message', level: 'warn', text: 'Interrupted.' });
       return { exitCode: exitCodes.interrupted, exit: false };
     }
-    if (isCadreError(error)) {
-      ctx.emit({ type: 'output.error', code: error.code, message: error.message, remedy: error.remedy });
-      return { exitCode: error.exitCode, exit: false };
+    const expected = expectedFailure(error);
+    if (expected) {
+      ctx.emit({ type: 'output.error', code: expected.code, message: expected.message, remedy: expected.remedy });
+      return { exitCode: expected.exitCode, exit: false };
     }
     ctx.runtime.audit('internal.error', { error: describeUnexpected(error) });
     ctx.emit({

@@ -9,8 +9,18 @@ export interface History {
   add(entry: string): Promise<void>;
 }
 
-export async function openHistory(file: string): Promise<History> {
+/**
+ * The history in `file`. It is a convenience: when the file cannot be read or written, the prompt works without it and
+ * `warn` is told once.
+ */
+export async function openHistory(file: string, warn: (text: string) => void = () => undefined): Promise<History> {
   const entries: string[] = [];
+  let warned = false;
+  const trouble = (error: unknown): void => {
+    if (warned) return;
+    warned = true;
+    warn(`The prompt history (${file}) cannot be ${entries.length ? 'written' : 'used'}: ${error instanceof Error ? error.message : String(error)}. The prompt works without it.`);
+  };
   try {
     for (const line of (await readFile(file, 'utf8')).split('\n')) {
       if (!line) continue;
@@ -22,7 +32,7 @@ export async function openHistory(file: string): Promise<History> {
       }
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') trouble(error);
   }
   entries.splice(0, Math.max(0, entries.length - keep));
   return {
@@ -30,8 +40,12 @@ export async function openHistory(file: string): Promise<History> {
     async add(entry) {
       if (!entry.trim() || entries[entries.length - 1] === entry) return;
       entries.push(entry);
-      await mkdir(dirname(file), { recursive: true });
-      await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      try {
+        await mkdir(dirname(file), { recursive: true });
+        await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      } catch (error) {
+        trouble(error);
+      }
     },
   };
 }

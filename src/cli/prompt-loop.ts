@@ -31,8 +31,8 @@ async function readEntry(history: readonly string[], signal?: AbortSignal, onSho
 }
 
 /** Runs until exit; `signal` (start-up failed) closes the prompt at once; `onFirstPrompt` runs once the first prompt is on screen. */
-export async function runPromptLoop(target: LoopTarget, options: { historyFile: string; signal?: AbortSignal; onFirstPrompt?: () => void }): Promise<void> {
-  const history = await openHistory(options.historyFile);
+export async function runPromptLoop(target: LoopTarget, options: { historyFile: string; signal?: AbortSignal; onFirstPrompt?: () => void; warn?: (text: string) => void }): Promise<void> {
+  const history = await openHistory(options.historyFile, options.warn);
   let firstPrompt = options.onFirstPrompt;
   const shown = (): void => {
     const run = firstPrompt;

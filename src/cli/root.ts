@@ -9,6 +9,7 @@ import { loadConfig } from '../store/config.js';
 import { resolvePaths, type CadrePaths } from '../store/paths.js';
 import { cadreVersion } from '../version.js';
 import { say, type OutputSink } from './output.js';
+import { reportFailure } from './sink.js';
 import type { Runtime } from './runtime.js';
 import type { LoopTarget } from './prompt-loop.js';
 import { dispatchLine, type DispatchOutcome } from './dispatch.js';
@@ -145,7 +146,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
     },
     actions: {
-      reportError: ({ event }) => sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${String((event as { error?: unknown }).error)}`, remedy: 'The session was saved. This is a bug in cadre: please report it.' }),
+      reportError: ({ event }) => void reportFailure((event as { error?: unknown }).error, sink),
       announceExitArmed: () => sink({ type: 'output.message', level: 'dim', text: 'Press Ctrl-C again to exit (or Ctrl-D). The session is saved automatically.' }),
       announceInterrupted: () => sink({ type: 'output.message', level: 'warn', text: 'Interrupted.' }),
       reportAuditFailure: (_, params) => sink({ type: 'output.error', code: 'audit.failed', message: `The audit trail could not be written: ${params.message}`, remedy: params.remedy }),
@@ -158,7 +159,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   });
   cli.subscribe({
     error: (error) => {
-      sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${error instanceof Error ? error.message : String(error)}`, remedy: 'The session was autosaved; restart cadre and accept the offer to resume it. This is a bug: please report it.' });
+      reportFailure(error, sink);
       void sessions.autosave(cli);
     },
   });

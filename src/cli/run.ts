@@ -80,7 +80,7 @@ async function runInteractive(cwd: string, start: () => Promise<App>, release: (
     submit: async (text) => (await whenReady()).loopTarget().submit(text),
     interrupt: async () => (await whenReady()).loopTarget().interrupt(),
     endOfInput: async () => (await whenReady()).loopTarget().endOfInput(),
-  }, { historyFile: paths.historyFile, signal: failed.signal, onFirstPrompt: () => setImmediate(() => void ready()) });
+  }, { historyFile: paths.historyFile, signal: failed.signal, onFirstPrompt: () => setImmediate(() => void ready()), warn: (text) => sink({ type: 'output.message', level: 'warn', text }) });
   if (failure !== undefined) {
     release();
     return reportFailure(failure, sink);

@@ -3,7 +3,7 @@ import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AnyActorRef, Subscription } from 'xstate';
 import type { SessionContext, SessionInput, SessionRestore } from '../../machines/session.machine.js';
-import { isCadreError } from '../errors.js';
+import { expectedFailure, isCadreError } from '../errors.js';
 import { createAutosaver, findCrashedSession, type Autosaver } from '../store/autosave.js';
 import type { CadrePaths } from '../store/paths.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
@@ -122,7 +122,10 @@ async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<
     await writeFileAtomic(join(paths.sessionsDir, crashOfferName), `${JSON.stringify(offer)}\n`);
     return offer;
   } catch (error) {
-    if (!isCadreError(error)) throw error;
+    const expected = expectedFailure(error);
+    if (!expected) throw error;
+    // The folder itself is unusable: the autosave, which cannot work either, says so once.
+    if (!isCadreError(error)) return undefined;
     const keptAs = `.autosave.unreadable-${stamp()}.json`;
     await rename(join(paths.sessionsDir, '.autosave.json'), join(paths.sessionsDir, keptAs)).catch(() => undefined);
     sink({ type: 'output.message', level: 'warn', text: `The session a crash left behind could not be read (${error.message}); it was kept as ${join(paths.sessionsDir, keptAs)}.` });
@@ -143,8 +146,9 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
   try {
     autosaver = await createAutosaver(paths.sessionsDir);
   } catch (error) {
-    if (!isCadreError(error)) throw error;
-    sink({ type: 'output.message', level: 'warn', text: `${error.message} This session is not autosaved. ${error.remedy}` });
+    const expected = expectedFailure(error);
+    if (!expected) throw error;
+    sink({ type: 'output.message', level: 'warn', text: `${expected.message} This session is not autosaved (/save may fail too). To fix: ${expected.remedy}.` });
   }
   let subscription: Subscription | undefined;
   let failedOnce = false;

@@ -1,5 +1,5 @@
 // The global options every run shares, the renderer they choose, and how a failure becomes an exit code.
-import { exitCodes, isCadreError } from '../errors.js';
+import { exitCodes, expectedFailure } from '../errors.js';
 import { createTextRenderer } from './render-text.js';
 import { createJsonRenderer } from './render-json.js';
 import { writeAbovePrompt } from './line-prompt.js';
@@ -24,9 +24,10 @@ export function createSink(options: { json?: boolean; color: boolean }): OutputS
 }
 
 export function reportFailure(error: unknown, sink: OutputSink): number {
-  if (isCadreError(error)) {
-    sink({ type: 'output.error', code: error.code, message: error.message, remedy: error.remedy });
-    return error.exitCode;
+  const expected = expectedFailure(error);
+  if (expected) {
+    sink({ type: 'output.error', code: expected.code, message: expected.message, remedy: expected.remedy });
+    return expected.exitCode;
   }
   const message = error instanceof Error ? error.message : String(error);
   sink({ type: 'output.error', code: 'internal', message: `cadre hit an unexpected error: ${message}`, remedy: 'This is a bug in cadre: please report it (CADRE_DEBUG=1 prints the stack trace).' });

@@ -69,7 +69,8 @@ export function isAlive(pid: number): boolean {
 
 /** True when the sessions folder holds a lock whose process is gone, or an offer never answered: a crash left a session to offer. */
 export async function crashLockPresent(sessionsDir: string): Promise<boolean> {
-  const held = await readLock(join(sessionsDir, autosaveLockName));
+  // Unreadable (a file where the folder should be, say): the start says so later, it does not stop here.
+  const held = await readLock(join(sessionsDir, autosaveLockName)).catch(() => undefined);
   if (held !== undefined && !lockHolderAlive(held)) return true;
   return readFile(join(sessionsDir, crashOfferName)).then(() => true, () => false);
 }

@@ -43,7 +43,8 @@ export async function readSessionFile(file: string): Promise<SessionRead> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    // ENOTDIR: a file stands where the sessions folder should be, so no session file can be there.
+    const missing = ['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '');
     return { ok: false, missing, error: corrupt(file, `it cannot be read (${(error as Error).message})`, error) };
   }
   let raw: unknown;

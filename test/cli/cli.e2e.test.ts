@@ -103,6 +103,27 @@ describe('sessions', () => {
   });
 });
 
+describe('a project or home cadre cannot write', () => {
+  it('works without autosave and history when .cadre is in the way, says so, and /save says why it cannot', async () => {
+    await mkdir(join(project, '.cadre/history'), { recursive: true });
+    await writeFile(join(project, '.cadre/sessions'), 'not a folder');
+    const run = await cadre(['-c', '/status', '-c', '/save kept']);
+    expect(run.stdout).toContain('Session');
+    expect(run.stdout + run.stderr).toMatch(/not autosaved/);
+    expect(run.stderr).toMatch(/cadre could not .*\.cadre\/sessions.*move it aside/s);
+    expect(run.stdout + run.stderr).not.toMatch(/This is a bug/);
+    expect(run.code).toBe(1);
+  });
+
+  it('says what is wrong with the cadre home instead of calling it a bug', async () => {
+    await writeFile(join(home, 'audit'), 'not a folder');
+    const run = await cadre(['-c', '/status']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/cadre could not .*audit/);
+    expect(run.stderr).not.toMatch(/This is a bug/);
+  });
+});
+
 describe('audit trail', () => {
   it('records the session and every command, and verify catches an edit', async () => {
     await cadre(['-c', '/status', '-c', '/sessions']);
