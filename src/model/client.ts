@@ -2,12 +2,13 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { streamText, type LanguageModel } from 'ai';
+import { streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
 import { CadreError } from '../errors.js';
 import { retryAfterMs, retryRefused, toModelError } from './errors.js';
 import { toModelMessages, toToolSet } from './messages.js';
 import type { ResolvedModel } from './resolve.js';
-import type { ModelClient, ModelRequest, ModelStreamPart } from './types.js';
+import { defaultStallTimeoutMs, watchStalls } from './stall.js';
+import type { ModelClient, ModelRequest, ModelStreamPart, TokenUsage } from './types.js';
 
 export interface RetryPolicy {
   /** Retries after a 429 before giving up (default 3). */
@@ -58,6 +59,11 @@ function languageModel(resolved: ResolvedModel): LanguageModel {
   }).chatModel(resolved.model);
 }
 
+function usageOf(usage: LanguageModelUsage): TokenUsage {
+  const cached = usage.inputTokenDetails?.cacheReadTokens ?? 0;
+  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, ...(cached > 0 ? { cachedInputTokens: cached } : {}) };
+}
+
 /** Creates the client for a resolved model. Errors surface as CadreError `model.*`. */
 export function createModelClient(resolved: ResolvedModel, options: ModelClientOptions = {}): ModelClient {
   // The SDK prints compatibility warnings straight to the console, which would tear the REPL's output.
@@ -68,6 +74,11 @@ export function createModelClient(resolved: ResolvedModel, options: ModelClientO
   const where = resolved.baseUrl ?? `the ${resolved.provider} API`;
 
   async function* attempt(request: ModelRequest): AsyncGenerator<ModelStreamPart> {
+    // Its own controller, so a stalled stream can be aborted without cancelling the caller.
+    const controller = new AbortController();
+    const cancel = (): void => controller.abort();
+    if (request.signal?.aborted) cancel();
+    request.signal?.addEventListener('abort', cancel, { once: true });
     const result = streamText({
       model,
       system: request.system,
@@ -76,21 +87,24 @@ export function createModelClient(resolved: ResolvedModel, options: ModelClientO
       maxRetries: 0,
       // Failures arrive as `error` parts below; the SDK's default handler would print them to the terminal.
       onError: () => undefined,
-      ...(request.signal ? { abortSignal: request.signal } : {}),
+      abortSignal: controller.signal,
       ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
     });
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') yield { type: 'text-delta', text: part.text };
-      else if (part.type === 'tool-call') yield { type: 'tool-call', call: { id: part.toolCallId, name: part.toolName, input: part.input } };
-      else if (part.type === 'error') throw part.error;
-      else if (part.type === 'abort') throw new CadreError('model.cancelled', 'The model request was cancelled.', { exitCode: 130 });
-      else if (part.type === 'finish') {
-        yield {
-          type: 'finish',
-          finishReason: part.finishReason,
-          usage: { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 },
-        };
+    const parts = watchStalls(result.fullStream, { timeoutMs: request.stallTimeoutMs ?? defaultStallTimeoutMs, where, onStall: cancel });
+    try {
+      for await (const part of parts) {
+        if (part.type === 'text-delta') {
+          request.onOutput?.(part.text.length);
+          yield { type: 'text-delta', text: part.text };
+        } else if (part.type === 'tool-input-delta') request.onOutput?.(part.delta.length);
+        else if (part.type === 'reasoning-delta') request.onOutput?.(part.text.length);
+        else if (part.type === 'tool-call') yield { type: 'tool-call', call: { id: part.toolCallId, name: part.toolName, input: part.input } };
+        else if (part.type === 'error') throw part.error;
+        else if (part.type === 'abort') throw new CadreError('model.cancelled', 'The model request was cancelled.', { exitCode: 130 });
+        else if (part.type === 'finish') yield { type: 'finish', finishReason: part.finishReason, usage: usageOf(part.totalUsage) };
       }
+    } finally {
+      request.signal?.removeEventListener('abort', cancel);
     }
   }
 
@@ -107,7 +121,7 @@ export function createModelClient(resolved: ResolvedModel, options: ModelClientO
           }
           return;
         } catch (raw) {
-          const error = request.signal?.aborted
+          const error = request.signal?.aborted && !(raw instanceof CadreError && raw.code === 'model.stalled')
             ? new CadreError('model.cancelled', 'The model request was cancelled.', { cause: raw, exitCode: 130 })
             : toModelError(raw, resolved.provider, where);
           // Only a request that produced nothing may be repeated: a half-streamed turn is not replayed.

@@ -7,6 +7,8 @@ export type ProviderName = 'anthropic' | 'openai' | 'openai-compatible';
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  /** Of the input tokens, those read from the provider's prompt cache (billed lower), when it says. */
+  cachedInputTokens?: number;
 }
 
 export interface ToolCall {
@@ -41,6 +43,10 @@ export interface ModelRequest {
   tools: ModelToolSpec[];
   signal?: AbortSignal;
   maxOutputTokens?: number;
+  /** Fails the turn with `model.stalled` when the stream sends nothing for this long (default 60 s). */
+  stallTimeoutMs?: number;
+  /** Told the size of each piece of output as it streams (text, tool arguments, reasoning), for a live token count. */
+  onOutput?: (chars: number) => void;
 }
 
 export type ModelStreamPart =
@@ -55,9 +61,9 @@ export interface ModelClient {
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
 }
 
-export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({
-  inputTokens: a.inputTokens + b.inputTokens,
-  outputTokens: a.outputTokens + b.outputTokens,
-});
+export const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => {
+  const cached = (a.cachedInputTokens ?? 0) + (b.cachedInputTokens ?? 0);
+  return { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, ...(cached ? { cachedInputTokens: cached } : {}) };
+};
 
 export const zeroUsage = (): TokenUsage => ({ inputTokens: 0, outputTokens: 0 });

@@ -103,6 +103,45 @@ describe.each(providers)('$provider provider', ({ provider, format }) => {
   });
 });
 
+describe.each(providers)('a stalled stream over $provider', ({ provider }) => {
+  it.each([
+    ['after some text', 4],
+    ['before any chunk', 0],
+  ])('fails with model.stalled %s, keeping what streamed, and reports the output as it arrives', async (_when, stallAfterChunks) => {
+    server = await startModelServer({ script: { turns: [{ text: 'Reading the files now, then writing the plan.', stallAfterChunks }] } });
+    const client = clientFor(provider, server.url);
+    const texts: string[] = [];
+    let outputChars = 0;
+    const started = Date.now();
+    const error = await failureOf((async () => {
+      const request = { system: '', messages: [{ role: 'user' as const, content: 'go' }], tools: [], stallTimeoutMs: 400, onOutput: (chars: number) => void (outputChars += chars) };
+      for await (const part of client.stream(request)) if (part.type === 'text-delta') texts.push(part.text);
+    })());
+    expect(error.code).toBe('model.stalled');
+    expect(error.message).toMatch(/^The model stopped responding after 0\.4 s/);
+    expect(error.remedy).toMatch(/kept.*continue/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(outputChars).toBe(texts.join('').length);
+    if (stallAfterChunks > 0) expect(texts.join('')).toMatch(/^Reading/);
+    else expect(texts).toEqual([]);
+  });
+});
+
+it('a stall does not cancel the caller, and a caller\'s abort during a stall is a cancellation at once', async () => {
+  server = await startModelServer({ script: { turns: [{ text: 'stuck', stallAfterChunks: 1 }, { text: 'stuck again', stallAfterChunks: 1 }] } });
+  const client = clientFor('anthropic', server.url);
+  const controller = new AbortController();
+  const drain = async (stallTimeoutMs: number) => {
+    for await (const _part of client.stream({ system: '', messages: [{ role: 'user', content: 'go' }], tools: [], signal: controller.signal, stallTimeoutMs })) { /* drained */ }
+  };
+  expect((await failureOf(drain(300))).code).toBe('model.stalled');
+  expect(controller.signal.aborted).toBe(false);
+  const started = Date.now();
+  setTimeout(() => controller.abort(), 100);
+  expect((await failureOf(drain(60_000))).code).toBe('model.cancelled');
+  expect(Date.now() - started).toBeLessThan(2_000);
+});
+
 it('reports a server that is not there as model.network', async () => {
   server = await startModelServer({ script: { turns: [] } });
   const url = server.url;

@@ -61,10 +61,15 @@ function sendFailure(response: ServerResponse, format: WireFormat, failure: Mode
   response.end(JSON.stringify(format === 'anthropic' ? anthropicError(failure) : openaiError(failure)));
 }
 
-async function sendStream(response: ServerResponse, chunks: Chunk[], delayMs: number): Promise<void> {
+async function sendStream(response: ServerResponse, chunks: Chunk[], delayMs: number, stallAfter?: number): Promise<void> {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  for (const chunk of chunks) {
+  response.flushHeaders();
+  for (const [index, chunk] of chunks.entries()) {
     if (response.destroyed) return;
+    if (index === stallAfter) {
+      await new Promise((resolve) => response.once('close', resolve));
+      return;
+    }
     const data = typeof chunk.data === 'string' ? chunk.data : JSON.stringify(chunk.data);
     response.write(`${chunk.event ? `event: ${chunk.event}\n` : ''}data: ${data}\n\n`);
     if (delayMs > 0) await sleep(delayMs);
@@ -111,7 +116,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     const chunks = format === 'anthropic' ? anthropicStream(turn, model, served) : openaiStream(turn, model, served, includeUsage);
-    await sendStream(response, chunks, turn.chunkDelayMs ?? 0);
+    await sendStream(response, chunks, turn.chunkDelayMs ?? 0, turn.stallAfterChunks);
   };
 
   const server = createServer((request, response) => {
