@@ -3,8 +3,9 @@ import { fromPromise } from 'xstate';
 import type { PlanEffectInput, PlanStep as MachinePlanStep, VerifyPlanOutput } from '../../machines/plan.machine.js';
 import type { DraftPlanInput, DraftPlanOutput, RouteTaskInput, RouteTaskOutput } from '../../machines/task.machine.js';
 import type { PlanDraft } from '../capabilities/plan-draft.js';
-import { say, type OutputSink } from '../cli/output.js';
+import { result as resultEvent, say, type OutputSink } from '../cli/output.js';
 import { CadreError } from '../errors.js';
+import type { ModelPrice } from '../model/cost.js';
 import { modelSetupHint } from '../model/resolve.js';
 import { addUsage, type ModelClient } from '../model/types.js';
 import { applyPlan, lastAppliedPlan, undoPlan, type AppliedPlan } from './plan/apply.js';
@@ -16,6 +17,7 @@ import { markPlanRejected, type AgentSessionState } from './session-state.js';
 import type { ProjectContext } from '../project/context.js';
 import type { Route } from './universal/route.js';
 import { chooseSpecialist, runUniversalAgent, type UniversalAgentConfig } from './universal/run.js';
+import { describeTaskEnd, recordTaskUsage, sessionCost } from './usage.js';
 import type { SpecialistName } from './universal/specialists.js';
 
 export interface StoredPlan {
@@ -39,6 +41,8 @@ export interface UniversalAgentDeps {
   emit: OutputSink;
   /** Whether /auto is on, so a sensitive plan can say why it still asks. */
   autoMode?: () => boolean;
+  /** The price of the active model, for the cost estimate at the end of each task. */
+  price?: () => ModelPrice | undefined;
 }
 
 /** The plan machine's step list for a draft: ids, actions, paths, summaries and +/− counts against the disk. */
@@ -89,9 +93,17 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
         signal,
         ...(route ? { route } : {}),
       });
+      // Whatever happened, the conversation so far and the tokens spent are the session's.
       session.transcript = result.transcript;
       session.usage = addUsage(session.usage, result.usage);
       session.execOutputs = [];
+      const record = recordTaskUsage(session, { task, model: `${deps.model.provider} ${deps.model.model}`, turns: result.turns, price: deps.price?.() });
+      deps.emit(resultEvent('usage', { task: record, session: { ...session.usage, cost: sessionCost(session) } }, describeTaskEnd(record, session)));
+      if (result.stopped) {
+        // The staged changes come back as the plan of the next follow-up.
+        if (result.plan) session.lastPlan = { plan: result.plan, status: 'pending' };
+        throw result.stopped;
+      }
       if (!result.plan) return { planId: null, summary: result.summary, sensitive: false };
       const planId = `${input.taskId}-${deps.plans.size + 1}`;
       const sensitiveReason = isSecuritySensitive(input.text, result.plan, deps.config.cwd);

@@ -2,6 +2,7 @@
 import type { ExecResult } from '../exec/run.js';
 import type { ChatMessage, TokenUsage } from '../model/types.js';
 import type { ExecOutput, LastPlan } from './universal/prompt.js';
+import type { TaskUsageRecord } from './usage.js';
 
 /** Plain data, so the session can be saved with /save and resumed. */
 export interface AgentSessionState {
@@ -11,6 +12,8 @@ export interface AgentSessionState {
   execOutputs: ExecOutput[];
   /** Provider-reported tokens for the whole session. */
   usage: TokenUsage;
+  /** Tokens and cost of each universal-agent run (absent in sessions saved before it existed). */
+  usageLog?: TaskUsageRecord[];
 }
 
 export const createAgentSessionState = (): AgentSessionState => ({
@@ -18,6 +21,7 @@ export const createAgentSessionState = (): AgentSessionState => ({
   lastPlan: null,
   execOutputs: [],
   usage: { inputTokens: 0, outputTokens: 0 },
+  usageLog: [],
 });
 
 /** Keeps an /exec run's tail for the agent's next turn. */

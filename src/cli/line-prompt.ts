@@ -78,6 +78,9 @@ function historyPrompt(): TextPromptClass {
 /** The prompt waiting for a line, while it is on screen. */
 let onScreen: TextPromptElement | undefined;
 
+/** True while a prompt waits for a line on screen. */
+export const promptOnScreen = (): boolean => onScreen !== undefined;
+
 /**
  * Runs `write` so that its output (a background vm-agent task's progress, say) lands above the prompt on screen: the
  * prompt's line is erased, `write` must end its output at the start of a line, and the prompt is drawn again below it

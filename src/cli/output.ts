@@ -9,8 +9,13 @@ export type OutputEvent =
   | { type: 'output.error'; code: string; message: string; remedy: string }
   /** A structured result. `text` is its rendering for people; `data` is what --json prints. */
   | { type: 'output.result'; kind: string; data: unknown; text: string }
-  /** Progress on long work (clones, installs, container starts, scans). */
-  | { type: 'output.progress'; id: string; label: string; current?: number; total?: number; done?: boolean }
+  /**
+   * Progress on long work (clones, installs, container starts, scans). A `transient` one is a status line (the wait for
+   * a model, with elapsed time and tokens so far): drawn in place on a terminal and erased when done, never in a log.
+   */
+  | { type: 'output.progress'; id: string; label: string; current?: number; total?: number; done?: boolean; transient?: boolean; elapsedMs?: number; tokens?: number }
+  /** A piece of the model's text as it streams (the renderer ends the line before other output). */
+  | { type: 'output.model-text'; text: string }
   /** Live output of a running process. */
   | { type: 'output.stream'; stream: 'stdout' | 'stderr'; chunk: string };
 

@@ -1,8 +1,9 @@
-// The renderer for people: coloured text, a redrawn progress line on terminals, errors with their remedy.
+// The renderer for people: coloured text, a redrawn progress line on terminals, streamed model text, errors with their remedy.
 import { styleText } from 'node:util';
 import type { OutputEvent, OutputLevel } from './output.js';
 
 type Style = Parameters<typeof styleText>[0];
+type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
 
 export interface TextRendererOptions {
   out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -10,17 +11,47 @@ export interface TextRendererOptions {
   color: boolean;
   /** With a prompt on screen, writes above it (see writeAbovePrompt) and returns true; otherwise false. */
   abovePrompt?: (write: () => void) => boolean;
+  /** True while a prompt is on screen (streamed text then waits for whole lines). */
+  promptOnScreen?: () => boolean;
 }
 
 const levelStyle: Record<OutputLevel, Style | null> = { info: null, success: 'green', warn: 'yellow', dim: 'gray' };
 
+/** "12 s", "2 min 05 s". */
+export function formatElapsed(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${String(seconds % 60).padStart(2, '0')} s`;
+}
+
+/** The status line of a transient progress event: what, how long, how many tokens, how to stop. */
+export function statusLineText(event: ProgressEvent): string {
+  const parts = [event.label];
+  if (event.elapsedMs !== undefined) parts.push(formatElapsed(event.elapsedMs));
+  if (event.tokens !== undefined) parts.push(`${event.tokens.toLocaleString('en-US')} tokens`);
+  parts.push('Ctrl-C cancels');
+  return parts.join(' · ');
+}
+
 export function createTextRenderer(options: TextRendererOptions): (event: OutputEvent) => void {
   const paint = (style: Style | null, text: string): string => (options.color && style ? styleText(style, text) : text);
+  const { out } = options;
   let progressLine = false;
+  let statusLine = false;
+  /** Streamed model text ended mid-line. */
+  let midText = false;
+  /** Streamed model text held back while a prompt is on screen, until a whole line is there. */
+  let heldText = '';
 
-  const endProgressLine = (): void => {
-    if (progressLine) options.out.write('\n');
+  const eraseStatusLine = (): void => {
+    if (statusLine) out.write('\r\x1b[2K');
+    statusLine = false;
+  };
+
+  const endLines = (): void => {
+    eraseStatusLine();
+    if (progressLine || midText) out.write('\n');
     progressLine = false;
+    midText = false;
   };
 
   /** Whole lines written above the prompt, when one is on screen (output of a task running in the background). */
@@ -31,39 +62,76 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
     return wrote;
   };
 
-  /** Writes `text` after ending any progress line, or above the prompt. */
+  /** Writes `text` after ending any progress line or streamed text, or above the prompt. */
   const write = (stream: NodeJS.WritableStream, text: string): void => {
     if (wroteAbovePrompt(stream, text)) return;
-    endProgressLine();
+    endLines();
     stream.write(text);
+  };
+
+  const modelText = (text: string): void => {
+    if (options.promptOnScreen?.()) {
+      heldText += text;
+      const cut = heldText.lastIndexOf('\n');
+      if (cut >= 0 && wroteAbovePrompt(out, heldText.slice(0, cut + 1))) heldText = heldText.slice(cut + 1);
+      return;
+    }
+    const whole = heldText + text;
+    heldText = '';
+    if (!whole) return;
+    eraseStatusLine();
+    if (progressLine) out.write('\n');
+    progressLine = false;
+    out.write(whole);
+    midText = !whole.endsWith('\n');
+  };
+
+  const statusLineEvent = (event: ProgressEvent): void => {
+    if (!out.isTTY || options.promptOnScreen?.()) return;
+    if (event.done) return eraseStatusLine();
+    // Drawn only at the start of a line: streamed text in progress keeps its line.
+    if (midText) return;
+    if (progressLine) out.write('\n');
+    progressLine = false;
+    const width = Math.max(20, (out.columns ?? 80) - 1);
+    const line = statusLineText(event);
+    out.write(`\r\x1b[2K${paint('gray', line.length > width ? `${line.slice(0, width - 1)}…` : line)}`);
+    statusLine = true;
   };
 
   return (event) => {
     switch (event.type) {
       case 'output.message':
-        write(options.out, `${paint(levelStyle[event.level], event.text)}\n`);
+        write(out, `${paint(levelStyle[event.level], event.text)}\n`);
         return;
       case 'output.result':
-        write(options.out, `${event.text}\n`);
+        write(out, `${event.text}\n`);
         return;
       case 'output.error':
         write(options.err, `${paint('red', `✖ ${event.message}`)}\n${event.remedy ? `${paint('gray', `  → ${event.remedy}`)}\n` : ''}`);
         return;
       case 'output.stream':
-        write(event.stream === 'stderr' ? options.err : options.out, event.chunk);
+        write(event.stream === 'stderr' ? options.err : out, event.chunk);
+        return;
+      case 'output.model-text':
+        modelText(event.text);
         return;
       case 'output.progress': {
+        if (event.transient) return statusLineEvent(event);
         const fraction = event.total ? Math.min(1, (event.current ?? 0) / event.total) : null;
         const bar = fraction === null ? '' : ` [${'#'.repeat(Math.round(fraction * 20)).padEnd(20, ' ')}] ${Math.round(fraction * 100)}%`;
         const count = event.total ? ` ${event.current ?? 0}/${event.total}` : event.current !== undefined ? ` ${event.current}` : '';
         const line = `${event.label}${bar}${fraction === null ? count : ''}`;
-        if (options.out.isTTY) {
-          if (wroteAbovePrompt(options.out, paint('cyan', line))) return;
-          options.out.write(`\r\x1b[2K${paint('cyan', line)}`);
+        if (out.isTTY) {
+          if (wroteAbovePrompt(out, paint('cyan', line))) return;
+          eraseStatusLine();
+          if (midText) out.write('\n');
+          midText = false;
+          out.write(`\r\x1b[2K${paint('cyan', line)}`);
           progressLine = true;
-          if (event.done) endProgressLine();
+          if (event.done) endLines();
         } else if (event.done) {
-          options.out.write(`${line}\n`);
+          write(out, `${line}\n`);
         }
         return;
       }

@@ -2,7 +2,7 @@
 import { exitCodes, expectedFailure } from '../errors.js';
 import { createTextRenderer } from './render-text.js';
 import { createJsonRenderer } from './render-json.js';
-import { writeAbovePrompt } from './line-prompt.js';
+import { promptOnScreen, writeAbovePrompt } from './line-prompt.js';
 import type { OutputSink } from './output.js';
 
 export interface GlobalOptions {
@@ -19,7 +19,7 @@ export function createSink(options: { json?: boolean; color: boolean }): OutputS
   return options.json
     ? createJsonRenderer(process.stdout)
     : createTextRenderer({
-      out: process.stdout, err: process.stderr, color: options.color && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, abovePrompt: writeAbovePrompt,
+      out: process.stdout, err: process.stderr, color: options.color && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, abovePrompt: writeAbovePrompt, promptOnScreen,
     });
 }
 

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { createTextRenderer } from '../../src/cli/render-text.js';
 
 /** One terminal: stdout and stderr land in the same transcript, as on a real screen. */
-function terminal(promptOnScreen: () => boolean) {
+function terminal(promptOnScreen: () => boolean, isTTY = true) {
   let screen = '';
-  const stream = { isTTY: true, write: (text: string) => ((screen += text), true) } as unknown as NodeJS.WritableStream & { isTTY: boolean };
+  const stream = { isTTY, columns: 80, write: (text: string) => ((screen += text), true) } as unknown as NodeJS.WritableStream & { isTTY: boolean };
   const render = createTextRenderer({
-    out: stream, err: stream, color: false,
+    out: stream, err: stream, color: false, promptOnScreen,
     abovePrompt: (write) => {
       if (!promptOnScreen()) return false;
       screen += '<erase prompt>';
@@ -48,5 +48,44 @@ describe('the text renderer', () => {
         // The prompt took the progress line's place: no empty line is added for it.
         'after\n',
     );
+  });
+
+  it('draws the waiting line in place, erases it for streamed text and when done, and ends mid-line text before other output', () => {
+    const { render, screen } = terminal(() => false);
+    const waiting = (elapsedMs: number, tokens: number, done?: boolean) =>
+      render({ type: 'output.progress', id: 'model.waiting', label: 'Waiting for the model', elapsedMs, tokens, transient: true, ...(done ? { done } : {}) });
+    waiting(0, 0);
+    waiting(1200, 0);
+    render({ type: 'output.model-text', text: 'Reading ' });
+    waiting(2400, 3);
+    render({ type: 'output.model-text', text: 'the files.\nNext' });
+    render({ type: 'output.message', level: 'dim', text: '  · read src/a.ts' });
+    waiting(65_000, 1234);
+    waiting(66_000, 1234, true);
+    render({ type: 'output.message', level: 'info', text: 'done' });
+    expect(screen()).toBe(
+      '\r\x1b[2KWaiting for the model · 0 s · 0 tokens · Ctrl-C cancels' +
+      '\r\x1b[2KWaiting for the model · 1 s · 0 tokens · Ctrl-C cancels' +
+      '\r\x1b[2KReading the files.\nNext\n  · read src/a.ts\n' +
+      '\r\x1b[2KWaiting for the model · 1 min 05 s · 1,234 tokens · Ctrl-C cancels' +
+      '\r\x1b[2Kdone\n',
+    );
+  });
+
+  it('never writes the waiting line when output is not a terminal; streamed text is written as it comes', () => {
+    const { render, screen } = terminal(() => false, false);
+    render({ type: 'output.progress', id: 'model.waiting', label: 'Waiting for the model', elapsedMs: 0, tokens: 0, transient: true });
+    render({ type: 'output.model-text', text: 'Hello' });
+    render({ type: 'output.progress', id: 'model.waiting', label: 'Waiting for the model', transient: true, done: true });
+    render({ type: 'output.message', level: 'info', text: 'done' });
+    expect(screen()).toBe('Hello\ndone\n');
+  });
+
+  it('with a prompt on screen, holds streamed text until a whole line can go above it, and draws no waiting line', () => {
+    const { render, screen } = terminal(() => true);
+    render({ type: 'output.progress', id: 'model.waiting', label: 'Waiting for the model', elapsedMs: 0, tokens: 0, transient: true });
+    render({ type: 'output.model-text', text: 'Half a ' });
+    render({ type: 'output.model-text', text: 'line.\nAnd more' });
+    expect(screen()).toBe('<erase prompt>Half a line.\n<prompt>');
   });
 });

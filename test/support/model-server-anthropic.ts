@@ -12,6 +12,12 @@ export function pieces(text: string, size = 8): string[] {
   return out;
 }
 
+/** A tool call's JSON arguments in about a dozen-character pieces, or 64 pieces for big ones (a 5 MB argument). */
+export function argumentPieces(input: unknown): string[] {
+  const json = JSON.stringify(input);
+  return pieces(json, Math.max(12, Math.ceil(json.length / 64)));
+}
+
 /** The SSE events of one streamed Messages reply, tool_use blocks with partial JSON included. */
 export function anthropicStream(reply: ModelReply, model: string, turn: number): Chunk[] {
   const usage = usageOf(reply);
@@ -32,7 +38,7 @@ export function anthropicStream(reply: ModelReply, model: string, turn: number):
   }
   for (const [n, call] of (reply.toolCalls ?? []).entries()) {
     emit('content_block_start', { index, content_block: { type: 'tool_use', id: `toolu_${turn}_${n}`, name: call.name, input: {} } });
-    for (const partial_json of pieces(JSON.stringify(call.input), 12)) {
+    for (const partial_json of argumentPieces(call.input)) {
       emit('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
     }
     emit('content_block_stop', { index });

@@ -1,5 +1,5 @@
 // The OpenAI chat-completions wire format for the local model server: streamed chunks, JSON replies, error bodies.
-import { failureMessage, pieces, type Chunk } from './model-server-anthropic.js';
+import { argumentPieces, failureMessage, pieces, type Chunk } from './model-server-anthropic.js';
 import { failureKind, type ModelFailure, type ModelReply } from './model-server-script.js';
 
 const usageOf = (reply: ModelReply) => reply.usage ?? { inputTokens: 10, outputTokens: 5 };
@@ -22,7 +22,7 @@ export function openaiStream(reply: ModelReply, model: string, turn: number, inc
   for (const content of pieces(reply.text ?? '')) chunks.push(chunk({ content }));
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
     chunks.push(chunk({ tool_calls: [{ index, id: `call_${turn}_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] }));
-    for (const args of pieces(JSON.stringify(call.input), 12)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: args } }] }));
+    for (const args of argumentPieces(call.input)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: args } }] }));
   }
   chunks.push(chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
   if (includeUsage) chunks.push({ data: { ...base, choices: [], usage: openaiUsage(reply) } });

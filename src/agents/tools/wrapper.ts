@@ -1,5 +1,6 @@
 // The one wrapper every tool call goes through: validation, confinement, permissions, timeout, truncation, audit.
 import type { ToolResult } from '../../model/types.js';
+import { elideLongStrings, oversizedArguments } from './arguments.js';
 import { ToolRefusal, type AgentTool, type ToolContext } from './tool.js';
 
 export interface ToolAuditEntry {
@@ -14,6 +15,8 @@ export interface ToolRunOptions {
   timeoutMs?: number;
   /** Longest output handed to the model, in characters. */
   maxOutputChars?: number;
+  /** Longest arguments accepted, as JSON characters. */
+  maxArgumentChars?: number;
   audit?: (entry: ToolAuditEntry) => void;
 }
 
@@ -53,10 +56,14 @@ export async function runTool(
 ): Promise<ToolRun> {
   const settings = { ...defaults, ...options };
   const finish = (outcome: ToolRun['outcome'], output: string, display: string): ToolRun => {
-    options.audit?.({ tool: call.name, kind: tool?.kind ?? 'read', input: call.input, outcome, detail: outcome === 'ok' ? display : output });
+    // Long values (file contents, an oversized argument) are not copied into the audit trail whole.
+    options.audit?.({ tool: call.name.slice(0, 100), kind: tool?.kind ?? 'read', input: elideLongStrings(call.input, 4096), outcome, detail: outcome === 'ok' ? display : output });
     return { outcome, display, result: { id: call.id, name: call.name, output: truncate(output, settings.maxOutputChars), isError: outcome !== 'ok' } };
   };
-  if (!tool) return finish('refused', `There is no tool named "${call.name}".`, `✗ unknown tool ${call.name}`);
+  const name = call.name.slice(0, 100);
+  if (!tool) return finish('refused', `There is no tool named "${name}".`, `✗ unknown tool ${name}`);
+  const oversized = oversizedArguments(call.input, options.maxArgumentChars);
+  if (oversized) return finish('refused', `Refused: ${oversized}.`, `✗ ${tool.name}: ${oversized.split(';')[0]}`);
   if (tool.kind === 'exec' || tool.kind === 'network') {
     return finish('refused', `${tool.name} needs ${tool.kind} access, which universal-agent does not have. Ask the user to run commands with /exec.`, `✗ ${tool.name}: ${tool.kind} access is not available`);
   }

@@ -80,9 +80,12 @@ function describeLastPlan(last: LastPlan): string {
   return `The previous plan "${last.plan.title}" ${status}:\n${steps}${differences}\nA follow-up instruction refines that result.`;
 }
 
+/** The words that open the /exec outputs in a user turn (compaction keeps what follows them). */
+export const execOutputsHeading = 'Output of the commands I ran with /exec since your last turn (the end of each):';
+
 /** The user's turn: the task plus any /exec output since the last turn. */
 export function userTurn(task: string, execOutputs: ExecOutput[]): string {
   if (execOutputs.length === 0) return task;
   const outputs = execOutputs.map((run) => `$ ${run.command}\n(exit code ${run.exitCode ?? 'none: stopped'})\n${run.tail.trimEnd()}`).join('\n\n');
-  return `${task}\n\nOutput of the commands I ran with /exec since your last turn (the end of each):\n${outputs}`;
+  return `${task}\n\n${execOutputsHeading}\n${outputs}`;
 }

@@ -1,32 +1,53 @@
-// The universal-agent loop: route, stream model turns, run tools through the wrapper, and draft the plan.
+// The universal-agent loop: route, stream model turns, run tools through the wrapper, keep the context in bounds, and draft the plan.
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { say, type OutputSink } from '../../cli/output.js';
-import type { ChatMessage, ModelClient, TokenUsage, ToolCall } from '../../model/types.js';
+import { CadreError, isCadreError } from '../../errors.js';
+import { loadTokenCounter } from '../../gateway/metering.js';
+import { defaultContextWindow } from '../../model/context-window.js';
+import { createRequestCounter } from '../../model/tokens.js';
+import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from '../../model/types.js';
 import { addUsage, zeroUsage } from '../../model/types.js';
+import type { ProjectContext } from '../../project/context.js';
 import { buildPlanDraft, stagePlan } from '../plan/draft.js';
+import { describeCall, refusedArguments } from '../tools/arguments.js';
 import { universalTools } from '../tools/index.js';
 import { createPermissions, defaultRules, type PermissionRules } from '../tools/permissions.js';
 import { createStagedView } from '../tools/staged-view.js';
 import type { AgentTool, PlanNotes, ToolContext } from '../tools/tool.js';
 import { runTool, type ToolAuditEntry } from '../tools/wrapper.js';
-import type { ProjectContext } from '../../project/context.js';
+import { createContextKeeper } from './context-keeper.js';
+import { createInstructionLoader, instructionsNote, instructionsSection, pathsNamedIn, type InstructionFile } from './instructions.js';
+import { createLoopGuard } from './loop-guard.js';
 import { systemPrompt, userTurn, type ExecOutput, type ExtraCapability, type LastPlan } from './prompt.js';
 import { routeToSpecialist, type Route } from './route.js';
+import { repeatedRefusal, stoppedByPerson, turnLimitReached } from './stops.js';
 import { compactTranscript } from './transcript.js';
+import { streamTurn } from './turn.js';
+
+/** Asks the person a yes/no question at the prompt. */
+export type AskPerson = (question: string) => Promise<boolean>;
 
 export interface UniversalAgentConfig {
   cwd: string;
   permissions?: PermissionRules;
   capabilities?: ExtraCapability[];
-  /** Most model turns in one run (default 40). */
+  /** Most model turns in one run (default 40); reaching it is a failure. */
   maxSteps?: number;
   maxOutputTokens?: number;
   toolTimeoutMs?: number;
+  /** A model stream silent this long fails the run with `model.stalled` (default 60 s). */
+  stallTimeoutMs?: number;
   audit?: (entry: ToolAuditEntry) => void;
-  /** Live text as the model streams it; without it, each turn's text is emitted whole. */
-  onTextDelta?: (text: string) => void;
   /** A router to use instead of the local one (e.g. routeTask from src/capabilities/routing.ts). */
   route?: (task: string, context: ProjectContext | null) => Route;
+  /** The model's context window in tokens (default a conservative 32,000). */
+  contextWindow?: () => Promise<number>;
+  /** Tools of configured integrations (MCP servers), offered next to the built-in ones through the same wrapper. */
+  extraTools?: () => Promise<readonly AgentTool[]>;
+  /** Who answers yes/no questions (a refused call repeated, a side effect to approve); undefined when no one can (cadre -c). */
+  askPerson?: () => AskPerson | undefined;
+  /** Read AGENTS.md / CLAUDE.md instruction files (default true). */
+  instructions?: boolean;
 }
 
 export interface UniversalAgentInput {
@@ -44,14 +65,26 @@ export interface UniversalAgentInput {
   route?: Route;
 }
 
+/** The tokens of one model request: an agent turn, or the summary a compaction asked for. */
+export interface ModelTurnUsage {
+  kind: 'turn' | 'compaction';
+  usage: TokenUsage;
+}
+
 export interface UniversalAgentResult {
   plan: PlanDraft | null;
   summary: string;
   usage: TokenUsage;
+  /** Every model request of the run, in order. */
+  turns: ModelTurnUsage[];
   transcript: ChatMessage[];
   route: Route;
   /** True when the model called propose-plan (false: the plan, if any, was drafted from staged changes anyway). */
   proposed: boolean;
+  /** Why the run stopped before finishing (stall, provider error, turn limit, loop, cancellation); the rest is the work kept. */
+  stopped: CadreError | null;
+  /** The instruction files read into the run. */
+  instructions: string[];
 }
 
 /** Routes a task to a specialist and tells the user which one and why. */
@@ -66,9 +99,14 @@ const titleOf = (task: string) => {
   return line.length > 72 ? `${line.slice(0, 71)}…` : line;
 };
 
+const announce = (files: InstructionFile[], emit: OutputSink): void => {
+  if (files.length) emit(say(`Instructions read: ${files.map((file) => `${file.path}${file.truncated ? ' (cut at the budget)' : ''}`).join(', ')}`, 'dim'));
+};
+
 /**
- * Runs universal-agent on one task or follow-up. Provider failures are thrown as CadreError (`model.*`)
- * after the partial work is abandoned; the caller's transcript is untouched, so the session loses nothing.
+ * Runs universal-agent on one task or follow-up. Nothing thrown for expected failures: a run that stops early (a
+ * provider error, a stall, the turn limit, a loop, Ctrl-C) returns `stopped` with the work so far (the conversation
+ * up to the last whole turn, the staged changes as a plan), so the session keeps it.
  */
 export async function runUniversalAgent(input: UniversalAgentInput): Promise<UniversalAgentResult> {
   const { config, emit, model } = input;
@@ -78,52 +116,112 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   const notes: PlanNotes = { summaries: new Map(), proposed: false };
   const view = createStagedView(config.cwd);
   if (input.lastPlan && input.lastPlan.status !== 'applied') await stagePlan(view, input.lastPlan.plan, notes);
-  const context: ToolContext = { root: config.cwd, view, permissions: createPermissions(config.cwd, config.permissions ?? defaultRules), plan: notes, signal };
-  const tools: readonly AgentTool[] = universalTools;
-  const system = systemPrompt({ specialist: route.specialist, projectContext: input.projectContext, capabilities: config.capabilities ?? [], lastPlan: input.lastPlan });
-  const messages: ChatMessage[] = [...compactTranscript(input.transcript), { role: 'user', content: userTurn(input.task, input.execOutputs) }];
-  let usage = zeroUsage();
-  let summary = '';
-  const maxSteps = config.maxSteps ?? 40;
+  const permissions = createPermissions(config.cwd, config.permissions ?? defaultRules);
+  const context: ToolContext = { root: config.cwd, view, permissions, plan: notes, signal };
+  const tools: readonly AgentTool[] = [...universalTools, ...((await config.extraTools?.()) ?? [])];
+  const specs = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
 
-  for (let step = 0; ; step += 1) {
-    if (step >= maxSteps) {
-      emit(say(`universal-agent stopped after ${maxSteps} model turns without finishing; the staged changes so far are kept as the plan.`, 'warn'));
-      break;
+  const instructions = config.instructions === false ? null : createInstructionLoader({ permissions, countTokens: await loadTokenCounter() });
+  const firstFiles = (await instructions?.forPaths(['.', ...pathsNamedIn(input.task), ...(input.lastPlan?.plan.steps.map((step) => step.path) ?? [])])) ?? [];
+  announce(firstFiles, emit);
+  const system = [
+    systemPrompt({ specialist: route.specialist, projectContext: input.projectContext, capabilities: config.capabilities ?? [], lastPlan: input.lastPlan }),
+    instructionsSection(firstFiles),
+  ].filter(Boolean).join('\n\n');
+
+  let messages: ChatMessage[] = [...compactTranscript(input.transcript), { role: 'user', content: userTurn(input.task, input.execOutputs) }];
+  let usage = zeroUsage();
+  const turns: ModelTurnUsage[] = [];
+  const counted = (kind: ModelTurnUsage['kind'], used: TokenUsage): void => {
+    usage = addUsage(usage, used);
+    turns.push({ kind, usage: used });
+  };
+  const counter = await createRequestCounter();
+  const window = (await config.contextWindow?.()) ?? defaultContextWindow;
+  const keeper = createContextKeeper({
+    model, counter, system, tools: specs, window, emit, signal, onUsage: (used) => counted('compaction', used),
+    ...(config.stallTimeoutMs ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
+  });
+  const guard = createLoopGuard();
+  const maxSteps = config.maxSteps ?? 40;
+  let summary = '';
+  let stopped: CadreError | null = null;
+
+  /** One model turn; a "context too long" reply compacts the conversation and tries once more. */
+  const requestTurn = async () => {
+    for (let retried = false; ; retried = true) {
+      messages = await keeper.fit(messages, { force: retried });
+      const estimated = keeper.estimate(messages);
+      try {
+        const reply = await streamTurn(model, {
+          system, messages, tools: specs, signal,
+          ...(config.maxOutputTokens ? { maxOutputTokens: config.maxOutputTokens } : {}),
+          ...(config.stallTimeoutMs ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
+        }, emit);
+        counter.calibrate(estimated, reply.usage.inputTokens);
+        return reply;
+      } catch (error) {
+        if (retried || !isCadreError(error) || error.code !== 'model.context-too-long') throw error;
+      }
     }
-    let text = '';
-    const calls: ToolCall[] = [];
-    for await (const part of model.stream({
-      system,
-      messages,
-      tools: tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
-      signal,
-      ...(config.maxOutputTokens ? { maxOutputTokens: config.maxOutputTokens } : {}),
-    })) {
-      if (part.type === 'text-delta') {
-        text += part.text;
-        config.onTextDelta?.(part.text);
-      } else if (part.type === 'tool-call') calls.push(part.call);
-      else usage = addUsage(usage, part.usage);
-    }
-    if (text.trim() && !config.onTextDelta) emit(say(text.trim()));
-    else if (text && config.onTextDelta && !text.endsWith('\n')) config.onTextDelta('\n');
-    if (text.trim()) summary = text.trim();
-    messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) });
-    if (calls.length === 0) break;
-    const results = [];
+  };
+
+  /** Runs the calls of one turn; the results, and whether the run must stop after them. */
+  const runCalls = async (calls: ToolCall[]): Promise<{ kept: ToolCall[]; results: ToolResult[]; stop: CadreError | null }> => {
+    const kept: ToolCall[] = [];
+    const results: ToolResult[] = [];
+    let stop: CadreError | null = null;
     for (const call of calls) {
-      const run = await runTool(tools.find((tool) => tool.name === call.name), call, context, {
+      const tool = tools.find((candidate) => candidate.name === call.name);
+      const run = await runTool(tool, call, context, {
         ...(config.toolTimeoutMs ? { timeoutMs: config.toolTimeoutMs } : {}),
         ...(config.audit ? { audit: config.audit } : {}),
       });
       emit(say(`  ${run.outcome === 'ok' ? '· ' : ''}${run.display}`, run.outcome === 'ok' ? 'dim' : 'warn'));
-      results.push(run.result);
+      const refused = run.outcome !== 'ok';
+      // A refused call's long arguments (a 5 MB file, say) never go back to the model.
+      kept.push(refused ? { ...call, input: refusedArguments(call.input) } : call);
+      const result = { ...run.result };
+      if (!refused && tool?.paths && instructions) {
+        const found = await instructions.forPaths(tool.paths(tool.parameters.parse(call.input)));
+        announce(found, emit);
+        result.output += instructionsNote(found);
+      }
+      const verdict = guard.record(call, refused);
+      if (verdict.kind === 'warn') result.output += `\n\n${verdict.note}`;
+      if (verdict.kind === 'stop' && !stop) {
+        const named = describeCall(call.name, call.input);
+        const ask = config.askPerson?.();
+        if (!ask) stop = repeatedRefusal(named, run.display.replace(/^✗\s*/, ''), verdict.times, await view.changes());
+        else if (await ask(`universal-agent has made the same refused call ${verdict.times} times (${named}). Let it go on?`)) {
+          guard.forgive(call);
+          result.output += '\n\nThe user let you go on, but this exact call will be refused again: do something else.';
+        } else stop = stoppedByPerson(named, await view.changes());
+      }
+      results.push(result);
     }
-    messages.push({ role: 'tool', results });
+    return { kept, results, stop };
+  };
+
+  try {
+    for (let step = 0; ; step += 1) {
+      if (step >= maxSteps) throw turnLimitReached(maxSteps, await view.changes());
+      const reply = await requestTurn();
+      counted('turn', reply.usage);
+      if (reply.text.trim()) summary = reply.text.trim();
+      if (reply.calls.length === 0) {
+        messages.push({ role: 'assistant', content: reply.text });
+        break;
+      }
+      const { kept, results, stop } = await runCalls(reply.calls);
+      messages.push({ role: 'assistant', content: reply.text, toolCalls: kept }, { role: 'tool', results });
+      if (stop) throw stop;
+    }
+  } catch (error) {
+    if (!isCadreError(error)) throw error;
+    stopped = error;
   }
 
   const plan = buildPlanDraft(await view.changes(), notes, titleOf(input.task));
-  emit(say(`tokens: ${usage.inputTokens} in · ${usage.outputTokens} out (${model.provider} ${model.model})`, 'dim'));
-  return { plan, summary, usage, transcript: messages, route, proposed: notes.proposed };
+  return { plan, summary, usage, turns, transcript: messages, route, proposed: notes.proposed, stopped, instructions: instructions?.loaded().map((file) => file.path) ?? [] };
 }

@@ -2,10 +2,8 @@
 
 import type { ChatMessage } from '../../model/types.js';
 
-const keepChars = 600;
-
 /** Earlier turns' tool outputs over `keepChars` keep their start and say they were shortened; the rest is unchanged. */
-export function compactTranscript(transcript: ChatMessage[]): ChatMessage[] {
+export function compactTranscript(transcript: ChatMessage[], keepChars = 600): ChatMessage[] {
   return transcript.map((message) => {
     if (message.role !== 'tool') return message;
     return {

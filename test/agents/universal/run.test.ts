@@ -69,7 +69,12 @@ describe.each(['anthropic', 'openai-compatible'] as const)('universal-agent over
     const said = lines(events);
     expect(said[0]).toMatch(/^universal-agent → backend specialist \(/);
     expect(said).toContain('  · staged create src/greet.ts');
-    expect(said.at(-1)).toBe(`tokens: 6200 in · 435 out (${provider} test-model)`);
+    expect(result.turns.map((turn) => turn.usage.inputTokens)).toEqual([900, 1000, 1200, 1500, 1600]);
+    expect(result.stopped).toBeNull();
+    // The model's text streamed in pieces, and each turn's text ends its line.
+    const streamed = events.flatMap((e) => (e.type === 'output.model-text' ? [e.text] : []));
+    expect(streamed.length).toBeGreaterThan(5);
+    expect(streamed.join('')).toContain(`${result.summary}\n`);
 
     // Each tool result went back to the model, and staged content was visible to later reads.
     expect(JSON.stringify(server.requests[1]?.body)).toContain('src/index.ts');
@@ -128,13 +133,16 @@ it('every refusal is a tool error for the model and a line for the user', async 
   ]);
 });
 
-it('a provider error mid-task is a model.* error and the caller\'s session is intact', async () => {
+it('a provider error mid-task stops the run with a model.* error, keeps the whole turns done so far, and leaves the caller\'s transcript untouched', async () => {
   const cwd = projectFiles();
   server = await startModelServer({ script: { turns: [{ toolCalls: [{ name: 'list-files', input: {} }] }, { error: { status: 500 } }] } });
   const transcript = [{ role: 'user' as const, content: 'earlier task' }, { role: 'assistant' as const, content: 'earlier answer' }];
   const model = createModelClient({ provider: 'anthropic', model: 'm', apiKey: 'k', baseUrl: `${server.url}/v1`, source: 'test' });
-  await expect(runUniversalAgent({
+  const result = await runUniversalAgent({
     task: 'do it', model, projectContext: null, config: { cwd }, transcript, lastPlan: null, execOutputs: [], emit: () => undefined,
-  })).rejects.toMatchObject({ code: 'model.server', remedy: expect.stringMatching(/session is intact/) });
+  });
+  expect(result.stopped).toMatchObject({ code: 'model.server', remedy: expect.stringMatching(/session is intact/) });
   expect(transcript).toHaveLength(2);
+  expect(result.transcript.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'tool']);
+  expect(result.turns).toHaveLength(1);
 });
