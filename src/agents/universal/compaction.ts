@@ -91,7 +91,7 @@ async function summarise(input: CompactionInput, older: ChatMessage[]): Promise<
   let usage = zeroUsage();
   for await (const part of input.model.stream({
     system: summarySystem,
-    messages: [{ role: 'user', content: renderForSummary(older, Math.floor(input.window * 0.5 * 3)) }],
+    messages: [{ role: 'user', content: renderForSummary(older, Math.floor(input.window * 0.7 * 3.5)) }],
     tools: [],
     maxOutputTokens: 1500,
     ...(input.signal ? { signal: input.signal } : {}),

@@ -38,10 +38,12 @@ export function createContextKeeper(options: ContextKeeperOptions): ContextKeepe
     async fit(messages, { force = false } = {}) {
       const needed = estimate(messages);
       if (!force && needed <= window * compactionThreshold) return messages;
-      // The system prompt and tool declarations are sent whatever happens: the conversation gets the rest.
+      // The system prompt and tool declarations are sent whatever happens: the conversation gets the rest. When the
+      // provider said the request was too long, its real window is smaller than what was sent, whatever we thought.
       const fixed = needed - countMessages(messages);
+      const effective = force ? Math.min(window, needed) : window;
       const result = await compactConversation({
-        model: options.model, messages, countMessages, window: Math.max(1_000, window - fixed), keepRecentShare: 0.3,
+        model: options.model, messages, countMessages, window: Math.max(1_000, effective - fixed), keepRecentShare: 0.3,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.stallTimeoutMs ? { stallTimeoutMs: options.stallTimeoutMs } : {}),
       });

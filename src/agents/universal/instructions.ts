@@ -70,7 +70,8 @@ export function createInstructionLoader(options: { permissions: Permissions; cou
         truncated = true;
       }
       if (!text) return null;
-      left -= tokens;
+      // A file cut at the budget spends all of it: no later file is read in part.
+      left = truncated ? 0 : left - tokens;
       return { path: relPath, text: truncated ? `${text}\n[… the rest of ${relPath} is left out: the instructions budget is spent]` : text, tokens, truncated };
     }
     return null;
@@ -107,8 +108,8 @@ export function instructionsNote(files: readonly InstructionFile[]): string {
   return files.map((file) => `\n\n[Instructions from ${file.path}, which apply to files under ${posix.dirname(file.path) === '.' ? 'the project' : `${posix.dirname(file.path)}/`}:]\n${file.text}`).join('');
 }
 
-/** Project paths a task text names (words with a slash or a file extension that exist as given are not checked here). */
+/** Paths a task text names: words with a slash or a file extension, links left out (a folder that does not exist has no instructions). */
 export function pathsNamedIn(text: string): string[] {
-  const words = text.match(/[\w@.-]+(?:\/[\w@.-]+)+\/?|\b[\w-]+\.[a-z]{1,5}\b/g) ?? [];
-  return [...new Set(words.filter((word) => !word.startsWith('http') && !word.includes('..')))].slice(0, 50);
+  const words = text.replace(/\b[a-z][a-z+.-]*:\/\/\S+/gi, ' ').match(/[\w@.-]+(?:\/[\w@.-]+)+\/?|\b[\w-]+\.[a-z]{1,5}\b/g) ?? [];
+  return [...new Set(words.filter((word) => !word.includes('..')))].slice(0, 50);
 }
