@@ -12,6 +12,7 @@ import type { ModelClient } from '../model/types.js';
 import { result, say, type OutputSink } from './output.js';
 import type { CommandContext } from '../commands/types.js';
 import { draftOffline } from './offline-engine.js';
+import type { ModelHost } from './model-host.js';
 
 export interface AgentHostOptions {
   cwd: string;
@@ -22,6 +23,8 @@ export interface AgentHostOptions {
   /** The current session actor (a /resume replaces it). */
   session: () => AnyActorRef;
   inspect?: (event: InspectionEvent) => void;
+  /** The session's model (/model switches it). */
+  models: ModelHost;
 }
 
 /** The vm-agent's attempt, provided once the container layer is wired. */
@@ -46,17 +49,7 @@ export function createAgentHost(options: AgentHostOptions) {
   const reported = new Map<string, ExitCode>();
   let vmAttempt: VmAttempt | undefined;
 
-  let modelLoad: Promise<ModelClient | null> | undefined;
-  const model = (): Promise<ModelClient | null> => {
-    modelLoad ??= (async () => {
-      const { resolveModel } = await import('../model/resolve.js');
-      const resolved = resolveModel(config.model, options.env);
-      if (resolved.provider === 'offline') return null;
-      const { createModelClient } = await import('../model/client.js');
-      return createModelClient(resolved, { onRetry: (info) => sink(say(`${info.reason}: retrying in ${Math.ceil(info.delayMs / 1000)} s (attempt ${info.attempt}).`, 'warn')) });
-    })();
-    return modelLoad;
-  };
+  const model = (): Promise<ModelClient | null> => options.models.client();
 
   const projectContext = async () => (await import('../project/context.js')).loadProjectContext(cwd);
   const sessionContext = (): SessionContext => options.session().getSnapshot().context as SessionContext;
@@ -64,18 +57,23 @@ export function createAgentHost(options: AgentHostOptions) {
     cwd,
     permissions: config.permissions,
     capabilities: config.capabilities,
+    ...options.models.agentConfig,
     audit: (entry: { tool: string; kind: string; outcome: string }) => options.audit('tool.called', { ...entry }),
   };
 
   let steps: Promise<ReturnType<typeof import('../agents/actors.js').createUniversalAgentSteps>> | undefined;
-  const universalSteps = () => {
+  let stepsModel: ModelClient | null | undefined;
+  const universalSteps = async () => {
+    // /model switched the client: the steps are made again for it.
+    if ((await model()) !== stepsModel) steps = undefined;
     steps ??= (async () => {
       const { createUniversalAgentSteps } = await import('../agents/actors.js');
       const { routeToSpecialist } = await import('../agents/universal/route.js');
       return createUniversalAgentSteps({
         config: { ...agentConfig, route: routeToSpecialist },
-        model: await model(),
+        model: (stepsModel = await model()),
         session: state,
+        price: () => options.models.price(),
         plans,
         projectContext,
         emit: sink,
@@ -183,10 +181,7 @@ export function createAgentHost(options: AgentHostOptions) {
       steps = undefined;
     },
     plans,
-    describeModel: async (): Promise<string> => {
-      const { resolveModel, describeModel } = await import('../model/resolve.js');
-      return describeModel(resolveModel(config.model, options.env));
-    },
+    describeModel: (): Promise<string> => options.models.describe(),
 
     /** Runs a task to its end: submits it to the session, answers approvals, reports the outcome. */
     async runTask(request: TaskRequest, ctx: CommandContext): Promise<ExitCode> {

@@ -21,6 +21,7 @@ import { sessionMachine } from '../../machines/session.machine.js';
 import type { AgentSessionState } from '../agents/session-state.js';
 import { createVmHost } from './vm-host.js';
 import { createVmTasks } from './vm-tasks.js';
+import { createModelHost } from './model-host.js';
 
 export interface AppOptions {
   cwd: string;
@@ -84,8 +85,9 @@ export async function startApp(options: AppOptions): Promise<App> {
     if (!session) throw new Error('the session actor is not running');
     return session;
   };
+  const models = createModelHost({ config: loaded.config, env, sink, ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}) });
   const agents = createAgentHost({
-    cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor,
+    cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models,
     ...(options.inspect ? { inspect: options.inspect } : {}),
   });
   const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume, agentState: () => agents.state() });
@@ -127,6 +129,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     audit: recordAudit,
     describeModel: () => agents.describeModel(),
     config: loaded.config,
+    models,
     agents,
     vm,
     vmTasks,

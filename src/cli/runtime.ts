@@ -1,6 +1,7 @@
 // What command handlers may use of the running system; the composition root (root.ts) implements it.
 import type { CommandDefinition } from '../commands/types.js';
 import type { AgentHost } from './agent-host.js';
+import type { ModelHost } from './model-host.js';
 import type { Config } from '../store/config-schema.js';
 import type { VmHost } from './vm-host.js';
 import type { VmTasks } from './vm-tasks.js';
@@ -46,6 +47,8 @@ export interface Runtime {
   describeModel(): Promise<string>;
   /** The effective configuration. */
   config: Config;
+  /** The session's model: its client, context window, price, and /model. */
+  models: ModelHost;
   /** The agents in the actor system: tasks with approval, /exec output for the agent, /undo. */
   agents: AgentHost;
   /** vm-agent's containers, gateways and /vm-config settings (the engine loads on first use). */

@@ -11,6 +11,8 @@ import { saveCommand } from './save.js';
 import { resumeCommand } from './resume.js';
 import { sessionsCommand } from './sessions.js';
 import { statusCommand } from './status.js';
+import { modelCommand } from './model.js';
+import { compactCommand } from './compact.js';
 import { vmCreateCommand } from './vm-create.js';
 import { vmStatusCommand } from './vm-status.js';
 import { vmRestartCommand } from './vm-restart.js';
@@ -39,6 +41,8 @@ export const commandRegistry: readonly CommandDefinition[] = [
   resumeCommand,
   sessionsCommand,
   statusCommand,
+  modelCommand,
+  compactCommand,
   vmCreateCommand,
   vmStatusCommand,
   vmRestartCommand,

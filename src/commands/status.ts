@@ -1,5 +1,6 @@
 // /status: the session, mode, agent, model, token usage and containers.
 import { z } from 'zod';
+import { describeCost, describeTurns, sessionCost } from '../agents/usage.js';
 import { result } from '../cli/output.js';
 import { defineCommand } from './types.js';
 
@@ -12,6 +13,9 @@ export const statusCommand = defineCommand({
     const view = ctx.runtime.session.view();
     const model = await ctx.runtime.describeModel();
     const total = view.usage.inputTokens + view.usage.outputTokens;
+    const agentState = ctx.runtime.agents.state();
+    const cost = sessionCost(agentState);
+    const lastTask = agentState.usageLog?.at(-1) ?? null;
     const taskState = (id: string): string => (view.queuedTasks.includes(id) ? `queued ${view.queuedTasks.indexOf(id) + 1}` : 'running');
     const text = [
       `Session     ${view.name} (${view.state})`,
@@ -19,11 +23,12 @@ export const statusCommand = defineCommand({
       `Mode        ${view.mode === 'auto' ? 'autonomous (/auto)' : 'approve each plan'}`,
       `Agent       ${view.agent}`,
       `Model       ${model}`,
-      `Tokens      ${total} used (${view.usage.inputTokens} in, ${view.usage.outputTokens} out)`,
+      `Tokens      ${total} used (${view.usage.inputTokens} in, ${view.usage.outputTokens} out)${agentState.usageLog?.length ? `, universal-agent ${describeCost(cost)}` : ''}`,
+      ...(lastTask ? [`Last task   ${lastTask.turns.length} model request(s), ${describeCost(lastTask.cost)}: ${describeTurns(lastTask.turns)}`] : []),
       `Budget      vm-agent ${view.budget.used} of ${view.budget.limit} tokens`,
       `Tasks       ${view.tasks.length === 0 ? 'none' : view.tasks.map((id) => `${id} (${taskState(id)})`).join(', ')}`,
       `Containers  ${view.containers.length === 0 ? 'none' : view.containers.map((c) => (c === view.currentContainer ? `${c} (current)` : c)).join(', ')}`,
     ].join('\n');
-    ctx.emit(result('status', { ...view, model, project: ctx.runtime.cwd }, text));
+    ctx.emit(result('status', { ...view, model, project: ctx.runtime.cwd, cost, lastTask }, text));
   },
 });

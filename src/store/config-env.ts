@@ -10,6 +10,8 @@ export const envMapping: readonly { variable: string; key: string; kind: Kind }[
   { variable: 'CADRE_MODEL', key: 'model.name', kind: 'string' },
   { variable: 'CADRE_BASE_URL', key: 'model.baseUrl', kind: 'string' },
   { variable: 'CADRE_API_KEY', key: 'model.apiKey', kind: 'string' },
+  { variable: 'CADRE_CONTEXT_WINDOW', key: 'model.contextWindow', kind: 'int' },
+  { variable: 'CADRE_STALL_TIMEOUT', key: 'model.stallTimeoutSeconds', kind: 'int' },
   { variable: 'CADRE_VM_MEMORY', key: 'vm.memory', kind: 'string' },
   { variable: 'CADRE_VM_CPU', key: 'vm.cpu', kind: 'int' },
   { variable: 'CADRE_VM_TIMEOUT', key: 'vm.timeoutMinutes', kind: 'int' },

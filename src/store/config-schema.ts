@@ -18,6 +18,12 @@ const capability = z.strictObject({
   tools: z.array(z.string().min(1)).default([]).describe('Names of the tools it may use'),
 });
 
+const price = z.strictObject({
+  input: z.number().nonnegative().describe('Dollars per million input tokens'),
+  output: z.number().nonnegative().describe('Dollars per million output tokens'),
+  cachedInput: z.number().nonnegative().optional().describe('Dollars per million cached input tokens'),
+});
+
 export const configSchema = z.strictObject({
   model: z
     .strictObject({
@@ -28,6 +34,11 @@ export const configSchema = z.strictObject({
       name: z.string().min(1).optional().describe('Model name, as the provider spells it'),
       baseUrl: z.url().optional().describe('Provider API base URL (required for openai-compatible servers)'),
       apiKey: z.string().min(1).optional().describe('Provider API key (secret)'),
+      contextWindow: z.number().int().min(1_000).optional()
+        .describe("The model's context window in tokens, when the provider's model list does not say (default: known models, else 32000)"),
+      stallTimeoutSeconds: z.number().int().min(1).default(60).describe('A model stream silent this long fails with "the model stopped responding"'),
+      prices: z.record(z.string().min(1), price).default({})
+        .describe('Prices per model name (a trailing * matches a prefix), in dollars per million tokens: { input, output, cachedInput }'),
     })
     .prefault({})
     .describe('The model behind the agents'),

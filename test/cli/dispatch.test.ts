@@ -25,6 +25,7 @@ function harness(registry: readonly CommandDefinition[] = commandRegistry) {
     audit: (type) => audited.push(type),
     describeModel: async () => 'offline',
     config: {} as Runtime['config'],
+    models: {} as Runtime['models'],
     agents: {} as Runtime['agents'],
     vm: {} as Runtime['vm'],
     vmTasks: {} as Runtime['vmTasks'],

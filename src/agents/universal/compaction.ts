@@ -116,7 +116,7 @@ export async function compactConversation(input: CompactionInput): Promise<Compa
   const files = filesInPlay(older);
   const content = [summaryHeading, summary.text, files.length ? `Files in play: ${files.join(', ')}` : '', ...keptVerbatim(older, recent)].filter(Boolean).join('\n\n');
   const head: ChatMessage[] = [{ role: 'user', content }];
-  if (recent[0]?.role === 'user') head.push({ role: 'assistant', content: 'Understood: I continue from this summary.' });
+  if (recent.length === 0 || recent[0]?.role === 'user') head.push({ role: 'assistant', content: 'Understood: I continue from this summary.' });
   // Recent turns that are still too big keep only the start of their tool outputs.
   if (countMessages(recent) > input.window * Math.max(input.keepRecentShare, 0.3)) recent = compactTranscript(recent, 2000);
   const compacted = [...head, ...recent];
