@@ -31,6 +31,8 @@ export interface ModelServerOptions {
   script: ModelScript | string;
   /** When set, requests carrying another key (x-api-key or Bearer) get a 401. */
   requiredApiKey?: string;
+  /** Served at GET …/models, in the shape of the asking client's provider (404 when absent). */
+  models?: { id: string; contextWindow?: number }[];
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,6 +79,14 @@ async function sendStream(response: ServerResponse, chunks: Chunk[], delayMs: nu
   response.end();
 }
 
+/** The model list: Anthropic's shape to a client that sends anthropic-version, else OpenAI's with vLLM's max_model_len. */
+function sendModelList(response: ServerResponse, headers: IncomingMessage['headers'], models: NonNullable<ModelServerOptions['models']>): void {
+  const body = headers['anthropic-version']
+    ? { data: models.map((model) => ({ type: 'model', id: model.id, display_name: model.id, created_at: '2025-01-01T00:00:00Z' })), has_more: false, first_id: models[0]?.id ?? null, last_id: models.at(-1)?.id ?? null }
+    : { object: 'list', data: models.map((model) => ({ id: model.id, object: 'model', created: 1_700_000_000, owned_by: 'test', ...(model.contextWindow ? { max_model_len: model.contextWindow } : {}) })) };
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
 /** Starts the server; every request consumes the next scripted turn, whichever wire format it uses. */
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const script = typeof options.script === 'string' ? loadModelScript(options.script) : modelScriptSchema.parse(options.script);
@@ -88,6 +98,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     const format = formatOf(path);
+    if (request.method === 'GET' && path.endsWith('/models') && options.models) {
+      sendModelList(response, request.headers, options.models);
+      return;
+    }
     if (request.method !== 'POST' || !format) {
       response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${path}` } }));
       return;
