@@ -22,6 +22,7 @@ import type { AgentSessionState } from '../agents/session-state.js';
 import { createVmHost } from './vm-host.js';
 import { createVmTasks } from './vm-tasks.js';
 import { createModelHost } from './model-host.js';
+import { createMcpManager } from '../mcp/manager.js';
 
 export interface AppOptions {
   cwd: string;
@@ -85,7 +86,11 @@ export async function startApp(options: AppOptions): Promise<App> {
     if (!session) throw new Error('the session actor is not running');
     return session;
   };
-  const models = createModelHost({ config: loaded.config, env, sink, ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}) });
+  const mcp = createMcpManager({ servers: loaded.config.mcp.servers, cwd, sink, version: cadreVersion });
+  const models = createModelHost({
+    config: loaded.config, env, sink, extraTools: () => mcp.tools(),
+    ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}),
+  });
   const agents = createAgentHost({
     cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models,
     ...(options.inspect ? { inspect: options.inspect } : {}),
@@ -130,6 +135,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     describeModel: () => agents.describeModel(),
     config: loaded.config,
     models,
+    mcp,
     agents,
     vm,
     vmTasks,
@@ -226,6 +232,7 @@ export async function startApp(options: AppOptions): Promise<App> {
         await waitFor(cli, (s) => s.status !== 'active', { timeout: 10_000 }).catch(() => undefined);
       }
       await vm.close();
+      await mcp.close();
       await sessions.close();
       await audit.close();
     },

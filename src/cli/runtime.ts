@@ -2,6 +2,7 @@
 import type { CommandDefinition } from '../commands/types.js';
 import type { AgentHost } from './agent-host.js';
 import type { ModelHost } from './model-host.js';
+import type { McpManager } from '../mcp/manager.js';
 import type { Config } from '../store/config-schema.js';
 import type { VmHost } from './vm-host.js';
 import type { VmTasks } from './vm-tasks.js';
@@ -49,6 +50,8 @@ export interface Runtime {
   config: Config;
   /** The session's model: its client, context window, price, and /model. */
   models: ModelHost;
+  /** The configured MCP servers (started on first need). */
+  mcp: McpManager;
   /** The agents in the actor system: tasks with approval, /exec output for the agent, /undo. */
   agents: AgentHost;
   /** vm-agent's containers, gateways and /vm-config settings (the engine loads on first use). */

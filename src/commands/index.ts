@@ -13,6 +13,7 @@ import { sessionsCommand } from './sessions.js';
 import { statusCommand } from './status.js';
 import { modelCommand } from './model.js';
 import { compactCommand } from './compact.js';
+import { mcpCommand } from './mcp.js';
 import { vmCreateCommand } from './vm-create.js';
 import { vmStatusCommand } from './vm-status.js';
 import { vmRestartCommand } from './vm-restart.js';
@@ -43,6 +44,7 @@ export const commandRegistry: readonly CommandDefinition[] = [
   statusCommand,
   modelCommand,
   compactCommand,
+  mcpCommand,
   vmCreateCommand,
   vmStatusCommand,
   vmRestartCommand,

@@ -30,7 +30,8 @@ export function describeConfig(loaded: LoadedConfig): { rows: ConfigRow[] } {
       if (isPlainObject(value) && Object.keys(value).length > 0) {
         for (const [entry, entryValue] of Object.entries(value as Json)) {
           const entryKey = `${key}.${entry}`;
-          const masked = secretEnvName.test(entry) ? mask(String(entryValue)) : JSON.stringify(entryValue);
+          const masked = key === 'mcp.servers' ? JSON.stringify(maskMcpServer(entryValue))
+            : secretEnvName.test(entry) ? mask(String(entryValue)) : JSON.stringify(entryValue);
           rows.push({ key: entryKey, value: masked, source: sourceText(loaded.sources.get(entryKey)), description });
         }
         continue;
@@ -54,6 +55,13 @@ export function renderConfigText(description: { rows: ConfigRow[] }): string {
 /** Shows a secret as its first 4 characters and an ellipsis, or only dots when it is too short to reveal any. */
 export function mask(secret: string): string {
   return secret.length >= 12 ? `${secret.slice(0, 4)}…` : '••••';
+}
+
+/** An MCP server as `cadre config` shows it: its environment and header values masked, whatever their names. */
+function maskMcpServer(server: unknown): unknown {
+  if (!isPlainObject(server)) return server;
+  const masked = (values: unknown) => (isPlainObject(values) ? Object.fromEntries(Object.entries(values).map(([name, value]) => [name, mask(String(value))])) : values);
+  return { ...server, ...('env' in server ? { env: masked(server.env) } : {}), ...('headers' in server ? { headers: masked(server.headers) } : {}) };
 }
 
 function showValue(key: string, value: unknown): string {

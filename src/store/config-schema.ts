@@ -24,6 +24,30 @@ const price = z.strictObject({
   cachedInput: z.number().nonnegative().optional().describe('Dollars per million cached input tokens'),
 });
 
+const mcpCommon = {
+  enabled: z.boolean().default(true).describe('Connect to this server (false keeps it configured but off)'),
+  timeoutSeconds: z.number().int().min(1).default(60).describe('Time limit of one tool call'),
+  startupTimeoutSeconds: z.number().int().min(1).default(30).describe('Time limit to start and initialise the server'),
+  trustedTools: z.array(z.string().min(1)).default([]).describe('Tools with side effects that run without asking each time'),
+  disabledTools: z.array(z.string().min(1)).default([]).describe('Tools never offered to the agent'),
+};
+
+/** An MCP server: a command cadre starts (stdio) or a streamable-HTTP URL. */
+export const mcpServerSchema = z.union([
+  z.strictObject({
+    command: z.string().min(1).describe('The program to start'),
+    args: z.array(z.string()).default([]).describe('Its arguments'),
+    env: z.record(z.string(), z.string()).default({}).describe('Extra environment variables (secret: masked and redacted)'),
+    cwd: z.string().min(1).optional().describe('Its working folder, relative to the project (default: the project)'),
+    ...mcpCommon,
+  }),
+  z.strictObject({
+    url: z.url().describe('The streamable-HTTP endpoint'),
+    headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers (secret: masked and redacted)'),
+    ...mcpCommon,
+  }),
+]);
+
 export const configSchema = z.strictObject({
   model: z
     .strictObject({
@@ -90,6 +114,13 @@ export const configSchema = z.strictObject({
     .prefault({})
     .describe('Pull requests'),
   capabilities: z.array(capability).default([]).describe('Extra capabilities added to the agents'),
+  mcp: z
+    .strictObject({
+      servers: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a kebab-case name like github'), mcpServerSchema).default({})
+        .describe('MCP servers whose tools universal-agent may use: { command, args, env } or { url, headers }'),
+    })
+    .prefault({})
+    .describe('Integrations through the Model Context Protocol'),
   audit: z
     .strictObject({
       enabled: z.boolean().default(true).describe('Write the hash-chained audit trail'),

@@ -74,7 +74,14 @@ export async function loadConfig({ cwd, env = process.env, flags = {} }: { cwd: 
     const value = getPath(config, key);
     if (typeof value === 'string') registerSecret(value);
   }
+  for (const value of mcpSecretValues(config)) registerSecret(value);
   return { config, sources };
+}
+
+/** MCP servers' environment and header values (a header's token also without its scheme): all treated as secrets. */
+export function mcpSecretValues(config: Config): string[] {
+  return Object.values(config.mcp.servers).flatMap((server) => Object.values('env' in server ? server.env : server.headers))
+    .flatMap((value) => [value, value.replace(/^(?:Bearer|Basic|token)\s+/i, '')]);
 }
 
 function lastValue(layers: { values: Json }[], key: string): unknown {

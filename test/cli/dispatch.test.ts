@@ -26,6 +26,7 @@ function harness(registry: readonly CommandDefinition[] = commandRegistry) {
     describeModel: async () => 'offline',
     config: {} as Runtime['config'],
     models: {} as Runtime['models'],
+    mcp: {} as Runtime['mcp'],
     agents: {} as Runtime['agents'],
     vm: {} as Runtime['vm'],
     vmTasks: {} as Runtime['vmTasks'],

@@ -40,6 +40,10 @@ export interface AgentTool<Params extends z.ZodType = z.ZodType> {
   parameters: Params;
   /** The project paths a call touches; the wrapper confines them and checks them against the kind's permission. */
   paths?: (params: z.infer<Params>) => string[];
+  /** For a call with side effects outside the staged plan (an integration's tool): the question the person must answer yes to first. */
+  approval?: (params: z.infer<Params>) => string | null;
+  /** Its own time limit, instead of the run's. */
+  timeoutMs?: number;
   execute(params: z.infer<Params>, context: ToolContext): Promise<ToolReply>;
 }
 

@@ -18,6 +18,8 @@ export interface ToolRunOptions {
   /** Longest arguments accepted, as JSON characters. */
   maxArgumentChars?: number;
   audit?: (entry: ToolAuditEntry) => void;
+  /** Asks the person to approve a call with side effects; absent when no one can answer (cadre -c). */
+  ask?: (question: string) => Promise<boolean>;
 }
 
 export interface ToolRun {
@@ -76,8 +78,15 @@ export async function runTool(
     const decision = context.permissions.check(path, tool.kind === 'write' ? 'write' : 'read');
     if (!decision.ok) return finish('refused', `Permission denied: ${decision.reason}.`, `✗ ${tool.name}: ${decision.reason}`);
   }
+  const question = tool.approval?.(parsed.data);
+  if (question) {
+    if (!options.ask) {
+      return finish('refused', `${tool.name} has side effects and needs the user's approval, and no one can approve it in this run (cadre -c). Do without it, or tell the user to run the task at the cadre prompt.`, `✗ ${tool.name}: needs approval, and there is no prompt to ask at`);
+    }
+    if (!(await options.ask(question))) return finish('refused', 'The user declined this call. Do not repeat it; ask the user how to proceed if it is needed.', `✗ ${tool.name}: declined`);
+  }
   try {
-    const reply = await withTimeout(tool.execute(parsed.data, context), settings.timeoutMs, context.signal);
+    const reply = await withTimeout(tool.execute(parsed.data, context), tool.timeoutMs ?? settings.timeoutMs, context.signal);
     return finish('ok', reply.output, reply.display);
   } catch (error) {
     if (error instanceof ToolRefusal) return finish('refused', `Refused: ${error.message}.`, `✗ ${tool.name}: ${error.message}`);

@@ -173,9 +173,11 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
     let stop: CadreError | null = null;
     for (const call of calls) {
       const tool = tools.find((candidate) => candidate.name === call.name);
+      const ask = config.askPerson?.();
       const run = await runTool(tool, call, context, {
         ...(config.toolTimeoutMs ? { timeoutMs: config.toolTimeoutMs } : {}),
         ...(config.audit ? { audit: config.audit } : {}),
+        ...(ask ? { ask } : {}),
       });
       emit(say(`  ${run.outcome === 'ok' ? '· ' : ''}${run.display}`, run.outcome === 'ok' ? 'dim' : 'warn'));
       const refused = run.outcome !== 'ok';
@@ -191,7 +193,6 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
       if (verdict.kind === 'warn') result.output += `\n\n${verdict.note}`;
       if (verdict.kind === 'stop' && !stop) {
         const named = describeCall(call.name, call.input);
-        const ask = config.askPerson?.();
         if (!ask) stop = repeatedRefusal(named, run.display.replace(/^✗\s*/, ''), verdict.times, await view.changes());
         else if (await ask(`universal-agent has made the same refused call ${verdict.times} times (${named}). Let it go on?`)) {
           guard.forgive(call);
