@@ -13,6 +13,7 @@ import { result, say, type OutputSink } from './output.js';
 import type { CommandContext } from '../commands/types.js';
 import { draftOffline } from './offline-engine.js';
 import type { ModelHost } from './model-host.js';
+import { draftPrepared, type PreparedPlan } from './prepared-plan.js';
 
 export interface AgentHostOptions {
   cwd: string;
@@ -35,6 +36,8 @@ export interface TaskRequest {
   text: string;
   /** Continues the last plan that was not applied (a follow-up); a new task starts from the disk. */
   followUp?: boolean;
+  /** A plan drafted before the task (/init's, offline): no routing, no model; approval and apply as usual. */
+  prepared?: PreparedPlan;
 }
 
 const shortId = (): string => randomBytes(2).toString('hex');
@@ -48,6 +51,7 @@ export function createAgentHost(options: AgentHostOptions) {
   /** Tasks whose failure was already shown with its remedy, and the exit code it carries. */
   const reported = new Map<string, ExitCode>();
   let vmAttempt: VmAttempt | undefined;
+  const prepared = new Map<string, PreparedPlan>();
 
   const model = (): Promise<ModelClient | null> => options.models.client();
 
@@ -120,12 +124,14 @@ export function createAgentHost(options: AgentHostOptions) {
   const taskLogic = taskMachine.provide({
     actors: {
       routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(async ({ input }) =>
-        input.agent === 'vm-agent' ? { specialist: 'vm-agent' } : reportingFailures(input.taskId, async () => {
+        input.agent === 'vm-agent' ? { specialist: 'vm-agent' } : prepared.has(input.taskId) ? { specialist: 'backend' } : reportingFailures(input.taskId, async () => {
           if (!(await model())) return { specialist: (await draftOffline.route(input.text, cwd, sink)).specialist };
           return (await universalSteps()).route(input);
         })),
       draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(({ input, signal }) =>
         reportingFailures(input.taskId, async () => {
+          const make = prepared.get(input.taskId);
+          if (make) return draftPrepared(input, make, { plans, emit: sink });
           if (!(await model())) return draftOffline.draft(input, { cwd, plans, emit: sink, signal });
           return (await universalSteps()).draft(input, signal);
         })),
@@ -187,6 +193,7 @@ export function createAgentHost(options: AgentHostOptions) {
     async runTask(request: TaskRequest, ctx: CommandContext): Promise<ExitCode> {
       const session = options.session();
       const taskId = shortId();
+      if (request.prepared) prepared.set(taskId, request.prepared);
       const before = { ...state.usage };
       session.send({ type: 'session.agent.set', agent: request.agent });
       session.send({ type: 'session.transcript.add', entry: { role: 'user', text: request.text, at: Date.now() } });
@@ -215,6 +222,7 @@ export function createAgentHost(options: AgentHostOptions) {
         return exitCodeOf(output, taskId);
       } finally {
         ctx.signal.removeEventListener('abort', cancel);
+        prepared.delete(taskId);
       }
     },
 

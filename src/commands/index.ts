@@ -14,6 +14,7 @@ import { statusCommand } from './status.js';
 import { modelCommand } from './model.js';
 import { compactCommand } from './compact.js';
 import { mcpCommand } from './mcp.js';
+import { initCommand } from './init.js';
 import { vmCreateCommand } from './vm-create.js';
 import { vmStatusCommand } from './vm-status.js';
 import { vmRestartCommand } from './vm-restart.js';
@@ -38,6 +39,7 @@ export const commandRegistry: readonly CommandDefinition[] = [
   undoCommand,
   cancelCommand,
   analyzeProjectCommand,
+  initCommand,
   saveCommand,
   resumeCommand,
   sessionsCommand,
