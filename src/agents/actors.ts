@@ -98,7 +98,8 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
       session.usage = addUsage(session.usage, result.usage);
       session.execOutputs = [];
       const record = recordTaskUsage(session, { task, model: `${deps.model.provider} ${deps.model.model}`, turns: result.turns, price: deps.price?.() });
-      deps.emit(resultEvent('usage', { task: record, session: { ...session.usage, cost: sessionCost(session) } }, describeTaskEnd(record, session)));
+      // A cancelled task has ended for the person already: nothing more is printed for it.
+      if (!signal?.aborted) deps.emit(resultEvent('usage', { task: record, session: { ...session.usage, cost: sessionCost(session) } }, describeTaskEnd(record, session)));
       if (result.stopped) {
         // The staged changes come back as the plan of the next follow-up.
         if (result.plan) session.lastPlan = { plan: result.plan, status: 'pending' };

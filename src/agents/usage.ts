@@ -44,6 +44,7 @@ export function sessionCost(state: AgentSessionState): SessionCost {
 export function describeCost(cost: number | null | SessionCost): string {
   if (cost === null) return 'cost unknown (no price for this model in model.prices)';
   if (typeof cost === 'number') return `≈ ${formatCost(cost)}`;
+  if (cost.dollars === 0 && cost.unpriced > 0) return 'cost unknown (no price for its model in model.prices)';
   return `≈ ${formatCost(cost.dollars)}${cost.unpriced ? ` (+${cost.unpriced} run(s) of unpriced models)` : ''}`;
 }
 

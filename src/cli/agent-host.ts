@@ -134,7 +134,7 @@ export function createAgentHost(options: AgentHostOptions) {
           if (make) return draftPrepared(input, make, { plans, emit: sink });
           if (!(await model())) return draftOffline.draft(input, { cwd, plans, emit: sink, signal });
           return (await universalSteps()).draft(input, signal);
-        })),
+        }, signal)),
       runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) =>
         reportingFailures(input.taskId, async () => {
           if (input.agent === 'vm-agent') {

@@ -93,7 +93,8 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
     if (midText) return;
     if (progressLine) out.write('\n');
     progressLine = false;
-    const width = Math.max(20, (out.columns ?? 80) - 1);
+    // A terminal that reports no width (0) is taken as 80 columns wide.
+    const width = Math.max(20, (out.columns || 80) - 1);
     const line = statusLineText(event);
     out.write(`\r\x1b[2K${paint('gray', line.length > width ? `${line.slice(0, width - 1)}…` : line)}`);
     statusLine = true;

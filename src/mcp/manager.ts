@@ -86,10 +86,12 @@ export function createMcpManager(options: { servers: Record<string, McpServerCon
       import('@modelcontextprotocol/sdk/client/index.js'),
       (async () => {
         if ('command' in config) {
-          const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-          return new StdioClientTransport({
-            command: config.command, args: config.args, env: { ...getDefaultEnvironment(), ...config.env },
-            cwd: resolve(options.cwd, config.cwd ?? '.'), stderr: 'pipe',
+          const [{ getDefaultEnvironment }, { GroupedStdioTransport }] = await Promise.all([
+            import('@modelcontextprotocol/sdk/client/stdio.js'), import('./stdio-transport.js'),
+          ]);
+          return new GroupedStdioTransport({
+            command: config.command, args: config.args, env: { ...getDefaultEnvironment(), ...config.env }, cwd: resolve(options.cwd, config.cwd ?? '.'),
+            onStderr: (text) => void (entry.stderr = (entry.stderr + text).slice(-2000)),
           });
         }
         const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
@@ -97,7 +99,6 @@ export function createMcpManager(options: { servers: Record<string, McpServerCon
       })(),
     ]);
     const client = new ClientClass({ name: 'cadre', version: options.version });
-    if ('stderr' in transport) transport.stderr?.on('data', (chunk: Buffer) => void (entry.stderr = (entry.stderr + chunk.toString()).slice(-2000)));
     client.onclose = () => {
       if (entry.client !== client || entry.state !== 'connected') return;
       entry.state = 'disconnected';

@@ -1,7 +1,6 @@
 // vm-agent's queue at the interactive prompt, in a real terminal: a second task queues with its position, /cancel <id> removes a
 // queued one unrun, /cancel stops the running one (its `npm test` gone from the container) and the queued task then runs to its end.
 // Background output lands above the prompt, which stays whole at the bottom (checked on an emulated screen).
-import xterm from '@xterm/headless';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { cadreBin, tempProject } from '../support/cli.js';
 import { execIn } from '../support/docker-exec.js';
@@ -10,27 +9,11 @@ import { startGitServer, type GitServer } from '../support/git-server.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { keys, startInPty, type PtySession } from '../support/pty.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
+import { seenLines } from '../support/terminal.js';
 
 const modelKey = 'sk-ant-queue-key-0123456789';
 // The test suite announces itself, then never ends: the task is visibly busy until it is cancelled.
 const hangingTest = 'node -e "console.log(\'suite started\'); setTimeout(() => {}, 120000)"';
-
-/** The lines a person sees in the terminal (scrollback included), as an emulator draws what cadre wrote. */
-async function seenLines(raw: string): Promise<string[]> {
-  const terminal = new xterm.Terminal({ cols: 160, rows: 40, scrollback: 10_000, allowProposedApi: true });
-  await new Promise<void>((resolve) => terminal.write(raw, resolve));
-  const buffer = terminal.buffer.active;
-  const lines: string[] = [];
-  for (let index = 0; index < buffer.length; index += 1) {
-    const line = buffer.getLine(index);
-    const text = line?.translateToString(true) ?? '';
-    if (line?.isWrapped && lines.length > 0) lines[lines.length - 1] += text;
-    else lines.push(text);
-  }
-  terminal.dispose();
-  while (lines.at(-1) === '') lines.pop();
-  return lines;
-}
 
 /** The first capture of `pattern` in `text`. */
 const captured = (pattern: RegExp, text: string): string => pattern.exec(text)?.[1] ?? '';

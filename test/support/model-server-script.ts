@@ -12,6 +12,8 @@ const replySchema = z.object({
   usage: usageSchema.optional(),
   /** Pause between streamed chunks, to let a test abort mid-stream. */
   chunkDelayMs: z.number().int().nonnegative().optional(),
+  /** Wait this long before the response starts (the model thinking). */
+  delayMs: z.number().int().nonnegative().optional(),
   /** Send this many chunks, then nothing more while keeping the connection open (a stalled stream). */
   stallAfterChunks: z.number().int().nonnegative().optional(),
 });

@@ -122,6 +122,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       sendFailure(response, format, turn.error);
       return;
     }
+    if (turn.delayMs) await sleep(turn.delayMs);
     const model = typeof body.model === 'string' ? body.model : 'test-model';
     if (body.stream !== true) {
       response.writeHead(200, { 'content-type': 'application/json' });

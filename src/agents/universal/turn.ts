@@ -26,7 +26,8 @@ export async function streamTurn(model: ModelClient, request: ModelRequest, emit
     }
   } finally {
     waiting.stop();
-    if (text && !text.endsWith('\n')) emit({ type: 'output.model-text', text: '\n' });
   }
+  // A turn that failed leaves its line to the next output (the renderer ends it), so a cancelled one adds nothing.
+  if (text && !text.endsWith('\n')) emit({ type: 'output.model-text', text: '\n' });
   return { text, calls, usage };
 }
