@@ -23,12 +23,12 @@ function headersOf(resolved: ResolvedModel): Record<string, string> {
 
 /**
  * Lists the provider's models (one page; Anthropic's first 1000). Resolves null when the provider has no list
- * (a 404, a server that is not there): callers then go on without it. Never shows the key.
+ * (a 404, a server that is not there, no answer within 3 s): callers then go on without it. Never shows the key.
  */
 export async function listModels(resolved: ResolvedModel, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<ModelEntry[] | null> {
   const url = listUrl(resolved);
   if (!url) return null;
-  const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? 10_000), ...(options.signal ? [options.signal] : [])]);
+  const signal = AbortSignal.any([AbortSignal.timeout(options.timeoutMs ?? 3_000), ...(options.signal ? [options.signal] : [])]);
   let response: Response;
   try {
     response = await fetch(resolved.provider === 'anthropic' ? `${url}?limit=1000` : url, { headers: headersOf(resolved), signal });

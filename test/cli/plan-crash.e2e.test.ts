@@ -86,7 +86,8 @@ async function killDuringApply(project: string, home: string, env: Record<string
 describe('kill -9 during a plan apply', () => {
   for (const [state, outcome] of [['preparing', 'rolled back'], ['prepared', 'finished']] as const) {
     it(`killed while ${state}: the next start ${outcome} it, and says so`, { timeout: 120_000 }, async () => {
-      server = await startModelServer({ script: { turns: scriptTurns() } });
+      // The 102 staged files make a ~450,000-token conversation: the server says its model takes that (else cadre compacts it).
+      server = await startModelServer({ script: { turns: scriptTurns() }, models: [{ id: 'scripted', contextWindow: 1_000_000 }] });
       const env = { CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456' };
       const { project, home, before } = await bigProject();
       await killDuringApply(project, home, env, state);
