@@ -175,3 +175,11 @@ it('serves injected failures before the script, and refuses a wrong key when one
   expect(parts.filter((p) => p.type === 'text-delta').map((p) => p.text).join('')).toBe('ok');
   expect(server.remainingTurns()).toBe(0);
 });
+
+describe.each(providers)('cached input tokens over $provider', ({ provider }) => {
+  it('are reported as part of the input, apart, as the provider sends them', async () => {
+    server = await startModelServer({ script: { turns: [{ text: 'ok', usage: { inputTokens: 5_000, outputTokens: 20, cachedInputTokens: 4_000 } }] } });
+    const parts = await collect(clientFor(provider, server.url));
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', usage: { inputTokens: 5_000, outputTokens: 20, cachedInputTokens: 4_000 } });
+  });
+});

@@ -5,6 +5,12 @@ export type Chunk = { event?: string; data: unknown };
 
 const usageOf = (reply: ModelReply) => reply.usage ?? { inputTokens: 10, outputTokens: 5 };
 
+/** Anthropic's usage: input_tokens is the uncached part only, cache reads come apart. */
+function anthropicUsage(usage: ReturnType<typeof usageOf>, outputTokens: number) {
+  const cached = usage.cachedInputTokens ?? 0;
+  return { input_tokens: usage.inputTokens - cached, output_tokens: outputTokens, ...(cached ? { cache_read_input_tokens: cached } : {}) };
+}
+
 /** Splits text into a few deltas so clients must really assemble a stream. */
 export function pieces(text: string, size = 8): string[] {
   const out: string[] = [];
@@ -26,7 +32,7 @@ export function anthropicStream(reply: ModelReply, model: string, turn: number):
   emit('message_start', {
     message: {
       id: `msg_${turn}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null,
-      usage: { input_tokens: usage.inputTokens, output_tokens: 1 },
+      usage: anthropicUsage(usage, 1),
     },
   });
   let index = 0;
@@ -61,7 +67,7 @@ export function anthropicMessage(reply: ModelReply, model: string, turn: number)
   return {
     id: `msg_${turn}`, type: 'message', role: 'assistant', model, content,
     stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null,
-    usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
+    usage: anthropicUsage(usage, usage.outputTokens),
   };
 }
 

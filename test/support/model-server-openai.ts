@@ -6,7 +6,10 @@ const usageOf = (reply: ModelReply) => reply.usage ?? { inputTokens: 10, outputT
 
 const openaiUsage = (reply: ModelReply) => {
   const usage = usageOf(reply);
-  return { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
+  return {
+    prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.cachedInputTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedInputTokens } } : {}),
+  };
 };
 
 /**

@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
-const usageSchema = z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() });
+const usageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  /** Of the input, tokens read from the prompt cache (sent as each provider reports them). */
+  cachedInputTokens: z.number().int().nonnegative().optional(),
+});
 
 /** One reply of the model: some text and/or tool calls, with the usage the provider reports. */
 const replySchema = z.object({
