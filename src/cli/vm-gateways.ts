@@ -101,7 +101,8 @@ export function createGateways(options: GatewaysOptions) {
     /** Starts (or restarts, with new network rules) the gateway of container `id`; its token lives until `deadline`. */
     async open(id: string, repoUrl: string, settings: ContainerSettings, deadline: number): Promise<void> {
       const previous = open.get(id);
-      if (previous) await previous.gateway.close();
+      // Calls in flight finish on the old gateway and are charged as usual; new connections reach the new one.
+      if (previous) await previous.gateway.close({ drain: true });
       const token = previous && previous.exp * 1000 >= deadline - 1000
         ? { token: previous.token, jti: previous.jti, exp: previous.exp }
         : options.credentials.issueContainerToken({ session: options.session(), cid: id, deadline: new Date(deadline) });

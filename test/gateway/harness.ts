@@ -8,7 +8,7 @@ import type { Budget } from '../../src/gateway/budget.js';
 import { openCredentials } from '../../src/gateway/credentials.js';
 import type { Credentials } from '../../src/gateway/credentials.js';
 import { startGateway } from '../../src/gateway/server.js';
-import type { GatewayOptions } from '../../src/gateway/server.js';
+import type { Gateway, GatewayOptions } from '../../src/gateway/server.js';
 import type { ProviderConfig } from '../../src/gateway/providers.js';
 
 export const realKey = 'sk-real-provider-key-0123456789abcdef-NEVER-IN-CONTAINER';
@@ -20,6 +20,7 @@ export interface AuditEntry {
 
 export interface Harness {
   socketPath: string;
+  gateway: Gateway;
   credentials: Credentials;
   budget: Budget;
   audit: AuditEntry[];
@@ -56,6 +57,7 @@ export async function startHarness(input: {
   });
   return {
     socketPath: gateway.socketPath,
+    gateway,
     credentials,
     budget,
     audit,

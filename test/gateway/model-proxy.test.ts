@@ -93,15 +93,23 @@ describe('model proxy', () => {
     expect(JSON.stringify(gateway.audit)).not.toContain(revoked.token);
   });
 
-  it('answers 429 in the provider format without contacting the upstream when the budget cannot cover a call', async () => {
-    const upstream = await anthropicUpstream();
+  it('lowers the output cap to what remains, and answers 429 without contacting the upstream when the input cannot fit', async () => {
+    const upstream = await anthropicUpstream({ input_tokens: 20, output_tokens: 30 });
     const gateway = await harness(upstream.url, { budgetLimit: 500 });
     const big = JSON.stringify({ model: 'claude-test', max_tokens: 1_000, messages: [{ role: 'user', content: 'hello' }] });
-    const reply = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: big });
+    const capped = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: big });
+    expect(capped.status).toBe(200);
+    const sentCap = (JSON.parse(upstream.seen[0]?.body ?? '{}') as { max_tokens: number }).max_tokens;
+    expect(sentCap).toBeLessThan(500);
+    expect(sentCap).toBeGreaterThan(450);
+    expect(gateway.budget.snapshot()).toMatchObject({ used: 50, reserved: 0 });
+
+    const long = JSON.stringify({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'word '.repeat(600) }] });
+    const reply = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: long });
     expect(reply.status).toBe(429);
-    expect(JSON.parse(reply.body)).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'token budget exhausted: used 0 of 500' } });
-    expect(upstream.seen).toHaveLength(0);
-    expect(gateway.audit.at(-1)).toMatchObject({ type: 'gateway.call', data: { status: 429, budgetLeft: 500 } });
+    expect(JSON.parse(reply.body)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringMatching(/^token budget exhausted: used 50 of 500/) } });
+    expect(upstream.seen).toHaveLength(1);
+    expect(gateway.audit.at(-1)).toMatchObject({ type: 'gateway.refused', data: { status: 429, reason: 'budget' } });
   });
 
   it('never lets 20 concurrent calls settle more than the budget', async () => {
@@ -140,8 +148,8 @@ describe('model proxy', () => {
     expect(ok).toBeLessThan(20);
     const { used, reserved, limit } = gateway.budget.snapshot();
     expect(reserved).toBe(0);
-    expect(used).toBe(ok * 990);
     expect(used).toBeLessThanOrEqual(limit);
+    expect(used).toBeGreaterThan((ok - 1) * 990);
   });
 
   it('passes server-sent events through as they come and settles from the final event', async () => {
