@@ -25,6 +25,8 @@ my $child = fork() // die "cadre-init: cannot start @command: $!\n";
 if ($child == 0) { exec { $command[0] } @command; print STDERR "cadre-init: cannot run $command[0]: $!\n"; POSIX::_exit(127); }
 my $stopping = 0;
 $SIG{TERM} = $SIG{INT} = $SIG{HUP} = sub { $stopping = 1; kill 'TERM', $child; };
+# A handler, even an empty one, makes sleep return when a child ends: the command's exit is seen at once.
+$SIG{CHLD} = sub { };
 while (1) {
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
     next if $pid != $child;
