@@ -125,10 +125,14 @@ export type CallEnd = 'completed' | 'upstream-cut' | 'client-cut' | 'refused';
 export function chargeFor(reservation: Reservation, end: CallEnd, tracker: Pick<UsageTracker, 'usage' | 'streamedOutput'>): TokenUsage {
   const reported = tracker.usage();
   const input = reported?.input ?? reservation.input;
-  const output = Math.max(reported?.output ?? 0, tracker.streamedOutput());
+  const streamed = tracker.streamedOutput();
+  const output = Math.max(reported?.output ?? 0, streamed);
   switch (end) {
-    case 'completed':
-      return reported === undefined ? { input: reservation.input, output: Math.max(output, reservation.output) } : { input, output };
+    case 'completed': {
+      if (reported === undefined) return { input: reservation.input, output: Math.max(output, reservation.output) };
+      // An honest report stands (the gateway's tokenizer is not the provider's); one far below what streamed does not.
+      return { input, output: beyondSlack(streamed, reported.output) ? streamed : reported.output };
+    }
     case 'upstream-cut':
       return { input, output: Math.max(output, reservation.tokens - input) };
     case 'client-cut':
@@ -136,6 +140,14 @@ export function chargeFor(reservation: Reservation, end: CallEnd, tracker: Pick<
     case 'refused':
       return { input: reported?.input ?? 0, output: reported?.output ?? 0 };
   }
+}
+
+/** The gateway counts with o200k, not the provider's tokenizer: it disbelieves a count only past this margin. */
+export const tokenizerSlack = 1.25;
+
+/** True when `counted` passes `allowed` by more than the two tokenizers can differ. */
+export function beyondSlack(counted: number, allowed: number): boolean {
+  return counted > allowed * tokenizerSlack + 16;
 }
 
 function count(value: unknown): number {

@@ -4,15 +4,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Budget, Reservation, TokenUsage } from './budget.js';
 import { responseHeaders } from './forward-headers.js';
-import { chargeFor, createUsageTracker, type CallEnd, type MeteredRequest } from './metering.js';
+import { beyondSlack, chargeFor, createUsageTracker, type CallEnd, type MeteredRequest } from './metering.js';
 import { errorBody, type GatewayErrorKind, type ProviderKind } from './providers.js';
 import { createSseReader } from './sse.js';
 import type { TokenCounter } from './token-estimate.js';
 
 /** JSON bodies longer than this pass through unmetered (a finished call without usage pays its reservation). */
 const maxMeteredJsonBytes = 8 << 20;
-/** The tokenizer the gateway counts with is not the provider's: a stream is stopped only well past its reserved output. */
-const streamedSlack = 1.25;
 
 export interface CallContext {
   provider: ProviderKind;
@@ -66,7 +64,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
 
   const passedReservation = (): boolean => {
     if (!reservation) return false;
-    return (tracker.usage()?.output ?? 0) > reservation.output || tracker.streamedOutput() > reservation.output * streamedSlack + 16;
+    return (tracker.usage()?.output ?? 0) > reservation.output || beyondSlack(tracker.streamedOutput(), reservation.output);
   };
 
   const stopStream = (): void => {
@@ -129,6 +127,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
     });
   };
 
+  let sentWhole = false;
   const send = (retried: boolean): void => {
     const sent = context.request(input.url, { method: req.method, agent: context.agent, headers: input.headers });
     upstream = sent;
@@ -142,13 +141,15 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
       }
       if (finished) return;
       const timedOut = error instanceof UpstreamTimeout;
-      // Never answered: nothing was generated, unless it timed out while it may have been working.
-      const end: CallEnd = status === 0 && !timedOut ? 'refused' : 'upstream-cut';
+      // Not even sent (refused, unreachable): nothing was generated. Sent and then dropped or timed out: the upstream
+      // may have been working on it, so it counts as cut by the upstream.
+      const end: CallEnd = status === 0 && !timedOut && !sentWhole ? 'refused' : 'upstream-cut';
       if (status === 0) status = timedOut ? 504 : 502;
       finish(end, timedOut ? 'upstream timeout' : error.message);
       if (res.headersSent) res.destroy();
       else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
     });
+    sent.once('finish', () => (sentWhole = true));
     sent.end(input.body);
   };
 

@@ -7,6 +7,7 @@ import type { Budget, Reservation } from './budget.js';
 import type { Credentials } from './credentials.js';
 import { upstreamHeaders } from './forward-headers.js';
 import { attachmentTokens, meterRequest, type MeteredRequest } from './metering.js';
+import { createFairShare } from './fair-share.js';
 import { forwardCall } from './model-call.js';
 import { errorBody, matchRoute, presentedToken, upstreamAuthHeader, upstreamUrl } from './providers.js';
 import type { GatewayErrorKind, MeteredEndpoint, ProviderConfig } from './providers.js';
@@ -52,6 +53,8 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   const agent = new transport.Agent({ keepAlive: true });
   const auth = upstreamAuthHeader(provider);
   const calls = new Set<Promise<void>>();
+  // The loop time this container's requests may take: a flood from it waits, the others do not.
+  const share = createFairShare();
   // One estimate at a time per container: a container sending many large bodies queues behind itself, not others.
   let estimating: Promise<unknown> = Promise.resolve();
 
@@ -104,16 +107,18 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     let metered: MeteredRequest | undefined;
     let reservation: Reservation | undefined;
     if (shapeEndpoint !== undefined) {
-      if (jsonNestingExceeds(body, maxDepth)) {
+      await share.turn();
+      if (res.destroyed) return;
+      if (share.measure(() => jsonNestingExceeds(body, maxDepth))) {
         refuse('invalid-request', 'depth', `cadre gateway: the request nests deeper than ${maxDepth} levels.`, { jti });
         return;
       }
-      const parsed = parseObject(body);
+      const parsed = share.measure(() => parseObject(body));
       if (parsed === undefined) {
         refuse('invalid-request', 'not-json', 'cadre gateway: the request body is not a JSON object.', { jti });
         return;
       }
-      const shape = checkRequestShape(parsed, { kind: provider.kind, endpoint: shapeEndpoint, serverTools: container.serverTools ?? [] });
+      const shape = share.measure(() => checkRequestShape(parsed, { kind: provider.kind, endpoint: shapeEndpoint, serverTools: container.serverTools ?? [] }));
       if (!shape.ok) {
         refuse('invalid-request', shape.refusal, shape.message, { jti, field: shape.field, bytes: body.length });
         return;
@@ -125,7 +130,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
           refuse('budget', 'budget', `token budget exhausted: used ${budget.snapshot().used} of ${budget.snapshot().limit}`, { jti, model: metered.model });
           return;
         }
-        const run = estimating.then(() => (res.destroyed ? 0 : estimateTokensSliced(shape.texts, countTokens)));
+        const run = estimating.then(() => (res.destroyed ? 0 : estimateTokensSliced(shape.texts, countTokens, share)));
         estimating = run.catch(() => 0);
         const inputTokens = (await run) + shape.attachments * attachmentTokens;
         if (res.destroyed) return;

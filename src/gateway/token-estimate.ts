@@ -63,18 +63,28 @@ export function estimateTextTokens(text: string, countTokens: TokenCounter): num
   return total;
 }
 
+/** Paces the slices: told the time each took, and waited on before the next (see FairShare). */
+export interface Pace {
+  spent(ms: number): void;
+  turn(): Promise<void>;
+}
+
 /** Estimates the tokens of many texts, giving the event loop a turn every few milliseconds. */
-export async function estimateTokensSliced(texts: Iterable<string>, countTokens: TokenCounter): Promise<number> {
+export async function estimateTokensSliced(texts: Iterable<string>, countTokens: TokenCounter, pace?: Pace): Promise<number> {
   let total = 0;
   let sliceStart = performance.now();
   for (const text of texts) {
     for (const piece of pieces(text)) {
       total += piece.priced + (piece.text === '' ? 0 : countTokens(piece.text));
-      if (performance.now() - sliceStart > sliceMs) {
+      const took = performance.now() - sliceStart;
+      if (took > sliceMs) {
+        pace?.spent(took);
         await nextTurn();
+        await pace?.turn();
         sliceStart = performance.now();
       }
     }
   }
+  pace?.spent(performance.now() - sliceStart);
   return total;
 }

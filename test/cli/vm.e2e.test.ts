@@ -49,8 +49,8 @@ describeDocker('vm-agent end to end through the CLI', () => {
           { toolCalls: [{ name: 'run-command', input: { command: 'npm test' } }], usage: { inputTokens: 200, outputTokens: 20 } },
           { toolCalls: [{ name: 'run-command', input: { command: 'sudo rm -rf /workspace' } }], usage: { inputTokens: 200, outputTokens: 20 } },
           { text: 'The greeting now says Hi and npm test passes.', usage: { inputTokens: 200, outputTokens: 20 } },
-          // Within what the call reserved (its input estimate + 8,192 output): charged in full, it leaves 100 of the budget.
-          { text: 'Reading a lot.', toolCalls: [{ name: 'read-file', input: { path: '/workspace/test.js' } }], usage: { inputTokens: 100, outputTokens: 8_000 } },
+          // Within what the call reserved (the 8,200 left): charged in full, it leaves 100 of the budget, less than any next call.
+          { text: 'Reading a lot.', toolCalls: [{ name: 'read-file', input: { path: '/workspace/test.js' } }], usage: { inputTokens: 8_000, outputTokens: 100 } },
           { text: 'never served: the budget is spent', usage: { inputTokens: 10, outputTokens: 10 } },
         ],
       },

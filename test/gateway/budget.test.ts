@@ -43,8 +43,9 @@ describe('charging', () => {
   const reservation: Reservation = { id: 1, input: 1_000, output: 4_000, tokens: 5_000 };
   const observed = (usage: { input: number; output: number } | undefined, streamed: number) => ({ usage: () => usage, streamedOutput: () => streamed });
 
-  it('a finished call pays what was reported (or streamed, if more); without a report its whole reservation', () => {
+  it('a finished call pays what was reported (what streamed, when the report is far below it); without a report its whole reservation', () => {
     expect(chargeFor(reservation, 'completed', observed({ input: 900, output: 200 }, 150))).toEqual({ input: 900, output: 200 });
+    expect(chargeFor(reservation, 'completed', observed({ input: 900, output: 20 }, 30))).toEqual({ input: 900, output: 20 });
     expect(chargeFor(reservation, 'completed', observed({ input: 900, output: 1 }, 3_000))).toEqual({ input: 900, output: 3_000 });
     expect(chargeFor(reservation, 'completed', observed(undefined, 10))).toEqual({ input: 1_000, output: 4_000 });
   });

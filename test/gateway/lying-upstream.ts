@@ -12,7 +12,9 @@ export type Lie =
   /** A stream that ignores max_tokens and keeps sending text, with honest-looking usage at its end. */
   | 'ignores-output-cap'
   /** An honest stream that takes `delayMs` between its words: for clients that stop reading. */
-  | 'slow-honest';
+  | 'slow-honest'
+  /** Reads the whole request, then drops the connection without a word. */
+  | 'drop-after-request';
 
 export interface LyingUpstream {
   url: string;
@@ -32,6 +34,10 @@ export async function startLyingUpstream(lie: Lie, options: { words?: number; de
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { max_tokens: number };
       seen.push({ maxTokens: body.max_tokens });
+      if (lie === 'drop-after-request') {
+        res.socket?.destroy();
+        return;
+      }
       if (lie === 'usage-above-reservation') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ id: 'msg', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 90_000, output_tokens: 79_075 } }));

@@ -64,6 +64,17 @@ describe('lying upstreams', () => {
     expect(gateway.budget.snapshot().used).toBeLessThanOrEqual(50_000);
   });
 
+  it('a call the upstream drops after receiving it, before any answer, is charged its reservation', async () => {
+    const { gateway, seen } = await setup('drop-after-request');
+    const reply = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: headers(gateway.token), body: call(true) });
+    expect(reply.status).toBe(502);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(charges(gateway)[0]).toMatchObject({ end: 'upstream-cut' });
+    expect(gateway.budget.snapshot().used).toBeGreaterThan(20_000);
+    await spendAll(gateway, true);
+    expect(gateway.budget.snapshot().used).toBeLessThanOrEqual(50_000);
+  });
+
   it('a stream that never reports usage is charged its whole reservation', async () => {
     const { gateway } = await setup('missing-usage', { words: 100 });
     const reply = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: headers(gateway.token), body: call(true) });
