@@ -1,25 +1,18 @@
 // Real Docker: a container with no network reaches the model and an allowed registry only through the gateway, holding no key.
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { containerGatewayEnv } from '../../src/gateway/container-env.js';
 import type { ProviderKind } from '../../src/gateway/providers.js';
-import { containerGatewaySocket } from '../../src/runner/forwarder.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
 import { ensureMinimalImage } from '../support/docker-images.js';
 import { startModelServer } from '../support/model-server.js';
-import { filesContaining, hostNodeBinds, startLocalRegistry, writeForwarderBundle } from './container-support.js';
+import { filesContaining, hostNodeBinds, startGatewaySandbox, startLocalRegistry, writeForwarderBundle } from './container-support.js';
 import { realKey, startHarness } from './harness.js';
 import type { Harness } from './harness.js';
 
-const modelPort = 4100;
-const proxyPort = 4101;
-const nodeModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
-const clientScript = fileURLToPath(new URL('./fixtures/container-client.mjs', import.meta.url));
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
@@ -42,40 +35,7 @@ describeDocker('gateway with a real container', () => {
   });
   afterAll(() => rm(runnerDir, { recursive: true, force: true }));
 
-  /** A sandbox-like container (no network, non-root, no capabilities, read-only root) whose main process is the forwarder. */
-  async function sandbox(gateway: Harness, kind: ProviderKind, registry?: string): Promise<{ container: Docker.Container; workspace: string }> {
-    const workspace = await mkdtemp(join(tmpdir(), 'cadre-ws-'));
-    await chown(workspace, 1000, 1000);
-    cleanups.push(() => rm(workspace, { recursive: true, force: true }));
-    const env = containerGatewayEnv({ provider: kind, token: gateway.token, modelPort, proxyPort });
-    const container = await docker.createContainer({
-      Image: image,
-      Cmd: [node.node, '/opt/cadre/runner/forwarder-main.js', '--model-port', String(modelPort), '--proxy-port', String(proxyPort)],
-      User: '1000:1000',
-      WorkingDir: '/workspace',
-      Env: [...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'HOME=/tmp', ...(registry ? [`npm_config_registry=${registry}`] : [])],
-      NetworkDisabled: true,
-      HostConfig: {
-        NetworkMode: 'none',
-        CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges'],
-        ReadonlyRootfs: true,
-        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m' },
-        Binds: [
-          `${workspace}:/workspace:rw`,
-          `${gateway.socketPath}:${containerGatewaySocket}`,
-          `${join(runnerDir, 'runner')}:/opt/cadre/runner:ro`,
-          `${nodeModules}:/opt/cadre/node_modules:ro`,
-          `${clientScript}:/opt/cadre/container-client.mjs:ro`,
-          ...node.binds,
-        ],
-      },
-      Labels: { 'cadre.test': 'gateway' },
-    });
-    cleanups.push(() => container.remove({ force: true }));
-    await container.start();
-    return { container, workspace };
-  }
+  const sandbox = (gateway: Harness, kind: ProviderKind, registry?: string) => startGatewaySandbox({ docker, image, node, runnerDir, gateway, kind, registry, cleanups });
 
   async function setup(kind: ProviderKind, budgetLimit: number, registryHosts: string[]): Promise<{ gateway: Harness; modelUrl: string }> {
     const model = await startModelServer({
@@ -98,7 +58,7 @@ describeDocker('gateway with a real container', () => {
     const { gateway } = await setup('anthropic', 10_000, ['localhost']);
     const { container, workspace } = await sandbox(gateway, 'anthropic', registry.url);
 
-    const run = await execIn(docker, container, [node.node, '/opt/cadre/container-client.mjs', 'anthropic']);
+    const run = await execIn(docker, container, [node.node, '/opt/cadre/fixtures/container-client.mjs', 'anthropic']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({
       text: 'plain answer',
@@ -134,7 +94,7 @@ describeDocker('gateway with a real container', () => {
     const upstreamPort = new URL(modelUrl).port;
     const direct = await execIn(docker, container, [node.node, '-e', `require('net').connect(${upstreamPort}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(3))`]);
     expect(direct.exitCode).toBe(3);
-    const run = await execIn(docker, container, [node.node, '/opt/cadre/container-client.mjs', 'openai']);
+    const run = await execIn(docker, container, [node.node, '/opt/cadre/fixtures/container-client.mjs', 'openai']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({ text: 'plain answer', streamed: 'streamed answer' });
     expect(gateway.budget.snapshot()).toMatchObject({ used: 56, reserved: 0 });
