@@ -108,3 +108,24 @@ export async function startLocalServer(handler: http.RequestListener): Promise<{
       }),
   };
 }
+
+export interface SeenRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A local upstream that records each request and answers every one with `reply` as JSON. */
+export async function startRecordingUpstream(reply: object): Promise<{ url: string; seen: SeenRequest[]; close(): Promise<void> }> {
+  const seen: SeenRequest[] = [];
+  const upstream = await startLocalServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply));
+    });
+  });
+  return { url: upstream.url, seen, close: upstream.close };
+}

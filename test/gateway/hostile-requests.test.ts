@@ -1,37 +1,22 @@
 // Requests a hostile container sends the gateway: huge fields, deep JSON, provider-side tools and URLs, betas, floods.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestOverSocket, startHarness, startLocalServer } from './harness.js';
-import type { Harness } from './harness.js';
+import { requestOverSocket, startHarness, startRecordingUpstream } from './harness.js';
+import type { Harness, SeenRequest } from './harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Seen {
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-async function upstreamAndGateway(kind: 'anthropic' | 'openai' = 'anthropic', limits: Parameters<typeof startHarness>[0]['options'] = {}, budgetLimit = 50_000): Promise<{ gateway: Harness; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const upstream = await startLocalServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(kind === 'anthropic'
-        ? { type: 'message', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 20, output_tokens: 3 } }
-        : { object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'hi' } }], usage: { prompt_tokens: 20, completion_tokens: 3 } }));
-    });
-  });
+async function upstreamAndGateway(kind: 'anthropic' | 'openai' = 'anthropic', limits: Parameters<typeof startHarness>[0]['options'] = {}, budgetLimit = 50_000): Promise<{ gateway: Harness; seen: SeenRequest[] }> {
+  const upstream = await startRecordingUpstream(kind === 'anthropic'
+    ? { type: 'message', content: [{ type: 'text', text: 'hi' }], usage: { input_tokens: 20, output_tokens: 3 } }
+    : { object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'hi' } }], usage: { prompt_tokens: 20, completion_tokens: 3 } });
   cleanups.push(upstream.close);
   const gateway = await startHarness({ provider: { kind, baseUrl: kind === 'anthropic' ? upstream.url : `${upstream.url}/v1` }, options: limits, budgetLimit });
   cleanups.push(gateway.close);
-  return { gateway, seen };
+  return { gateway, seen: upstream.seen };
 }
 
 const anthropicHeaders = (token: string, extra: Record<string, string> = {}): Record<string, string> => ({ 'x-api-key': token, 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...extra });

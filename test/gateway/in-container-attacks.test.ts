@@ -1,14 +1,11 @@
 // Real Docker: attacks on the gateway from inside a sandbox container, through its forwarder, while a neighbour works.
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdir } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { describeDocker, testDocker } from '../support/docker.js';
+import { describeDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
-import { ensureMinimalImage } from '../support/docker-images.js';
 import { startModelServer } from '../support/model-server.js';
-import { hostNodeBinds, startGatewaySandbox, writeForwarderBundle } from './container-support.js';
+import { prepareSandboxHost, startGatewaySandbox, type SandboxHost } from './container-support.js';
 import { realKey, startHarness } from './harness.js';
 import type { Harness } from './harness.js';
 
@@ -18,36 +15,27 @@ afterEach(async () => {
 });
 
 describeDocker('attacks on the gateway from a real container', () => {
-  let docker: Docker;
-  let image: string;
-  let node: Awaited<ReturnType<typeof hostNodeBinds>>;
-  let runnerDir: string;
-
+  let host: SandboxHost;
   beforeAll(async () => {
-    docker = testDocker();
-    image = await ensureMinimalImage(docker);
-    node = await hostNodeBinds();
-    runnerDir = await mkdtemp(join(tmpdir(), 'cadre-runner-'));
-    await chmod(runnerDir, 0o755);
-    await writeForwarderBundle(join(runnerDir, 'runner'));
+    host = await prepareSandboxHost();
   });
-  afterAll(() => rm(runnerDir, { recursive: true, force: true }));
+  afterAll(() => host.close());
 
   async function containerWithGateway(turns: number): Promise<{ gateway: Harness; container: Docker.Container; requests: () => number }> {
     const model = await startModelServer({ script: { turns: Array.from({ length: turns }, () => ({ text: 'ok', usage: { inputTokens: 10, outputTokens: 2 } })) }, requiredApiKey: realKey });
     cleanups.push(model.close);
     const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: model.url } });
     cleanups.push(gateway.close);
-    const { container } = await startGatewaySandbox({ docker, image, node, runnerDir, gateway, kind: 'anthropic', cleanups });
+    const { container } = await startGatewaySandbox({ host, gateway, kind: 'anthropic', cleanups });
     return { gateway, container, requests: () => model.requests.length };
   }
 
   const attack = async (container: Docker.Container, ...args: string[]): Promise<Record<string, unknown>> => {
-    const run = await execIn(docker, container, [node.node, '/opt/cadre/fixtures/container-attacks.mjs', ...args]);
+    const run = await execIn(host.docker, container, [host.node.node, '/opt/cadre/fixtures/container-attacks.mjs', ...args]);
     expect(run.stderr).toBe('');
     return JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
   };
-  const sdkCall = (container: Docker.Container) => execIn(docker, container, [node.node, '/opt/cadre/fixtures/container-client.mjs', 'anthropic-once']);
+  const sdkCall = (container: Docker.Container) => execIn(host.docker, container, [host.node.node, '/opt/cadre/fixtures/container-client.mjs', 'anthropic-once']);
 
   it('a flood of never-ending requests is capped at the gateway: cadre keeps its file descriptors and the neighbour works', { timeout: 120_000 }, async () => {
     const hostile = await containerWithGateway(2);

@@ -1,15 +1,11 @@
 // Real Docker: a container with no network reaches the model and an allowed registry only through the gateway, holding no key.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { ProviderKind } from '../../src/gateway/providers.js';
-import { describeDocker, testDocker } from '../support/docker.js';
+import { describeDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
-import { ensureMinimalImage } from '../support/docker-images.js';
 import { startModelServer } from '../support/model-server.js';
-import { filesContaining, hostNodeBinds, startGatewaySandbox, startLocalRegistry, writeForwarderBundle } from './container-support.js';
+import { filesContaining, prepareSandboxHost, startGatewaySandbox, startLocalRegistry, type SandboxHost } from './container-support.js';
 import { realKey, startHarness } from './harness.js';
 import type { Harness } from './harness.js';
 
@@ -19,23 +15,13 @@ afterEach(async () => {
 });
 
 describeDocker('gateway with a real container', () => {
-  let docker: Docker;
-  let image: string;
-  let node: Awaited<ReturnType<typeof hostNodeBinds>>;
-  let runnerDir: string;
-
+  let host: SandboxHost;
   beforeAll(async () => {
-    docker = testDocker();
-    image = await ensureMinimalImage(docker);
-    node = await hostNodeBinds();
-    const dir = await mkdtemp(join(tmpdir(), 'cadre-runner-'));
-    await chmod(dir, 0o755);
-    runnerDir = dir;
-    await writeForwarderBundle(join(dir, 'runner'));
+    host = await prepareSandboxHost();
   });
-  afterAll(() => rm(runnerDir, { recursive: true, force: true }));
+  afterAll(() => host.close());
 
-  const sandbox = (gateway: Harness, kind: ProviderKind, registry?: string) => startGatewaySandbox({ docker, image, node, runnerDir, gateway, kind, registry, cleanups });
+  const sandbox = (gateway: Harness, kind: ProviderKind, registry?: string) => startGatewaySandbox({ host, gateway, kind, registry, cleanups });
 
   async function setup(kind: ProviderKind, budgetLimit: number, registryHosts: string[]): Promise<{ gateway: Harness; modelUrl: string }> {
     const model = await startModelServer({
@@ -58,7 +44,7 @@ describeDocker('gateway with a real container', () => {
     const { gateway } = await setup('anthropic', 10_000, ['localhost']);
     const { container, workspace } = await sandbox(gateway, 'anthropic', registry.url);
 
-    const run = await execIn(docker, container, [node.node, '/opt/cadre/fixtures/container-client.mjs', 'anthropic']);
+    const run = await execIn(host.docker, container, [host.node.node, '/opt/cadre/fixtures/container-client.mjs', 'anthropic']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({
       text: 'plain answer',
@@ -66,18 +52,18 @@ describeDocker('gateway with a real container', () => {
       refused: expect.stringMatching(/^RateLimitError: 429 .*token budget exhausted: used 56 of 10000/),
     });
 
-    const install = await execIn(docker, container, [node.node, node.npmCli, 'install', registry.packageName, '--no-audit', '--no-fund', '--no-update-notifier']);
+    const install = await execIn(host.docker, container, [host.node.node, host.node.npmCli, 'install', registry.packageName, '--no-audit', '--no-fund', '--no-update-notifier']);
     expect(install.exitCode, install.stderr).toBe(0);
     expect(await filesContaining(join(workspace, 'node_modules', registry.packageName), 'hello through the gateway')).toHaveLength(1);
 
-    const refused = await execIn(docker, container, [node.node, node.npmCli, 'install', 'left-pad', '--registry', 'http://registry.cadre-test.invalid/', '--no-audit', '--no-fund', '--fetch-retries=0']);
+    const refused = await execIn(host.docker, container, [host.node.node, host.node.npmCli, 'install', 'left-pad', '--registry', 'http://registry.cadre-test.invalid/', '--no-audit', '--no-fund', '--fetch-retries=0']);
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toMatch(/403/);
     const decisions = gateway.audit.filter((entry) => entry.type === 'egress.decision').map((entry) => [entry.data.host, entry.data.allowed, entry.data.rule]);
     expect(decisions).toContainEqual(['localhost', true, 'package-registry']);
     expect(decisions).toContainEqual(['registry.cadre-test.invalid', false, 'not-allowlisted']);
 
-    const environ = await execIn(docker, container, ['sh', '-c', 'cat /proc/[0-9]*/environ | tr "\\0" "\\n"']);
+    const environ = await execIn(host.docker, container, ['sh', '-c', 'cat /proc/[0-9]*/environ | tr "\\0" "\\n"']);
     expect(environ.stdout).toContain(`ANTHROPIC_API_KEY=${gateway.token}`);
     expect(environ.stdout).not.toContain(realKey);
     expect(JSON.stringify((await container.inspect()).Config.Env)).not.toContain(realKey);
@@ -92,9 +78,9 @@ describeDocker('gateway with a real container', () => {
     const { container } = await sandbox(gateway, 'openai');
     // The container has no network of its own: the host's model server is out of reach except through the gateway.
     const upstreamPort = new URL(modelUrl).port;
-    const direct = await execIn(docker, container, [node.node, '-e', `require('net').connect(${upstreamPort}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(3))`]);
+    const direct = await execIn(host.docker, container, [host.node.node, '-e', `require('net').connect(${upstreamPort}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(3))`]);
     expect(direct.exitCode).toBe(3);
-    const run = await execIn(docker, container, [node.node, '/opt/cadre/fixtures/container-client.mjs', 'openai']);
+    const run = await execIn(host.docker, container, [host.node.node, '/opt/cadre/fixtures/container-client.mjs', 'openai']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({ text: 'plain answer', streamed: 'streamed answer' });
     expect(gateway.budget.snapshot()).toMatchObject({ used: 56, reserved: 0 });

@@ -3,34 +3,19 @@ import http from 'node:http';
 import jwt from 'jsonwebtoken';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tokenAudience, tokenIssuer } from '../../src/gateway/credentials.js';
-import { realKey, requestOverSocket, startHarness, startLocalServer } from './harness.js';
-import type { Harness } from './harness.js';
+import { realKey, requestOverSocket, startHarness, startLocalServer, startRecordingUpstream } from './harness.js';
+import type { Harness, SeenRequest } from './harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Seen {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
 /** An Anthropic-shaped upstream that records requests and reports `usage` for each reply. */
-async function anthropicUpstream(usage = { input_tokens: 20, output_tokens: 30 }): Promise<{ url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const upstream = await startLocalServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage }));
-    });
-  });
+async function anthropicUpstream(usage = { input_tokens: 20, output_tokens: 30 }): Promise<{ url: string; seen: SeenRequest[] }> {
+  const upstream = await startRecordingUpstream({ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage });
   cleanups.push(upstream.close);
-  return { url: upstream.url, seen };
+  return upstream;
 }
 
 async function harness(url: string, extra: Partial<Parameters<typeof startHarness>[0]> = {}): Promise<Harness> {
