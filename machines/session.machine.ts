@@ -58,7 +58,8 @@ export type SessionEvent =
   | { type: 'session.agent.set'; agent: AgentName }
   | { type: 'session.transcript.add'; entry: TranscriptEntry }
   | { type: 'session.usage.add'; inputTokens: number; outputTokens: number }
-  | { type: 'budget.used'; tokens: number }
+  /** A settled gateway call: what the budget charged, split into input and output, which the session's usage also counts. */
+  | { type: 'budget.used'; tokens: number; inputTokens?: number; outputTokens?: number }
   | { type: 'budget.exhausted' }
   | { type: 'session.renamed'; name: string }
   | { type: 'task.submit'; taskId: string; agent: AgentName; text: string; deadline?: number | null; followUp?: boolean }
@@ -196,10 +197,11 @@ export const sessionMachine = setup({
       if (event.type === 'plan.approved') enqueue.sendTo(childId(context.foregroundTask), { type: 'plan.approved' });
       if (event.type === 'plan.rejected') enqueue.sendTo(childId(context.foregroundTask), { type: 'plan.rejected', reason: event.reason });
     }),
-    /** Adds gateway spending; crossing the limit ends the running vm-agent task. */
-    useBudget: enqueueActions(({ context, enqueue }, params: { tokens: number }) => {
+    /** Adds gateway spending to the budget and to usage; crossing the limit ends the running vm-agent task. */
+    useBudget: enqueueActions(({ context, enqueue }, params: { tokens: number; inputTokens: number; outputTokens: number }) => {
       const used = context.budget.used + params.tokens;
-      enqueue.assign({ budget: { limit: context.budget.limit, used } });
+      const usage = { inputTokens: context.usage.inputTokens + params.inputTokens, outputTokens: context.usage.outputTokens + params.outputTokens };
+      enqueue.assign({ budget: { limit: context.budget.limit, used }, usage });
       if (used < context.budget.limit || context.budget.used >= context.budget.limit) return;
       enqueue.emit({ type: 'budget.exhausted', used, limit: context.budget.limit });
       if (context.activeVmTask !== null) enqueue.sendTo(childId(context.activeVmTask), { type: 'budget.exhausted' });
@@ -242,7 +244,7 @@ export const sessionMachine = setup({
         'session.renamed': { actions: { type: 'rename', params: ({ event }) => ({ name: event.name }) } },
         'session.transcript.add': { actions: { type: 'addTranscript', params: ({ event }) => ({ entry: event.entry }) } },
         'session.usage.add': { actions: { type: 'addUsage', params: ({ event }) => ({ inputTokens: event.inputTokens, outputTokens: event.outputTokens }) } },
-        'budget.used': { actions: { type: 'useBudget', params: ({ event }) => ({ tokens: event.tokens }) } },
+        'budget.used': { actions: { type: 'useBudget', params: ({ event }) => ({ tokens: event.tokens, inputTokens: event.inputTokens ?? 0, outputTokens: event.outputTokens ?? 0 }) } },
         'budget.exhausted': { guard: 'hasActiveVmTask', actions: 'exhaustActiveVmTask' },
         'task.submit': { guard: 'isNewVmTask', actions: 'startTask' },
         'task.finished': { guard: 'isLiveTask', actions: 'finishTask' },

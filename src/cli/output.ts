@@ -2,9 +2,15 @@
 
 export type OutputLevel = 'info' | 'success' | 'warn' | 'dim';
 
+/**
+ * Set on text that came from a sandbox container (its commands' output, the runner's messages): what it came from,
+ * e.g. `vm-agent` or a container id. The text renderer strips its control sequences and marks every line with it.
+ */
+export type OutputOrigin = { origin?: string };
+
 export type OutputEvent =
   /** A line (or block) of text for people. */
-  | { type: 'output.message'; level: OutputLevel; text: string }
+  | ({ type: 'output.message'; level: OutputLevel; text: string } & OutputOrigin)
   /** An expected failure: what went wrong, and what to do. */
   | { type: 'output.error'; code: string; message: string; remedy: string }
   /** A structured result. `text` is its rendering for people; `data` is what --json prints. */
@@ -13,11 +19,11 @@ export type OutputEvent =
    * Progress on long work (clones, installs, container starts, scans). A `transient` one is a status line (the wait for
    * a model, with elapsed time and tokens so far): drawn in place on a terminal and erased when done, never in a log.
    */
-  | { type: 'output.progress'; id: string; label: string; current?: number; total?: number; done?: boolean; transient?: boolean; elapsedMs?: number; tokens?: number }
+  | ({ type: 'output.progress'; id: string; label: string; current?: number; total?: number; done?: boolean; transient?: boolean; elapsedMs?: number; tokens?: number } & OutputOrigin)
   /** A piece of the model's text as it streams (the renderer ends the line before other output). */
   | { type: 'output.model-text'; text: string }
   /** Live output of a running process. */
-  | { type: 'output.stream'; stream: 'stdout' | 'stderr'; chunk: string };
+  | ({ type: 'output.stream'; stream: 'stdout' | 'stderr'; chunk: string } & OutputOrigin);
 
 export type OutputSink = (event: OutputEvent) => void;
 

@@ -1,6 +1,7 @@
 // The renderer for people: coloured text, a redrawn progress line on terminals, streamed model text, errors with their remedy.
 import { styleText } from 'node:util';
 import type { OutputEvent, OutputLevel } from './output.js';
+import { markLines, terminalSafe } from './terminal-text.js';
 
 type Style = Parameters<typeof styleText>[0];
 type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
@@ -41,6 +42,13 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
   let midText = false;
   /** Streamed model text held back while a prompt is on screen, until a whole line is there. */
   let heldText = '';
+  const streamLines = new Map<string, { atLineStart: boolean }>();
+  const marker = (origin: string): string => paint('gray', `${terminalSafe(origin).slice(0, 32)} │ `);
+  /** Cadre's own text keeps its colours; text from a container keeps nothing but its characters, and each line shows where it came from. */
+  const shown = (text: string, origin: string | undefined, style: Style | null = null): string =>
+    origin === undefined
+      ? paint(style, terminalSafe(text, { keepColour: true }))
+      : terminalSafe(text).split('\n').map((line) => `${marker(origin)}${paint(style, line)}`).join('\n');
 
   const eraseStatusLine = (): void => {
     if (statusLine) out.write('\r\x1b[2K');
@@ -103,17 +111,26 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
   return (event) => {
     switch (event.type) {
       case 'output.message':
-        write(out, `${paint(levelStyle[event.level], event.text)}\n`);
+        write(out, `${shown(event.text, event.origin, levelStyle[event.level])}\n`);
         return;
       case 'output.result':
-        write(out, `${event.text}\n`);
+        write(out, `${shown(event.text, undefined)}\n`);
         return;
       case 'output.error':
-        write(options.err, `${paint('red', `✖ ${event.message}`)}\n${event.remedy ? `${paint('gray', `  → ${event.remedy}`)}\n` : ''}`);
+        write(options.err, `${paint('red', `✖ ${terminalSafe(event.message)}`)}\n${event.remedy ? `${paint('gray', `  → ${terminalSafe(event.remedy)}`)}\n` : ''}`);
         return;
-      case 'output.stream':
-        write(event.stream === 'stderr' ? options.err : out, event.chunk);
+      case 'output.stream': {
+        // The person's own commands (/exec) reach the terminal as they are; a container's are made safe and marked.
+        if (event.origin === undefined) {
+          write(event.stream === 'stderr' ? options.err : out, event.chunk);
+          return;
+        }
+        const key = `${event.origin}:${event.stream}`;
+        const state = streamLines.get(key) ?? { atLineStart: true };
+        streamLines.set(key, state);
+        write(event.stream === 'stderr' ? options.err : out, markLines(terminalSafe(event.chunk), marker(event.origin), state));
         return;
+      }
       case 'output.model-text':
         modelText(event.text);
         return;
@@ -122,7 +139,8 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
         const fraction = event.total ? Math.min(1, (event.current ?? 0) / event.total) : null;
         const bar = fraction === null ? '' : ` [${'#'.repeat(Math.round(fraction * 20)).padEnd(20, ' ')}] ${Math.round(fraction * 100)}%`;
         const count = event.total ? ` ${event.current ?? 0}/${event.total}` : event.current !== undefined ? ` ${event.current}` : '';
-        const line = `${event.label}${bar}${fraction === null ? count : ''}`;
+        const label = terminalSafe(event.label).replace(/\s*\n\s*/g, ' ');
+        const line = `${event.origin === undefined ? '' : `${terminalSafe(event.origin).slice(0, 32)} │ `}${label}${bar}${fraction === null ? count : ''}`;
         if (out.isTTY) {
           if (wroteAbovePrompt(out, paint('cyan', line))) return;
           eraseStatusLine();

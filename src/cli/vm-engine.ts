@@ -69,13 +69,12 @@ export async function createVmEngine(options: VmHostOptions) {
   /** The containers this process holds (it created or attached them; it has their claim and gateway). */
   const attached = new Set<string>();
   const sessionContext = () => options.session().getSnapshot().context as { name: string; budget: { limit: number; used: number } };
-  let charged = 0;
   const budget = createBudget({
     limit: Math.max(1, sessionContext().budget.limit - sessionContext().budget.used),
     onEvent: (event) => {
-      if (event.type === 'budget.updated') {
-        options.session().send({ type: 'budget.used', tokens: event.used - charged });
-        charged = event.used;
+      // Every settled gateway call, whatever became of its task: the one source of the session's vm-agent usage.
+      if (event.type === 'budget.charged') {
+        options.session().send({ type: 'budget.used', tokens: event.input + event.output, inputTokens: event.input, outputTokens: event.output });
         return;
       }
       audit('budget.exhausted', { used: event.used, limit: event.limit });

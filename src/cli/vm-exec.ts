@@ -12,8 +12,8 @@ export interface ExecResult {
 
 const keepChars = 20_000;
 
-/** Runs `cmd` as the container's user in /workspace with `env`; `onEvent` sees the output live. Abort kills nothing: commands are short or stopped with the container. */
-export async function execInContainer(docker: Docker, dockerId: string, cmd: string[], options: { env?: Record<string, string>; onEvent?: OutputSink }): Promise<ExecResult> {
+/** Runs `cmd` as the container's user in /workspace with `env`; `onEvent` sees the output live, marked with `origin`. Abort kills nothing: commands are short or stopped with the container. */
+export async function execInContainer(docker: Docker, dockerId: string, cmd: string[], options: { env?: Record<string, string>; onEvent?: OutputSink; origin?: string }): Promise<ExecResult> {
   let exec: Docker.Exec;
   let stream: NodeJS.ReadWriteStream;
   try {
@@ -31,7 +31,7 @@ export async function execInContainer(docker: Docker, dockerId: string, cmd: str
     pipes[name].on('data', (chunk: Buffer) => {
       const text = chunk.toString('utf8');
       out[name] = (out[name] + text).slice(-keepChars);
-      options.onEvent?.({ type: 'output.stream', stream: name, chunk: text });
+      options.onEvent?.({ type: 'output.stream', stream: name, chunk: text, origin: options.origin ?? 'container' });
     });
   }
   docker.modem.demuxStream(stream, pipes.stdout, pipes.stderr);

@@ -1,17 +1,20 @@
 // One gateway per container in the cadre process: its socket folder (mounted at /run/cadre), its session JWT, and the runner's environment.
 import { execFile } from 'node:child_process';
-import { access, chmod, constants, mkdir, rm } from 'node:fs/promises';
+import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { writeDeadlineFile } from '../container/init.js';
+import { sandboxUser } from '../container/workspace.js';
 import { CadreError } from '../errors.js';
 import type { Budget } from '../gateway/budget.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import type { Credentials } from '../gateway/credentials.js';
 import type { ProviderConfig } from '../gateway/providers.js';
 import { startGateway, type Gateway } from '../gateway/server.js';
+import { restrictSocketFolder } from '../gateway/socket-folder.js';
 import { modelSetupHint, resolveModel } from '../model/resolve.js';
 import type { Config } from '../store/config-schema.js';
-import type { OutputSink } from './output.js';
+import { say, type OutputSink } from './output.js';
 import type { ContainerSettings } from './vm-settings.js';
 
 /** The model the gateway forwards to (with the real key, which stays on the host) and the name the runner asks for. */
@@ -77,8 +80,8 @@ export function createGateways(options: GatewaysOptions) {
   async function start(id: string, repoUrl: string, settings: ContainerSettings, token: Omit<OpenGateway, 'gateway'>): Promise<OpenGateway> {
     const dir = socketDir(id);
     await mkdir(dir, { recursive: true });
-    // The container's user (uid 1000) must reach the socket; it can list and create nothing here.
-    await chmod(dir, 0o711);
+    // The container's user (uid 1000) must reach the socket; it can list and create nothing here, and no other user gets in.
+    if ((await restrictSocketFolder(dir, sandboxUser)) === 'everyone') options.sink(say(`The gateway folder of ${id} is reachable by every local user: cadre runs neither as the container's user (uid ${sandboxUser.uid}) nor in its group.`, 'warn'));
     const gateway = await startGateway({
       socketPath: join(dir, 'gateway.sock'),
       container: { cid: id, session: options.session(), repoHost: new URL(repoUrl).hostname, allowedDomains: settings.allowedDomains, networkIsolation: settings.networkIsolation },
@@ -101,12 +104,14 @@ export function createGateways(options: GatewaysOptions) {
     /** Starts (or restarts, with new network rules) the gateway of container `id`; its token lives until `deadline`. */
     async open(id: string, repoUrl: string, settings: ContainerSettings, deadline: number): Promise<void> {
       const previous = open.get(id);
-      if (previous) await previous.gateway.close();
+      // Calls in flight finish on the old gateway and are charged as usual; new connections reach the new one.
+      if (previous) await previous.gateway.close({ drain: true });
       const token = previous && previous.exp * 1000 >= deadline - 1000
         ? { token: previous.token, jti: previous.jti, exp: previous.exp }
         : options.credentials.issueContainerToken({ session: options.session(), cid: id, deadline: new Date(deadline) });
       if (previous && previous.jti !== token.jti) await options.credentials.revoke(previous.jti, previous.exp);
       await start(id, repoUrl, settings, token);
+      await writeDeadlineFile(socketDir(id), deadline);
       options.audit('gateway.opened', { cid: id, networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains, jti: token.jti.slice(0, 8) });
     },
 

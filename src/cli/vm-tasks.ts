@@ -45,7 +45,7 @@ export function createVmTasks(options: VmTasksOptions) {
         },
         onRunnerEvent: (event) => auditRunnerEvent(audit, input.taskId, containerId, event),
       });
-      options.session().send({ type: 'session.usage.add', inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens });
+      // Usage is not taken from the runner's report: the gateway charges every call, and the session counts those charges.
       return { summary: result.summary };
     } catch (error) {
       if (!isCadreError(error) || error.code !== 'budget.exhausted') throw error;

@@ -1,5 +1,6 @@
 // Why a container stopped, in words and remedies: OOMKilled, the pids limit, the disk limit, the deadline, or a plain exit.
 import { CadreError } from '../errors.js';
+import { deadlineExitCode } from './init.js';
 import { formatSize } from './limits.js';
 import type { ContainerRecord } from './records.js';
 
@@ -21,7 +22,8 @@ export function exitFromState(state: ContainerRecord['state']): ContainerExit {
 /** Classifies an exit; `requested` is true when cadre itself stopped the container. */
 export function exitCause(exit: ContainerExit, options: { requested?: boolean; timedOut?: boolean; diskFull?: boolean } = {}): ExitCause {
   if (exit.oomKilled) return 'oom-killed';
-  if (options.timedOut) return 'timed-out';
+  // The container's init stops it with this code once its deadline has passed (see init.ts).
+  if (options.timedOut || (exit.exitCode === deadlineExitCode && !options.requested)) return 'timed-out';
   if (options.diskFull) return 'disk-full';
   if (exit.error) return 'engine-error';
   return options.requested ? 'stopped' : 'exited';

@@ -1,7 +1,8 @@
-// Creates and starts a sandbox container with the isolation of ARCHITECTURE.md §3: no network, read-only root, no capabilities, limits.
+// Creates and starts a sandbox container with the isolation of ARCHITECTURE.md §3: no network, read-only root, no capabilities, limits, bounded logs, a deadline of its own.
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
 import { engineError, engineStatus } from './docker-client.js';
+import { initEntrypoint } from './init.js';
 import { labelKeys } from './labels.js';
 import type { ContainerLimits } from './limits.js';
 import { sandboxUser, type Workspace } from './workspace.js';
@@ -28,7 +29,12 @@ export interface ContainerSpec {
   command?: string[];
   /** Size of the tmpfs at /tmp (counted against the memory limit). */
   tmpSize?: string;
+  /** Seconds past the deadline before the container stops itself (default 30: a running cadre stops it first). */
+  deadlineGraceSeconds?: number;
 }
+
+/** The engine keeps at most this much of the container's own output (a disk-limit bypass otherwise). */
+export const containerLogLimit = { maxSize: '1m', maxFiles: 2 } as const;
 
 /** The engine's create options for `spec`: the whole security posture in one place. */
 export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): Docker.ContainerCreateOptions {
@@ -39,6 +45,8 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
   return {
     name: `cadre-${spec.id}`,
     Image: spec.image,
+    // PID 1 is the init: the deadline holds without cadre, and the agent cannot reach PID 1's output or memory.
+    Entrypoint: initEntrypoint({ deadline, graceSeconds: spec.deadlineGraceSeconds }),
     Cmd: spec.command ?? ['sleep', 'infinity'],
     Hostname: spec.id,
     User: `${sandboxUser.uid}:${sandboxUser.gid}`,
@@ -71,6 +79,7 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
       NanoCpus: Math.round(spec.limits.cpus * 1e9),
       PidsLimit: spec.limits.pids,
       RestartPolicy: { Name: 'no' },
+      LogConfig: { Type: 'json-file', Config: { 'max-size': containerLogLimit.maxSize, 'max-file': String(containerLogLimit.maxFiles) } },
     },
   };
 }

@@ -1,9 +1,14 @@
-// A session's token budget: reserve before a model call, settle with the provider's usage after it; never overshoots.
+// A session's token budget: reserve input + output cap before a model call, settle a charge after it; never overshoots.
 
 export const defaultTokenBudget = 50_000;
 
 export interface Reservation {
   readonly id: number;
+  /** Input tokens as estimated before the call. */
+  readonly input: number;
+  /** The output cap the call is allowed: what it asked for, lowered to what remained. */
+  readonly output: number;
+  /** input + output: the most this call can ever be charged. */
   readonly tokens: number;
 }
 
@@ -14,7 +19,7 @@ export interface TokenUsage {
 
 export interface BudgetSnapshot {
   limit: number;
-  /** Tokens the provider reported as used (settled calls). */
+  /** Tokens charged for settled calls. */
   used: number;
   /** Tokens held by calls in flight. */
   reserved: number;
@@ -22,62 +27,71 @@ export interface BudgetSnapshot {
 }
 
 export type BudgetEvent =
-  | { type: 'budget.updated'; used: number; limit: number; remaining: number }
+  /** One settled call: what it was charged (input + output), and the totals after it. */
+  | { type: 'budget.charged'; input: number; output: number; used: number; limit: number; remaining: number }
   /** Sent once, the first time a reservation does not fit. */
   | { type: 'budget.exhausted'; used: number; limit: number; message: string };
 
 export type ReserveResult = { ok: true; reservation: Reservation } | { ok: false; used: number; limit: number; message: string };
 
 export interface Budget {
-  reserve(tokens: number): ReserveResult;
   /**
-   * Releases the reservation and charges what the provider reported; without a report the whole
-   * reservation is charged. Settling twice is a no-op.
+   * Holds `input` + `output` tokens, lowering `output` to what remains after the input; refuses a
+   * call whose input (plus one output token) does not fit. Checked and taken in one synchronous step.
    */
-  settle(reservation: Reservation, usage: TokenUsage | undefined): void;
+  reserve(input: number, output: number): ReserveResult;
+  /**
+   * Releases the reservation and charges `charge`, never more than the reservation (the excess is
+   * returned so it can be reported). Settling twice is a no-op and charges nothing.
+   */
+  settle(reservation: Reservation, charge: TokenUsage): { charged: TokenUsage; excess: number };
   snapshot(): BudgetSnapshot;
 }
 
 /**
- * Creates a budget. Calls run on one event loop, so a reservation is checked and taken in one
- * synchronous step: concurrent calls can hold at most `limit` tokens between them.
+ * Creates a budget. Calls run on one event loop, so concurrent calls can hold at most `limit`
+ * tokens between them, and since no call is charged more than it reserved, `used` never passes `limit`.
  */
 export function createBudget(options: { limit?: number; onEvent?: (event: BudgetEvent) => void } = {}): Budget {
   const limit = options.limit ?? defaultTokenBudget;
   if (!Number.isSafeInteger(limit) || limit <= 0) throw new RangeError(`token budget must be a positive integer, got ${limit}`);
   const emit = options.onEvent ?? (() => undefined);
-  const open = new Map<number, number>();
+  const open = new Set<number>();
   let used = 0;
   let reserved = 0;
   let nextId = 1;
   let exhaustedSent = false;
 
   const snapshot = (): BudgetSnapshot => ({ limit, used, reserved, remaining: Math.max(0, limit - used - reserved) });
+  const whole = (value: number): number => (Number.isFinite(value) && value > 0 ? Math.ceil(value) : 0);
 
   return {
-    reserve(tokens) {
-      const wanted = Math.max(1, Math.ceil(tokens));
-      if (used + reserved + wanted > limit) {
-        const message = `token budget exhausted: used ${used} of ${limit}`;
+    reserve(inputTokens, outputTokens) {
+      const input = Math.max(1, whole(inputTokens));
+      const { remaining } = snapshot();
+      if (input + 1 > remaining) {
+        const message = `token budget exhausted: used ${used} of ${limit}${reserved > 0 ? ` (${reserved} held by calls in flight)` : ''}; this call needs about ${input + 1}`;
         if (!exhaustedSent) {
           exhaustedSent = true;
           emit({ type: 'budget.exhausted', used, limit, message });
         }
         return { ok: false, used, limit, message };
       }
-      const reservation = { id: nextId++, tokens: wanted };
-      open.set(reservation.id, wanted);
-      reserved += wanted;
+      const output = Math.min(Math.max(1, whole(outputTokens)), remaining - input);
+      const reservation: Reservation = { id: nextId++, input, output, tokens: input + output };
+      open.add(reservation.id);
+      reserved += reservation.tokens;
       return { ok: true, reservation };
     },
-    settle(reservation, usage) {
-      const held = open.get(reservation.id);
-      if (held === undefined) return;
-      open.delete(reservation.id);
-      reserved -= held;
-      used += usage === undefined ? held : usage.input + usage.output;
-      const { remaining } = snapshot();
-      emit({ type: 'budget.updated', used, limit, remaining });
+    settle(reservation, charge) {
+      if (!open.delete(reservation.id)) return { charged: { input: 0, output: 0 }, excess: 0 };
+      reserved -= reservation.tokens;
+      const wanted = { input: whole(charge.input), output: whole(charge.output) };
+      const input = Math.min(wanted.input, reservation.tokens);
+      const output = Math.min(wanted.output, reservation.tokens - input);
+      used += input + output;
+      emit({ type: 'budget.charged', input, output, used, limit, remaining: snapshot().remaining });
+      return { charged: { input, output }, excess: wanted.input + wanted.output - input - output };
     },
     snapshot,
   };

@@ -3,11 +3,11 @@ import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { GatewayAudit } from './audit.js';
 import type { EgressDecision } from './egress-policy.js';
+import type { BoundedAudit } from './refusals.js';
 
 export interface EgressProxy {
-  handleConnect(req: IncomingMessage, client: Duplex, head: Buffer): void;
+  handleConnect(req: IncomingMessage, client: net.Socket, head: Buffer): void;
   /** An absolute-form (`GET http://host/path`) request. */
   handleRequest(req: IncomingMessage, res: ServerResponse): void;
   /** Ends every open tunnel. */
@@ -19,23 +19,19 @@ const droppedHeaders = new Set(['connection', 'keep-alive', 'proxy-authorization
 
 export function createEgressProxy(options: {
   decide: (host: string, port: number) => Promise<EgressDecision>;
-  audit: GatewayAudit;
+  audit: BoundedAudit;
   cid: string;
+  /** A tunnel or request that moves no byte for this long is closed. */
+  idleTimeoutMs: number;
 }): EgressProxy {
-  const { decide, audit, cid } = options;
+  const { decide, audit, cid, idleTimeoutMs } = options;
   const tunnels = new Set<Duplex>();
 
   const decideAndAudit = async (method: string, host: string, port: number): Promise<EgressDecision> => {
     const decision = await decide(host, port);
-    audit('egress.decision', {
-      cid,
-      method,
-      host: host.slice(0, 255),
-      port,
-      allowed: decision.allowed,
-      rule: decision.rule,
-      ...(decision.allowed ? { address: decision.address } : { reason: decision.reason }),
-    });
+    const entry = { method, host: host.slice(0, 255), port, allowed: decision.allowed, rule: decision.rule };
+    if (decision.allowed) audit.record('egress.decision', { cid, ...entry, address: decision.address });
+    else audit.refusal('egress.decision', `egress:${decision.rule}`, { ...entry, reason: decision.reason });
     return decision;
   };
 
@@ -44,8 +40,10 @@ export function createEgressProxy(options: {
       tunnels.add(client);
       client.on('close', () => tunnels.delete(client));
       client.on('error', () => client.destroy());
+      client.setTimeout(idleTimeoutMs, () => client.destroy());
       const target = parseAuthority(req.url ?? '');
       void decideAndAudit('CONNECT', target.host, target.port).then((decision) => {
+        if (client.destroyed) return;
         if (!decision.allowed) {
           refuseRaw(client, 403, refusalText(decision));
           return;
@@ -101,7 +99,7 @@ export function createEgressProxy(options: {
           headers: { ...forwardedHeaders(req.headers), host: target.host },
           agent: false,
         });
-        upstream.setTimeout(connectTimeoutMs * 4, () => upstream.destroy(new Error('upstream timeout')));
+        upstream.setTimeout(idleTimeoutMs, () => upstream.destroy(new Error('upstream timeout')));
         upstream.on('response', (response) => {
           res.writeHead(response.statusCode ?? 502, forwardedHeaders(response.headers));
           response.pipe(res);

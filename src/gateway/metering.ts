@@ -1,57 +1,36 @@
-// Metering a model call: its reservation (input estimate + output cap) before, the reported usage after.
-import type { TokenUsage } from './budget.js';
+// Metering a model call: its output cap before, what the upstream streamed and reported during, and what it is charged after.
+import type { Reservation, TokenUsage } from './budget.js';
 import type { MeteredEndpoint, ProviderKind } from './providers.js';
+import { estimateTextTokens, type TokenCounter } from './token-estimate.js';
 
 /** Tokens counted for an inline image or file, whose base64 text says nothing about its cost. */
-const attachmentTokens = 1_600;
-const noSpecialTokens = { disallowedSpecial: new Set<string>() };
-
-/** Counts the tokens of a text. */
-export type TokenCounter = (text: string) => number;
-
-let tokenCounter: Promise<TokenCounter> | undefined;
-
-/** Loads the o200k tokenizer once, on first use: its tables take a noticeable time to load, which cadre's startup should not pay. */
-export function loadTokenCounter(): Promise<TokenCounter> {
-  tokenCounter ??= import('gpt-tokenizer/encoding/o200k_base').then(({ countTokens }) => (text: string) => countTokens(text, noSpecialTokens));
-  return tokenCounter;
-}
+export const attachmentTokens = 1_600;
 
 export interface MeteredRequest {
-  /** The body to forward: the output cap is made explicit, and streamed chat calls ask for usage. */
   body: Record<string, unknown>;
-  inputTokens: number;
+  /** The output cap the client asked for (or the default), times the number of choices. */
   maxOutputTokens: number;
   model: string | undefined;
   stream: boolean;
+  /** Writes the reserved output cap into the body, so the upstream cannot be asked for more than was reserved. */
+  withOutputCap(reserved: number): Record<string, unknown>;
 }
 
-/**
- * Estimates a call's input tokens with a real tokenizer (o200k; the JSON punctuation it also counts
- * is the margin for other providers' tokenizers) and fixes its output cap, adding `defaultMaxOutput`
- * when the client set none.
- */
-export function meterRequest(input: {
-  kind: ProviderKind;
-  endpoint: MeteredEndpoint;
-  body: Record<string, unknown>;
-  defaultMaxOutput: number;
-  countTokens: TokenCounter;
-}): MeteredRequest {
+/** Reads a call's output cap (adding `defaultMaxOutput` when the client set none) and makes streamed chat calls ask for usage. */
+export function meterRequest(input: { kind: ProviderKind; endpoint: MeteredEndpoint; body: Record<string, unknown>; defaultMaxOutput: number }): MeteredRequest {
   const { kind, endpoint, defaultMaxOutput } = input;
   const body = { ...input.body };
   const capField = endpoint === 'messages' ? 'max_tokens' : endpoint === 'responses' ? 'max_output_tokens' : chatCapField(kind, body);
   const cap = positiveInteger(body[capField]) ?? defaultMaxOutput;
-  body[capField] = cap;
-  const choices = endpoint === 'chat' ? (positiveInteger(body.n) ?? 1) : 1;
+  const choices = endpoint === 'chat' ? Math.min(positiveInteger(body.n) ?? 1, 128) : 1;
   const stream = body.stream === true;
   if (endpoint === 'chat' && stream) body.stream_options = { ...asRecord(body.stream_options), include_usage: true };
   return {
     body,
-    inputTokens: estimateInputTokens(input.body, input.countTokens),
     maxOutputTokens: cap * choices,
     model: typeof body.model === 'string' ? body.model : undefined,
     stream,
+    withOutputCap: (reserved) => ({ ...body, [capField]: Math.max(1, Math.floor(reserved / choices)) }),
   };
 }
 
@@ -61,33 +40,30 @@ function chatCapField(kind: ProviderKind, body: Record<string, unknown>): string
   return kind === 'openai' ? 'max_completion_tokens' : 'max_tokens';
 }
 
-export function estimateInputTokens(body: Record<string, unknown>, countTokens: TokenCounter): number {
-  let attachments = 0;
-  const text = JSON.stringify(body, function (this: unknown, key: string, value: unknown) {
-    if (typeof value !== 'string' || value.length < 256) return value;
-    const holder = asRecord(this);
-    if (value.startsWith('data:') || (key === 'data' && holder.type === 'base64')) {
-      attachments += 1;
-      return '';
-    }
-    return value;
-  });
-  return countTokens(text) + attachments * attachmentTokens;
-}
-
-/** Collects the usage a provider reports, from a JSON body or from the events of an SSE stream. */
+/** What an upstream said about a call: its reported usage, the output it streamed (counted as it passed), whether it finished. */
 export interface UsageTracker {
   observe(message: unknown): void;
+  /** The stream's end marker (`data: [DONE]`), or a whole JSON body read. */
+  done(): void;
   usage(): TokenUsage | undefined;
+  streamedOutput(): number;
+  /** True once the upstream sent its last event (message_stop, [DONE], response.completed) or a whole JSON body. */
+  finished(): boolean;
 }
 
-export function createUsageTracker(): UsageTracker {
+const finalResponseTypes = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
+export function createUsageTracker(countTokens: TokenCounter): UsageTracker {
   let input: number | undefined;
   let output: number | undefined;
+  let streamed = 0;
+  let finished = false;
   return {
     observe(message) {
       const record = asRecord(message);
       const type = record.type;
+      if (type === 'message_stop' || (typeof type === 'string' && finalResponseTypes.has(type))) finished = true;
+      streamed += estimateTextTokens(deltaText(record), countTokens);
       const usage = asRecord(
         type === 'message_start' ? asRecord(record.message).usage
           : typeof type === 'string' && type.startsWith('response.') ? asRecord(record.response).usage
@@ -100,8 +76,78 @@ export function createUsageTracker(): UsageTracker {
       if (usage.input_tokens !== undefined || usage.prompt_tokens !== undefined) input = Math.max(input ?? 0, reportedInput + cached);
       if (usage.output_tokens !== undefined || usage.completion_tokens !== undefined) output = Math.max(output ?? 0, reportedOutput);
     },
+    done: () => {
+      finished = true;
+    },
     usage: () => (input === undefined && output === undefined ? undefined : { input: input ?? 0, output: output ?? 0 }),
+    streamedOutput: () => streamed,
+    finished: () => finished,
   };
+}
+
+/** The generated text a stream event carries: Anthropic deltas, chat choices' deltas, Responses deltas. */
+function deltaText(record: Record<string, unknown>): string {
+  if (record.type === 'content_block_delta') {
+    const delta = asRecord(record.delta);
+    return [delta.text, delta.partial_json, delta.thinking].filter((part) => typeof part === 'string').join('');
+  }
+  if (typeof record.type === 'string' && record.type.startsWith('response.') && record.type.endsWith('.delta')) {
+    return typeof record.delta === 'string' ? record.delta : '';
+  }
+  if (!Array.isArray(record.choices)) return '';
+  const parts: string[] = [];
+  for (const choice of record.choices) {
+    const delta = asRecord(asRecord(choice).delta);
+    for (const text of [delta.content, delta.reasoning_content, delta.refusal]) if (typeof text === 'string') parts.push(text);
+    if (Array.isArray(delta.tool_calls)) {
+      for (const call of delta.tool_calls) {
+        const args = asRecord(asRecord(call).function).arguments;
+        if (typeof args === 'string') parts.push(args);
+      }
+    }
+  }
+  return parts.join('');
+}
+
+/**
+ * How a call ended: `completed` (the upstream sent its last event or a whole body), `upstream-cut` (it closed,
+ * failed or timed out before that, or passed what was reserved), `client-cut` (cadre's side ended it: the client
+ * in the container closed, the runner was killed, the task cancelled), `refused` (an error status).
+ */
+export type CallEnd = 'completed' | 'upstream-cut' | 'client-cut' | 'refused';
+
+/**
+ * What a call is charged, before the budget caps it at its reservation. A finished call pays what was reported
+ * (or streamed, if more), or its whole reservation when nothing was reported; a call the upstream cut pays its
+ * whole reservation or what was streamed, whichever is larger; a call cadre's side cut pays what was reported or
+ * streamed, whichever is larger, and its input; a refused call pays what was reported.
+ */
+export function chargeFor(reservation: Reservation, end: CallEnd, tracker: Pick<UsageTracker, 'usage' | 'streamedOutput'>): TokenUsage {
+  const reported = tracker.usage();
+  const input = reported?.input ?? reservation.input;
+  const streamed = tracker.streamedOutput();
+  const output = Math.max(reported?.output ?? 0, streamed);
+  switch (end) {
+    case 'completed': {
+      if (reported === undefined) return { input: reservation.input, output: Math.max(output, reservation.output) };
+      // An honest report stands (the gateway's tokenizer is not the provider's); one far below what streamed does not.
+      return { input, output: beyondSlack(streamed, reported.output) ? streamed : reported.output };
+    }
+    case 'upstream-cut':
+      return { input, output: Math.max(output, reservation.tokens - input) };
+    case 'client-cut':
+      return { input, output };
+    case 'refused':
+      return { input: reported?.input ?? 0, output: reported?.output ?? 0 };
+  }
+}
+
+/** The gateway counts with o200k, not the provider's tokenizer: it disbelieves a count only past this margin. */
+export const tokenizerSlack = 1.25;
+
+/** True when `counted` passes `allowed` by more than the two tokenizers can differ. */
+export function beyondSlack(counted: number, allowed: number): boolean {
+  return counted > allowed * tokenizerSlack + 16;
 }
 
 function count(value: unknown): number {

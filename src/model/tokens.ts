@@ -1,6 +1,6 @@
 // Counting a request's tokens before it is sent: system prompt, conversation and tool declarations, with a real tokenizer.
 import { z } from 'zod';
-import { loadTokenCounter, type TokenCounter } from '../gateway/metering.js';
+import { linearCounter, loadTokenCounter, type TokenCounter } from '../gateway/token-estimate.js';
 import type { ChatMessage, ModelToolSpec } from './types.js';
 
 /** Each message's count, computed once: a conversation is counted again before every request. */
@@ -45,7 +45,8 @@ export interface RequestCounter {
 
 /** Loads the tokenizer once; the counter scales its estimates by what the provider reported (never below its own count). */
 export async function createRequestCounter(): Promise<RequestCounter> {
-  const count = await loadTokenCounter();
+  // Linear in the text's length: a long run of one letter (a hostile tool argument, say) is priced without the tokenizer.
+  const count = linearCounter(await loadTokenCounter());
   let ratio = 1;
   return {
     count: (request) => {

@@ -36,7 +36,7 @@ export function classifyCommand(command: SimpleCommand, workspace: string): Deci
   if (shapeDenial) return shapeDenial;
   const argv = words.map((word) => word.value);
   const upstream = command.upstream.map((stage) => stage.words.map((word) => (word.ok ? word.value : '')));
-  return findBlocked(argv, { piped: command.piped, upstream }) ?? checkAllowed(argv);
+  return findBlocked(argv, { piped: command.piped, upstream }) ?? checkAllowed(argv, workspace);
 }
 
 /** Look-alike Unicode, brace expansion and globs that could turn into options. */
@@ -62,7 +62,7 @@ function checkShapes(words: StaticWord[]): Decision | undefined {
   return undefined;
 }
 
-function checkAllowed(original: string[]): Decision {
+function checkAllowed(original: string[], workspace: string): Decision {
   let argv = original;
   for (let depth = 0; isTransparentWrapper(programName(argv[0] ?? '')); depth += 1) {
     const wrapper = programName(argv[0] ?? '');
@@ -84,7 +84,7 @@ function checkAllowed(original: string[]): Decision {
     return deny('policy.program.path', `${first} is not the system's ${name}; call it by name.`, { program: name });
   }
   const args = argv.slice(1);
-  const denied = name === 'git' ? checkGit(args)
+  const denied = name === 'git' ? checkGit(args, workspace)
     : name === 'npm' || name === 'yarn' ? checkPackageManager(name, args)
       : name === 'docker' ? checkDocker(args) : undefined;
   return denied ?? allow('policy.allowed', `${name} is an allowed program and nothing blocked was found.`, { program: name });

@@ -4,6 +4,7 @@ import { allow, deny, isSpecificDenial, type Decision } from './decision.js';
 import { classifyCommand } from './classify.js';
 import { parseShell } from './parser.js';
 import { walkScript } from './script.js';
+import { firstDisagreement, readLikeBash, treeSitterSpans } from './second-reading.js';
 import { describeOddCharacter, hasInvisibleCharacter, hasOddSpace } from './unicode.js';
 
 export interface CommandPolicyOptions {
@@ -48,7 +49,20 @@ function decide(root: Node, command: string, workspace: string): Decision {
   if (chosen) return chosen;
   const programs = [...new Set(decisions.map((decision) => decision.program).filter((name) => name !== undefined))];
   if (programs.length === 0) return deny('policy.parse.empty', 'The command runs no program.');
-  return allow('policy.allowed', `${programs.join(', ')}: allowed, and nothing blocked was found.`, { program: programs[0] });
+  return crossCheck(root, command) ?? allow('policy.allowed', `${programs.join(', ')}: allowed, and nothing blocked was found.`, { program: programs[0] });
+}
+
+/**
+ * Parsers differ from bash on some quoting ($'a\\' read as one word up to a later quote, while bash ends it and
+ * runs what follows): an allowed command is read a second time by bash's own rules, and any difference denies it.
+ */
+function crossCheck(root: Node, command: string): Decision | undefined {
+  const bash = readLikeBash(command);
+  if (!bash.ok) {
+    return deny('policy.parse.disagreement', `Read by bash's quoting rules, the command holds ${bash.what} near column ${bash.at + 1} that the parser did not see; write it more plainly.`);
+  }
+  const differs = firstDisagreement(command, treeSitterSpans(root), bash.spans);
+  return differs === undefined ? undefined : deny('policy.parse.disagreement', `The shell parser and bash read the command differently: ${differs}.`);
 }
 
 function whereBroken(root: Node): string {

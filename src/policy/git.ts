@@ -1,7 +1,10 @@
-// git's restrictions: no config overrides, no exec-bearing options, no remote helpers (ext::), no hook tricks.
+// git's restrictions: no config overrides, no exec-bearing options, no remote helpers (ext::), no hook tricks, no writes out of bounds.
 import { deny, type Decision } from './decision.js';
 import { checkGitConfig } from './git-config.js';
+import posix from 'node:path/posix';
+import { checkGitWrites } from './git-write.js';
 import { isLongSpelling, splitOnce } from './options.js';
+import { writeTargetRefusal } from './write-target.js';
 
 const globalFlags = new Set([
   '-p', '--paginate', '-P', '--no-pager', '--no-replace-objects', '--bare', '--literal-pathspecs', '--glob-pathspecs',
@@ -10,7 +13,7 @@ const globalFlags = new Set([
 ]);
 const globalValued = new Set(['--namespace', '--list-cmds', '--attr-source']);
 /** Options that point git at another repository, whose own config (core.fsmonitor, core.pager) would then apply. */
-const repositoryOptions = new Set(['-C', '--git-dir', '--work-tree']);
+const repositoryOptions = new Set(['--git-dir', '--work-tree']);
 
 /** Subcommand options that name a program to run: `--upload-pack=sh`, `rebase --exec`, `grep -O`, …. */
 const execOptions: Record<string, { long: string[]; short: string[] }> = {
@@ -44,14 +47,25 @@ const execSubcommands: Record<string, string> = {
 
 const urlSubcommands = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'remote', 'submodule', 'archive', 'fetch-pack', 'send-pack']);
 
-/** Checks git's arguments (after `git`); undefined when they are acceptable. */
-export function checkGit(args: readonly string[]): Decision | undefined {
+/** Checks git's arguments (after `git`) for a command run in `workspace`; undefined when they are acceptable. */
+export function checkGit(args: readonly string[], workspace = '/workspace'): Decision | undefined {
   let index = 0;
+  let directory = '.';
   while (index < args.length && (args[index] ?? '').startsWith('-')) {
     const arg = args[index] ?? '';
     const [name, inline] = splitOnce(arg, '=');
     if (name === '-c' || name.startsWith('-c') || name === '--config-env') {
       return deny('policy.git.config-override', `git ${arg} overrides configuration for one run (pager, ssh command, hooks…); set safe options explicitly instead.`, { program: 'git' });
+    }
+    if (arg === '-C' || (arg.startsWith('-C') && arg.length > 2)) {
+      // -C is cumulative (git -C a -C b works in a/b); each step must stay in the workspace and out of .git.
+      const value = arg === '-C' ? args[index + 1] : arg.slice(2);
+      if (value === undefined) return deny('policy.git.repository-override', 'git -C needs a directory.', { program: 'git' });
+      directory = value === '' ? directory : posix.join(directory, value.startsWith('/') ? posix.relative(workspace, value) : value);
+      const refused = writeTargetRefusal(directory, workspace);
+      if (refused) return deny('policy.git.repository-override', `git -C ${value}: ${refused.reason}; run git on the workspace's own repositories.`, { program: 'git' });
+      index += arg === '-C' ? 2 : 1;
+      continue;
     }
     if (repositoryOptions.has(name)) {
       return deny('policy.git.repository-override', `git ${arg} points git at another repository, whose config could run programs (a planted bare repository); run git in the workspace.`, { program: 'git' });
@@ -66,7 +80,7 @@ export function checkGit(args: readonly string[]): Decision | undefined {
   const rest = args.slice(index + 1);
   const purpose = execSubcommands[subcommand];
   if (purpose) return deny('policy.git.exec-subcommand', `git ${subcommand} ${purpose}; it is not allowed for the agent.`, { program: 'git' });
-  return checkSubcommand(subcommand, rest);
+  return checkSubcommand(subcommand, rest) ?? checkGitWrites(subcommand, rest, posix.join(workspace, directory));
 }
 
 function checkSubcommand(subcommand: string, rest: readonly string[]): Decision | undefined {

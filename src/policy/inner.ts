@@ -61,12 +61,59 @@ function npmExec(args: readonly string[]): InnerCommand[] {
   return rest.length > next ? [{ kind: 'command', argv: rest.slice(next) }] : [];
 }
 
+/** yarn's options that take a value before the subcommand (classic and berry). */
+const yarnValued = new Set([
+  '--cwd', '--cache-folder', '--modules-folder', '--global-folder', '--link-folder', '--mutex', '--network-concurrency',
+  '--network-timeout', '--preferred-cache-folder', '--registry', '--proxy', '--https-proxy', '--otp', '--scripts-prepend-node-path',
+]);
+const yarnDlxSpec: OptionSpec = { short: { p: 'value', q: 'flag' }, long: { '--package': 'value', '--quiet': 'flag' } };
+const yarnForeachValued = new Set(['--include', '--exclude', '--from', '-j', '--jobs']);
+
+/**
+ * The commands yarn runs for you, classic and berry alike: `exec` (whose command berry runs as shell code), `node`,
+ * `run node`, `dlx`, and any of these through `workspace <name>` or `workspaces foreach|run`, with yarn's own options skipped.
+ */
+/** Where yarn's subcommand is, past its own options and their values. */
+export function yarnSubcommandAt(args: readonly string[]): number {
+  let at = 0;
+  while (at < args.length && (args[at] ?? '').startsWith('-')) at += yarnValued.has(args[at] ?? '') ? 2 : 1;
+  return at;
+}
+
 function yarnExec(args: readonly string[]): InnerCommand[] {
-  const subcommandAt = args.findIndex((arg) => !arg.startsWith('-'));
-  const subcommand = args[subcommandAt];
-  if (subcommand !== 'exec' && subcommand !== 'dlx') return [];
-  const rest = args.slice(subcommandAt + 1).filter((arg) => arg !== '--');
-  return rest.length > 0 ? [{ kind: 'command', argv: rest }] : [];
+  const at = yarnSubcommandAt(args);
+  const subcommand = args[at];
+  const rest = args.slice(at + 1);
+  const afterDashes = (words: readonly string[]): string[] => (words[0] === '--' ? words.slice(1) : [...words]);
+  switch (subcommand) {
+    case 'exec': {
+      const command = afterDashes(rest);
+      if (command.length === 0) return [];
+      // Berry hands exec's words to its own shell: a word holding shell syntax is a script, not a program name.
+      return /[\s;&|<>()$`'"\\*?{}~#]/.test(command[0] ?? '') ? [{ kind: 'string', text: command.join(' ') }] : [{ kind: 'command', argv: command }];
+    }
+    case 'node':
+      return [{ kind: 'command', argv: ['node', ...rest] }];
+    case 'run':
+      return rest[0] === 'node' ? [{ kind: 'command', argv: ['node', ...rest.slice(1)] }] : [];
+    case 'dlx': {
+      const parsed = parseOptions(rest, yarnDlxSpec);
+      const command = parsed.unknown === undefined ? rest.slice(parsed.next) : [];
+      return command.length > 0 ? [{ kind: 'command', argv: afterDashes(command) }] : [{ kind: 'string', text: rest.join(' ') }];
+    }
+    case 'workspace':
+      return rest.length > 1 ? [{ kind: 'command', argv: ['yarn', ...rest.slice(1)] }] : [];
+    case 'workspaces': {
+      // Classic yarn runs the named yarn command (or script) in every workspace.
+      if (rest[0] === 'run') return rest.length > 1 ? [{ kind: 'command', argv: ['yarn', ...rest.slice(1)] }] : [];
+      if (rest[0] !== 'foreach') return [];
+      let index = 1;
+      while (index < rest.length && (rest[index] ?? '').startsWith('-')) index += yarnForeachValued.has(rest[index] ?? '') ? 2 : 1;
+      return index < rest.length ? [{ kind: 'command', argv: ['yarn', ...rest.slice(index)] }] : [];
+    }
+    default:
+      return [];
+  }
 }
 
 /** docker run|create IMAGE CMD…, docker exec CONTAINER CMD…, docker compose run|exec SERVICE CMD…. */

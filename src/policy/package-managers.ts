@@ -1,5 +1,6 @@
-// npm and yarn: nothing may change the shell that runs package scripts, nor load another config file.
+// npm and yarn: nothing may change the shell that runs package scripts, load another config file, or fetch and run a package.
 import { deny, type Decision } from './decision.js';
+import { yarnSubcommandAt } from './inner.js';
 import { isLongSpelling, splitOnce } from './options.js';
 
 const shellSettings = ['script-shell', 'shell'];
@@ -8,8 +9,33 @@ const programSettings = ['editor', 'git', 'browser', 'viewer', 'node-options', '
 const configFileSettings = ['userconfig', 'globalconfig'];
 const configFileOptions = ['--userconfig', '--globalconfig', '--use-yarnrc', '--yarnrc'];
 
+/** npm exec's options that fetch a package which is not a dependency (without them it runs the project's own bins). */
+const fetchingExecOptions = ['--yes', '--package'];
+
+/**
+ * A package that is not a dependency, fetched from the registry and run on the spot: yarn dlx and yarn create,
+ * npm exec --yes / --package, npm init and npm create with an initializer (npx's twins; npx is not allowed).
+ */
+function downloadAndRun(program: 'npm' | 'yarn', args: readonly string[]): string | undefined {
+  const at = program === 'yarn' ? yarnSubcommandAt(args) : args.findIndex((arg) => !arg.startsWith('-'));
+  const subcommand = args[at];
+  const rest = args.slice(at + 1);
+  const firstOperand = rest.find((arg) => !arg.startsWith('-'));
+  if (program === 'yarn') return subcommand === 'dlx' || (subcommand === 'create' && firstOperand !== undefined) ? `yarn ${subcommand}` : undefined;
+  if ((subcommand === 'init' || subcommand === 'create' || subcommand === 'innit') && firstOperand !== undefined) return `npm ${subcommand} ${firstOperand}`;
+  if (subcommand !== 'exec' && subcommand !== 'x') return undefined;
+  const end = rest.indexOf('--');
+  const own = end === -1 ? rest : rest.slice(0, end);
+  const fetching = own.find((arg) => arg === '-y' || /^-p/.test(arg) || fetchingExecOptions.some((full) => isLongSpelling(arg, full, 4)));
+  return fetching === undefined ? undefined : `npm ${subcommand} ${fetching}`;
+}
+
 /** Checks npm or yarn arguments; undefined when acceptable. */
 export function checkPackageManager(program: 'npm' | 'yarn', args: readonly string[]): Decision | undefined {
+  const fetched = downloadAndRun(program, args);
+  if (fetched) {
+    return deny('policy.npm.download-exec', `${fetched} fetches a package that is not a dependency and runs it; add it to the project with ${program === 'npm' ? 'npm install' : 'yarn add'} and run it from there.`, { program });
+  }
   for (const arg of args) {
     if (arg === '--') break;
     if (isLongSpelling(arg, '--script-shell', 5) || isLongSpelling(arg, '--shell', 4)) {

@@ -1,8 +1,8 @@
-// Redirections: targets must stay in the workspace; here-documents must not expand anything.
-import path from 'node:path/posix';
+// Redirections: targets must stay in the workspace and out of git's internals; here-documents must not expand anything.
 import type { Node } from 'web-tree-sitter';
 import { deny, type Decision } from './decision.js';
 import { wordDenial } from './word-denial.js';
+import { writeTargetRefusal } from './write-target.js';
 import { hasBraceExpansion, hasGlob, hasTilde, resolveWord } from './words.js';
 
 const devices = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin', '/dev/tty']);
@@ -29,11 +29,12 @@ export function checkRedirect(node: Node, workspace: string): Decision | undefin
   if (hasGlob(resolved.segments) || hasBraceExpansion(resolved.segments) || hasTilde(resolved.segments)) {
     return deny('policy.redirect.outside-workspace', `Redirection target ${target} would be expanded by the shell; name the file literally.`);
   }
-  const absolute = path.resolve(workspace, target);
-  if (absolute !== workspace && !absolute.startsWith(`${workspace.replace(/\/$/, '')}/`)) {
-    return deny('policy.redirect.outside-workspace', `Redirection to ${target} leaves the workspace ${workspace}.`);
-  }
-  return undefined;
+  const refused = writeTargetRefusal(target, workspace);
+  if (refused === undefined) return undefined;
+  // Reading a file is judged by the path policy of the tools; writing one here, like any named output, is not.
+  if (operator === '<' || operator === '<&') return refused.refusal === 'outside-workspace' ? deny('policy.redirect.outside-workspace', `Redirection from ${target} leaves the workspace ${workspace}.`) : undefined;
+  if (refused.refusal === 'outside-workspace') return deny('policy.redirect.outside-workspace', `Redirection to ${target} leaves the workspace ${workspace}.`);
+  return deny(`policy.redirect.${refused.refusal}`, `Redirection to ${refused.reason}; it is not written by the agent.`);
 }
 
 function checkHeredoc(node: Node): Decision | undefined {

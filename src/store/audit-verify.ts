@@ -70,7 +70,17 @@ export async function verifyAuditFile(file: string, key: Uint8Array): Promise<Au
   const scan = scanAuditText(await readFile(file, 'utf8'), key);
   if (!scan.ok) return scan;
   if (scan.sealed) return { ok: true, count: scan.count, live: false };
-  if ((await liveWriter(file, key)) !== undefined) return { ok: true, count: scan.count, live: true };
+  const writer = await liveWriter(file, key);
+  if (writer !== undefined) {
+    // The writer records its head apart after every record: a live log shorter than that head was cut.
+    if (scan.count < writer.count) {
+      return { ok: false, seq: scan.count + 1, line: scan.count + 1, reason: `the log ends after seq ${scan.count}, but cadre (pid ${writer.pid}) has written ${writer.count} records to it: its end was cut` };
+    }
+    if (scan.count === writer.count && scan.lastHash !== writer.lastHash) {
+      return { ok: false, seq: scan.count, line: scan.count, reason: 'the last record is not the one cadre wrote: its end was replaced' };
+    }
+    return { ok: true, count: scan.count, live: true };
+  }
   const seq = scan.count + 1;
   return {
     ok: false,

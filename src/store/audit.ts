@@ -81,7 +81,8 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
     prev = scan.lastHash;
   }
   const handle: FileHandle = await open(file, 'a', 0o600);
-  await writeLiveMarker(file, key);
+  const startedAt = new Date().toISOString();
+  await writeLiveMarker(file, key, { startedAt, count: seq, lastHash: prev });
   let queue: Promise<unknown> = Promise.resolve();
   let failure: unknown;
   let closed = false;
@@ -106,6 +107,7 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
     }
     seq = record.seq;
     prev = record.hash;
+    if (type !== checkpointType) await writeLiveMarker(file, key, { startedAt, count: seq, lastHash: prev });
     return record;
   };
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { draftAgentsFile } from '../../src/agents/init-file.js';
 import { createPermissions } from '../../src/agents/tools/permissions.js';
 import { createInstructionLoader } from '../../src/agents/universal/instructions.js';
-import { loadTokenCounter } from '../../src/gateway/metering.js';
+import { loadTokenCounter } from '../../src/gateway/token-estimate.js';
 import { analyzeProject } from '../../src/project/context.js';
 import { unpackCorpus, type UnpackedProject } from '../support/corpus.js';
 

@@ -72,8 +72,9 @@ describeDocker('vm-agent tasks queue and cancel at the prompt', () => {
     at = await pty.waitFor('suite started\n', { from: at, timeoutMs: 120_000 });
     at = await pty.waitFor('cadre ›', { from: at });
     const whileRunning = await seenLines(pty.raw());
-    expect(whileRunning).toContain('vm-agent started (attempt 1, anthropic claude-scripted) in /workspace');
-    expect(whileRunning).toContain('suite started');
+    // What the container printed is marked as coming from it.
+    expect(whileRunning).toContain('vm-agent │ vm-agent started (attempt 1, anthropic claude-scripted) in /workspace');
+    expect(whileRunning).toContain('vm-agent │ suite started');
     expect(whileRunning.at(-1)?.trim()).toBe('? cadre ›');
 
     pty.type(`/agent vm-agent "task two: read the README"${keys.enter}`);
@@ -111,7 +112,7 @@ describeDocker('vm-agent tasks queue and cancel at the prompt', () => {
     const [running] = await ours();
     expect(running?.State).toBe('running');
     const processes = await execIn(docker, docker.getContainer(running?.Id ?? ''), ['sh', '-c', 'for p in /proc/[0-9]*; do tr "\\0" " " < $p/cmdline; echo; done']);
-    expect(processes.stdout).toContain('tini');
+    expect(processes.stdout).toContain('cadre-init');
     expect(processes.stdout).not.toMatch(/npm|setTimeout|cadre-runner/);
 
     at = await pty.waitFor('cadre ›', { from: at });

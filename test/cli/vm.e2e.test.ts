@@ -49,7 +49,8 @@ describeDocker('vm-agent end to end through the CLI', () => {
           { toolCalls: [{ name: 'run-command', input: { command: 'npm test' } }], usage: { inputTokens: 200, outputTokens: 20 } },
           { toolCalls: [{ name: 'run-command', input: { command: 'sudo rm -rf /workspace' } }], usage: { inputTokens: 200, outputTokens: 20 } },
           { text: 'The greeting now says Hi and npm test passes.', usage: { inputTokens: 200, outputTokens: 20 } },
-          { text: 'Reading a lot.', toolCalls: [{ name: 'read-file', input: { path: '/workspace/test.js' } }], usage: { inputTokens: 15_000, outputTokens: 100 } },
+          // Within what the call reserved (the 8,200 left): charged in full, it leaves 100 of the budget, less than any next call.
+          { text: 'Reading a lot.', toolCalls: [{ name: 'read-file', input: { path: '/workspace/test.js' } }], usage: { inputTokens: 8_000, outputTokens: 100 } },
           { text: 'never served: the budget is spent', usage: { inputTokens: 10, outputTokens: 10 } },
         ],
       },
@@ -65,7 +66,7 @@ describeDocker('vm-agent end to end through the CLI', () => {
     const cadre = startPipedCadre(project, home, {
       ANTHROPIC_API_KEY: modelKey, ANTHROPIC_BASE_URL: model.url, CADRE_MODEL: 'anthropic:claude-scripted',
       GITHUB_TOKEN: githubToken, CADRE_GITHUB_BASE_URL: github.url, CADRE_GIT_AUTHOR_NAME: 'Cadre Tester', CADRE_GIT_AUTHOR_EMAIL: 'tester@example.com',
-      CADRE_TOKEN_BUDGET: '22000', CADRE_GATEWAY_ALLOW_LOOPBACK: '1',
+      CADRE_TOKEN_BUDGET: '9080', CADRE_GATEWAY_ALLOW_LOOPBACK: '1',
     });
     const repoUrl = gitServer.repoUrl(fullName);
     const created = await cadre.run(`/vm-create ${repoUrl} --config "memory: 1GB\\ncpu: 1 cores\\ntimeout: 20 minutes"`, (e) => e.kind === 'vm.created' || e.type === 'output.error', 300_000);
@@ -109,7 +110,7 @@ describeDocker('vm-agent end to end through the CLI', () => {
 
     const exhausted = await cadre.run('/agent vm-agent "Read everything"', (e) => e.type === 'output.error', 180_000);
     expect(exhausted.code, JSON.stringify(exhausted)).toBe('budget.exhausted');
-    expect(exhausted.message).toMatch(/used \d+ of 22000/);
+    expect(exhausted.message).toMatch(/used 8980 of 9080/);
     expect(exhausted.remedy).toContain(`/vm-create-pr ${id}`);
     cadre.end();
     await cadre.exited;

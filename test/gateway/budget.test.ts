@@ -1,70 +1,122 @@
-// The token budget: reservations never overshoot, settlement charges reported usage, events reach listeners.
+// The token budget and metering: capped reservations, charges never past them, linear estimates, the charging rules.
 import { describe, expect, it } from 'vitest';
 import { createBudget, defaultTokenBudget } from '../../src/gateway/budget.js';
-import type { BudgetEvent } from '../../src/gateway/budget.js';
-import { createUsageTracker, estimateInputTokens, loadTokenCounter, meterRequest } from '../../src/gateway/metering.js';
+import type { BudgetEvent, Reservation } from '../../src/gateway/budget.js';
+import { chargeFor, createUsageTracker, meterRequest } from '../../src/gateway/metering.js';
+import { estimateTextTokens, estimateTokensSliced, loadTokenCounter } from '../../src/gateway/token-estimate.js';
 
 const countTokens = await loadTokenCounter();
 
+function reserved(budget: ReturnType<typeof createBudget>, input: number, output: number): Reservation {
+  const result = budget.reserve(input, output);
+  if (!result.ok) throw new Error(`refused: ${result.message}`);
+  return result.reservation;
+}
+
 describe('token budget', () => {
-  it('defaults to 50,000 and refuses what does not fit, saying how much was used', () => {
+  it('defaults to 50,000, caps the output to what remains and refuses an input that does not fit', () => {
     const events: BudgetEvent[] = [];
     const budget = createBudget({ onEvent: (event) => events.push(event) });
     expect(budget.snapshot()).toEqual({ limit: defaultTokenBudget, used: 0, reserved: 0, remaining: 50_000 });
-    const first = budget.reserve(30_000);
-    if (!first.ok) throw new Error('first reservation refused');
-    expect(budget.reserve(30_000)).toEqual({ ok: false, used: 0, limit: 50_000, message: 'token budget exhausted: used 0 of 50000' });
-    budget.settle(first.reservation, { input: 12_000, output: 3_000 });
-    expect(budget.snapshot()).toEqual({ limit: 50_000, used: 15_000, reserved: 0, remaining: 35_000 });
-    budget.settle(first.reservation, { input: 99, output: 99 });
-    expect(budget.snapshot().used).toBe(15_000);
-    expect(events).toEqual([
-      { type: 'budget.exhausted', used: 0, limit: 50_000, message: 'token budget exhausted: used 0 of 50000' },
-      { type: 'budget.updated', used: 15_000, limit: 50_000, remaining: 35_000 },
-    ]);
+    const first = reserved(budget, 10_000, 20_000);
+    expect(first).toMatchObject({ input: 10_000, output: 20_000, tokens: 30_000 });
+    const capped = reserved(budget, 5_000, 64_000);
+    expect(capped).toMatchObject({ input: 5_000, output: 15_000, tokens: 20_000 });
+    const refused = budget.reserve(10, 10);
+    expect(refused).toMatchObject({ ok: false, used: 0, limit: 50_000 });
+    expect(events[0]).toMatchObject({ type: 'budget.exhausted', used: 0, limit: 50_000 });
+    budget.settle(first, { input: 9_000, output: 3_000 });
+    expect(budget.snapshot()).toEqual({ limit: 50_000, used: 12_000, reserved: 20_000, remaining: 18_000 });
+    expect(events.at(-1)).toEqual({ type: 'budget.charged', input: 9_000, output: 3_000, used: 12_000, limit: 50_000, remaining: 18_000 });
   });
 
-  it('charges the whole reservation when no usage was reported', () => {
+  it('never charges a call more than it reserved, and settles each reservation once', () => {
     const budget = createBudget({ limit: 1_000 });
-    const held = budget.reserve(400);
-    if (!held.ok) throw new Error('refused');
-    budget.settle(held.reservation, undefined);
-    expect(budget.snapshot()).toMatchObject({ used: 400, remaining: 600 });
+    const held = reserved(budget, 100, 300);
+    expect(budget.settle(held, { input: 90_000, output: 79_075 })).toEqual({ charged: { input: 400, output: 0 }, excess: 168_675 });
+    expect(budget.settle(held, { input: 5, output: 5 })).toEqual({ charged: { input: 0, output: 0 }, excess: 0 });
+    expect(budget.snapshot()).toMatchObject({ used: 400, reserved: 0, remaining: 600 });
+  });
+});
+
+describe('charging', () => {
+  const reservation: Reservation = { id: 1, input: 1_000, output: 4_000, tokens: 5_000 };
+  const observed = (usage: { input: number; output: number } | undefined, streamed: number) => ({ usage: () => usage, streamedOutput: () => streamed });
+
+  it('a finished call pays what was reported (what streamed, when the report is far below it); without a report its whole reservation', () => {
+    expect(chargeFor(reservation, 'completed', observed({ input: 900, output: 200 }, 150))).toEqual({ input: 900, output: 200 });
+    expect(chargeFor(reservation, 'completed', observed({ input: 900, output: 20 }, 30))).toEqual({ input: 900, output: 20 });
+    expect(chargeFor(reservation, 'completed', observed({ input: 900, output: 1 }, 3_000))).toEqual({ input: 900, output: 3_000 });
+    expect(chargeFor(reservation, 'completed', observed(undefined, 10))).toEqual({ input: 1_000, output: 4_000 });
+  });
+
+  it('a call the upstream cut pays the larger of its reservation and what was streamed', () => {
+    expect(chargeFor(reservation, 'upstream-cut', observed({ input: 210, output: 1 }, 80))).toEqual({ input: 210, output: 4_790 });
+    expect(chargeFor(reservation, 'upstream-cut', observed(undefined, 6_000))).toEqual({ input: 1_000, output: 6_000 });
+  });
+
+  it("a call cadre's side cut pays its input and the larger of reported and streamed output, not its reservation", () => {
+    expect(chargeFor(reservation, 'client-cut', observed({ input: 950, output: 1 }, 700))).toEqual({ input: 950, output: 700 });
+    expect(chargeFor(reservation, 'client-cut', observed(undefined, 0))).toEqual({ input: 1_000, output: 0 });
+    expect(chargeFor(reservation, 'refused', observed(undefined, 0))).toEqual({ input: 0, output: 0 });
   });
 });
 
 describe('metering', () => {
-  it('counts input with a tokenizer, fixes the output cap and asks streamed chat calls for usage', () => {
-    const body = { model: 'gpt-x', messages: [{ role: 'user', content: 'hello '.repeat(200) }], stream: true, n: 2 };
-    const metered = meterRequest({ kind: 'openai', endpoint: 'chat', body, defaultMaxOutput: 512, countTokens });
-    expect(metered.inputTokens).toBeGreaterThan(200);
-    expect(metered.inputTokens).toBeLessThan(260);
+  it('reads the output cap (times the choices), writes the reserved cap, and asks streamed chat calls for usage', () => {
+    const body = { model: 'gpt-x', messages: [{ role: 'user', content: 'hello' }], stream: true, n: 2, max_completion_tokens: 512 };
+    const metered = meterRequest({ kind: 'openai', endpoint: 'chat', body, defaultMaxOutput: 4_096 });
     expect(metered.maxOutputTokens).toBe(1_024);
-    expect(metered.body).toMatchObject({ max_completion_tokens: 512, stream_options: { include_usage: true } });
-    const anthropic = meterRequest({ kind: 'anthropic', endpoint: 'messages', body: { max_tokens: 77, messages: [] }, defaultMaxOutput: 512, countTokens });
-    expect(anthropic.maxOutputTokens).toBe(77);
+    expect(metered.body).toMatchObject({ stream_options: { include_usage: true } });
+    expect(metered.withOutputCap(600)).toMatchObject({ max_completion_tokens: 300 });
+    const anthropic = meterRequest({ kind: 'anthropic', endpoint: 'messages', body: { messages: [] }, defaultMaxOutput: 512 });
+    expect(anthropic.maxOutputTokens).toBe(512);
+    expect(anthropic.withOutputCap(77)).toMatchObject({ max_tokens: 77 });
   });
 
-  it('prices an inline image by a flat amount, not by its base64 length', () => {
-    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'A'.repeat(400_000) } };
-    expect(estimateInputTokens({ messages: [{ role: 'user', content: [image] }] }, countTokens)).toBeLessThan(2_000);
+  it('estimates like the tokenizer on ordinary text, and conservatively on long runs', async () => {
+    const text = 'The gateway forwards only the request shape the runner needs. '.repeat(200);
+    const exact = countTokens(text);
+    const estimate = await estimateTokensSliced([text], countTokens);
+    expect(Math.abs(estimate - exact)).toBeLessThanOrEqual(exact * 0.02);
+    const base64 = Buffer.from(Array.from({ length: 30_000 }, (_, index) => (index * 7919) % 256)).toString('base64');
+    expect(estimateTextTokens(base64, countTokens)).toBeGreaterThanOrEqual(countTokens(base64.slice(0, 2_000)) * (base64.length / 2_000) * 0.9);
   });
 
-  it('reads usage from JSON bodies and from stream events of both providers', () => {
-    const anthropic = createUsageTracker();
+  it('estimates a 1 MiB word in linear time (BPE on it took minutes) and yields to the event loop meanwhile', async () => {
+    const word = 'a'.repeat(1 << 20);
+    let turns = 0;
+    const ticker = setInterval(() => (turns += 1), 1);
+    const tokens = await estimateTokensSliced([word, 'x '.repeat(1 << 19)], countTokens);
+    clearInterval(ticker);
+    expect(tokens).toBeGreaterThan(600_000);
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it('reads usage from JSON bodies and stream events of both providers, and counts what streamed past', () => {
+    const anthropic = createUsageTracker(countTokens);
     anthropic.observe({ type: 'message_start', message: { usage: { input_tokens: 10, cache_read_input_tokens: 5, output_tokens: 1 } } });
-    anthropic.observe({ type: 'content_block_delta', delta: { text: 'hi' } });
+    anthropic.observe({ type: 'content_block_delta', delta: { type: 'text_delta', text: 'hello there, how are you' } });
+    expect(anthropic.finished()).toBe(false);
     anthropic.observe({ type: 'message_delta', usage: { output_tokens: 42 } });
+    anthropic.observe({ type: 'message_stop' });
     expect(anthropic.usage()).toEqual({ input: 15, output: 42 });
+    expect(anthropic.streamedOutput()).toBe(countTokens('hello there, how are you'));
+    expect(anthropic.finished()).toBe(true);
 
-    const chat = createUsageTracker();
-    chat.observe({ choices: [{ delta: { content: 'x' } }], usage: null });
+    const chat = createUsageTracker(countTokens);
+    chat.observe({ choices: [{ delta: { content: 'x', tool_calls: [{ function: { arguments: '{"a":1}' } }] } }], usage: null });
     expect(chat.usage()).toBeUndefined();
+    expect(chat.streamedOutput()).toBeGreaterThan(1);
     chat.observe({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 3 } });
+    chat.done();
     expect(chat.usage()).toEqual({ input: 7, output: 3 });
+    expect(chat.finished()).toBe(true);
 
-    const responses = createUsageTracker();
+    const responses = createUsageTracker(countTokens);
+    responses.observe({ type: 'response.output_text.delta', delta: 'abc def' });
     responses.observe({ type: 'response.completed', response: { usage: { input_tokens: 4, output_tokens: 6 } } });
     expect(responses.usage()).toEqual({ input: 4, output: 6 });
+    expect(responses.finished()).toBe(true);
   });
 });

@@ -1,12 +1,19 @@
-// Support for the in-container gateway tests: the host's Node in a minimal image, the forwarder bundle, a local npm registry.
+// Support for the in-container gateway tests: the host's Node in a minimal image, the forwarder bundle, a sandbox-like container, a local npm registry.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type Docker from 'dockerode';
 import ts from 'typescript';
+import { testDocker } from '../support/docker.js';
+import { ensureMinimalImage } from '../support/docker-images.js';
+import { containerGatewayEnv } from '../../src/gateway/container-env.js';
+import type { ProviderKind } from '../../src/gateway/providers.js';
+import { containerGatewaySocket } from '../../src/runner/forwarder.js';
 import { startLocalServer } from './harness.js';
+import type { Harness } from './harness.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -82,4 +89,69 @@ export async function filesContaining(dir: string, needle: string): Promise<stri
     if ((await readFile(path)).includes(needle)) hits.push(path);
   }
   return hits;
+}
+
+export const forwarderPorts = { modelPort: 4100, proxyPort: 4101 } as const;
+const nodeModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+export interface SandboxHost {
+  docker: Docker;
+  image: string;
+  node: Awaited<ReturnType<typeof hostNodeBinds>>;
+  /** Holds the forwarder bundle, mounted at /opt/cadre/runner. */
+  runnerDir: string;
+  close(): Promise<void>;
+}
+
+/** What the in-container gateway tests need once: the engine, the minimal image, the host's Node, the forwarder bundle. */
+export async function prepareSandboxHost(): Promise<SandboxHost> {
+  const docker = testDocker();
+  const image = await ensureMinimalImage(docker);
+  const node = await hostNodeBinds();
+  const runnerDir = await mkdtemp(join(tmpdir(), 'cadre-runner-'));
+  await chmod(runnerDir, 0o755);
+  await writeForwarderBundle(join(runnerDir, 'runner'));
+  return { docker, image, node, runnerDir, close: () => rm(runnerDir, { recursive: true, force: true }) };
+}
+
+/**
+ * A sandbox-like container (no network, non-root, no capabilities, read-only root) whose main process is the forwarder
+ * to `gateway`, with the host's Node, the SDKs and the fixtures at /opt/cadre. `cleanups` gets what to remove.
+ */
+export async function startGatewaySandbox(input: {
+  host: SandboxHost; gateway: Harness; kind: ProviderKind; registry?: string; cleanups: Array<() => Promise<void>>;
+}): Promise<{ container: Docker.Container; workspace: string }> {
+  const { host: { docker, node }, gateway, cleanups } = input;
+  const workspace = await mkdtemp(join(tmpdir(), 'cadre-ws-'));
+  await chown(workspace, 1000, 1000);
+  cleanups.push(() => rm(workspace, { recursive: true, force: true }));
+  const env = containerGatewayEnv({ provider: input.kind, token: gateway.token, ...forwarderPorts });
+  const container = await docker.createContainer({
+    Image: input.host.image,
+    Cmd: [node.node, '/opt/cadre/runner/forwarder-main.js', '--model-port', String(forwarderPorts.modelPort), '--proxy-port', String(forwarderPorts.proxyPort)],
+    User: '1000:1000',
+    WorkingDir: '/workspace',
+    Env: [...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'HOME=/tmp', ...(input.registry ? [`npm_config_registry=${input.registry}`] : [])],
+    NetworkDisabled: true,
+    HostConfig: {
+      NetworkMode: 'none',
+      CapDrop: ['ALL'],
+      SecurityOpt: ['no-new-privileges'],
+      ReadonlyRootfs: true,
+      Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m' },
+      Binds: [
+        `${workspace}:/workspace:rw`,
+        `${gateway.socketPath}:${containerGatewaySocket}`,
+        `${join(input.host.runnerDir, 'runner')}:/opt/cadre/runner:ro`,
+        `${nodeModules}:/opt/cadre/node_modules:ro`,
+        `${fixtures}:/opt/cadre/fixtures:ro`,
+        ...node.binds,
+      ],
+    },
+    Labels: { 'cadre.test': 'gateway' },
+  });
+  cleanups.push(() => container.remove({ force: true }));
+  await container.start();
+  return { container, workspace };
 }

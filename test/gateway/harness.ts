@@ -8,7 +8,7 @@ import type { Budget } from '../../src/gateway/budget.js';
 import { openCredentials } from '../../src/gateway/credentials.js';
 import type { Credentials } from '../../src/gateway/credentials.js';
 import { startGateway } from '../../src/gateway/server.js';
-import type { GatewayOptions } from '../../src/gateway/server.js';
+import type { Gateway, GatewayOptions } from '../../src/gateway/server.js';
 import type { ProviderConfig } from '../../src/gateway/providers.js';
 
 export const realKey = 'sk-real-provider-key-0123456789abcdef-NEVER-IN-CONTAINER';
@@ -20,6 +20,7 @@ export interface AuditEntry {
 
 export interface Harness {
   socketPath: string;
+  gateway: Gateway;
   credentials: Credentials;
   budget: Budget;
   audit: AuditEntry[];
@@ -56,6 +57,7 @@ export async function startHarness(input: {
   });
   return {
     socketPath: gateway.socketPath,
+    gateway,
     credentials,
     budget,
     audit,
@@ -105,4 +107,25 @@ export async function startLocalServer(handler: http.RequestListener): Promise<{
         server.close(() => resolve());
       }),
   };
+}
+
+export interface SeenRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** A local upstream that records each request and answers every one with `reply` as JSON. */
+export async function startRecordingUpstream(reply: object): Promise<{ url: string; seen: SeenRequest[]; close(): Promise<void> }> {
+  const seen: SeenRequest[] = [];
+  const upstream = await startLocalServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply));
+    });
+  });
+  return { url: upstream.url, seen, close: upstream.close };
 }

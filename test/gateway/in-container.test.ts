@@ -1,81 +1,27 @@
 // Real Docker: a container with no network reaches the model and an allowed registry only through the gateway, holding no key.
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type Docker from 'dockerode';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { containerGatewayEnv } from '../../src/gateway/container-env.js';
 import type { ProviderKind } from '../../src/gateway/providers.js';
-import { containerGatewaySocket } from '../../src/runner/forwarder.js';
-import { describeDocker, testDocker } from '../support/docker.js';
+import { describeDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
-import { ensureMinimalImage } from '../support/docker-images.js';
 import { startModelServer } from '../support/model-server.js';
-import { filesContaining, hostNodeBinds, startLocalRegistry, writeForwarderBundle } from './container-support.js';
+import { filesContaining, prepareSandboxHost, startGatewaySandbox, startLocalRegistry, type SandboxHost } from './container-support.js';
 import { realKey, startHarness } from './harness.js';
 import type { Harness } from './harness.js';
 
-const modelPort = 4100;
-const proxyPort = 4101;
-const nodeModules = fileURLToPath(new URL('../../node_modules', import.meta.url));
-const clientScript = fileURLToPath(new URL('./fixtures/container-client.mjs', import.meta.url));
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
 describeDocker('gateway with a real container', () => {
-  let docker: Docker;
-  let image: string;
-  let node: Awaited<ReturnType<typeof hostNodeBinds>>;
-  let runnerDir: string;
-
+  let host: SandboxHost;
   beforeAll(async () => {
-    docker = testDocker();
-    image = await ensureMinimalImage(docker);
-    node = await hostNodeBinds();
-    const dir = await mkdtemp(join(tmpdir(), 'cadre-runner-'));
-    await chmod(dir, 0o755);
-    runnerDir = dir;
-    await writeForwarderBundle(join(dir, 'runner'));
+    host = await prepareSandboxHost();
   });
-  afterAll(() => rm(runnerDir, { recursive: true, force: true }));
+  afterAll(() => host.close());
 
-  /** A sandbox-like container (no network, non-root, no capabilities, read-only root) whose main process is the forwarder. */
-  async function sandbox(gateway: Harness, kind: ProviderKind, registry?: string): Promise<{ container: Docker.Container; workspace: string }> {
-    const workspace = await mkdtemp(join(tmpdir(), 'cadre-ws-'));
-    await chown(workspace, 1000, 1000);
-    cleanups.push(() => rm(workspace, { recursive: true, force: true }));
-    const env = containerGatewayEnv({ provider: kind, token: gateway.token, modelPort, proxyPort });
-    const container = await docker.createContainer({
-      Image: image,
-      Cmd: [node.node, '/opt/cadre/runner/forwarder-main.js', '--model-port', String(modelPort), '--proxy-port', String(proxyPort)],
-      User: '1000:1000',
-      WorkingDir: '/workspace',
-      Env: [...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'HOME=/tmp', ...(registry ? [`npm_config_registry=${registry}`] : [])],
-      NetworkDisabled: true,
-      HostConfig: {
-        NetworkMode: 'none',
-        CapDrop: ['ALL'],
-        SecurityOpt: ['no-new-privileges'],
-        ReadonlyRootfs: true,
-        Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m' },
-        Binds: [
-          `${workspace}:/workspace:rw`,
-          `${gateway.socketPath}:${containerGatewaySocket}`,
-          `${join(runnerDir, 'runner')}:/opt/cadre/runner:ro`,
-          `${nodeModules}:/opt/cadre/node_modules:ro`,
-          `${clientScript}:/opt/cadre/container-client.mjs:ro`,
-          ...node.binds,
-        ],
-      },
-      Labels: { 'cadre.test': 'gateway' },
-    });
-    cleanups.push(() => container.remove({ force: true }));
-    await container.start();
-    return { container, workspace };
-  }
+  const sandbox = (gateway: Harness, kind: ProviderKind, registry?: string) => startGatewaySandbox({ host, gateway, kind, registry, cleanups });
 
   async function setup(kind: ProviderKind, budgetLimit: number, registryHosts: string[]): Promise<{ gateway: Harness; modelUrl: string }> {
     const model = await startModelServer({
@@ -98,7 +44,7 @@ describeDocker('gateway with a real container', () => {
     const { gateway } = await setup('anthropic', 10_000, ['localhost']);
     const { container, workspace } = await sandbox(gateway, 'anthropic', registry.url);
 
-    const run = await execIn(docker, container, [node.node, '/opt/cadre/container-client.mjs', 'anthropic']);
+    const run = await execIn(host.docker, container, [host.node.node, '/opt/cadre/fixtures/container-client.mjs', 'anthropic']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({
       text: 'plain answer',
@@ -106,18 +52,18 @@ describeDocker('gateway with a real container', () => {
       refused: expect.stringMatching(/^RateLimitError: 429 .*token budget exhausted: used 56 of 10000/),
     });
 
-    const install = await execIn(docker, container, [node.node, node.npmCli, 'install', registry.packageName, '--no-audit', '--no-fund', '--no-update-notifier']);
+    const install = await execIn(host.docker, container, [host.node.node, host.node.npmCli, 'install', registry.packageName, '--no-audit', '--no-fund', '--no-update-notifier']);
     expect(install.exitCode, install.stderr).toBe(0);
     expect(await filesContaining(join(workspace, 'node_modules', registry.packageName), 'hello through the gateway')).toHaveLength(1);
 
-    const refused = await execIn(docker, container, [node.node, node.npmCli, 'install', 'left-pad', '--registry', 'http://registry.cadre-test.invalid/', '--no-audit', '--no-fund', '--fetch-retries=0']);
+    const refused = await execIn(host.docker, container, [host.node.node, host.node.npmCli, 'install', 'left-pad', '--registry', 'http://registry.cadre-test.invalid/', '--no-audit', '--no-fund', '--fetch-retries=0']);
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toMatch(/403/);
     const decisions = gateway.audit.filter((entry) => entry.type === 'egress.decision').map((entry) => [entry.data.host, entry.data.allowed, entry.data.rule]);
     expect(decisions).toContainEqual(['localhost', true, 'package-registry']);
     expect(decisions).toContainEqual(['registry.cadre-test.invalid', false, 'not-allowlisted']);
 
-    const environ = await execIn(docker, container, ['sh', '-c', 'cat /proc/[0-9]*/environ | tr "\\0" "\\n"']);
+    const environ = await execIn(host.docker, container, ['sh', '-c', 'cat /proc/[0-9]*/environ | tr "\\0" "\\n"']);
     expect(environ.stdout).toContain(`ANTHROPIC_API_KEY=${gateway.token}`);
     expect(environ.stdout).not.toContain(realKey);
     expect(JSON.stringify((await container.inspect()).Config.Env)).not.toContain(realKey);
@@ -132,9 +78,9 @@ describeDocker('gateway with a real container', () => {
     const { container } = await sandbox(gateway, 'openai');
     // The container has no network of its own: the host's model server is out of reach except through the gateway.
     const upstreamPort = new URL(modelUrl).port;
-    const direct = await execIn(docker, container, [node.node, '-e', `require('net').connect(${upstreamPort}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(3))`]);
+    const direct = await execIn(host.docker, container, [host.node.node, '-e', `require('net').connect(${upstreamPort}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(3))`]);
     expect(direct.exitCode).toBe(3);
-    const run = await execIn(docker, container, [node.node, '/opt/cadre/container-client.mjs', 'openai']);
+    const run = await execIn(host.docker, container, [host.node.node, '/opt/cadre/fixtures/container-client.mjs', 'openai']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}')).toEqual({ text: 'plain answer', streamed: 'streamed answer' });
     expect(gateway.budget.snapshot()).toMatchObject({ used: 56, reserved: 0 });

@@ -3,34 +3,19 @@ import http from 'node:http';
 import jwt from 'jsonwebtoken';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tokenAudience, tokenIssuer } from '../../src/gateway/credentials.js';
-import { realKey, requestOverSocket, startHarness, startLocalServer } from './harness.js';
-import type { Harness } from './harness.js';
+import { realKey, requestOverSocket, startHarness, startLocalServer, startRecordingUpstream } from './harness.js';
+import type { Harness, SeenRequest } from './harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Seen {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
 /** An Anthropic-shaped upstream that records requests and reports `usage` for each reply. */
-async function anthropicUpstream(usage = { input_tokens: 20, output_tokens: 30 }): Promise<{ url: string; seen: Seen[] }> {
-  const seen: Seen[] = [];
-  const upstream = await startLocalServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      seen.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage }));
-    });
-  });
+async function anthropicUpstream(usage = { input_tokens: 20, output_tokens: 30 }): Promise<{ url: string; seen: SeenRequest[] }> {
+  const upstream = await startRecordingUpstream({ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage });
   cleanups.push(upstream.close);
-  return { url: upstream.url, seen };
+  return upstream;
 }
 
 async function harness(url: string, extra: Partial<Parameters<typeof startHarness>[0]> = {}): Promise<Harness> {
@@ -93,15 +78,23 @@ describe('model proxy', () => {
     expect(JSON.stringify(gateway.audit)).not.toContain(revoked.token);
   });
 
-  it('answers 429 in the provider format without contacting the upstream when the budget cannot cover a call', async () => {
-    const upstream = await anthropicUpstream();
+  it('lowers the output cap to what remains, and answers 429 without contacting the upstream when the input cannot fit', async () => {
+    const upstream = await anthropicUpstream({ input_tokens: 20, output_tokens: 30 });
     const gateway = await harness(upstream.url, { budgetLimit: 500 });
     const big = JSON.stringify({ model: 'claude-test', max_tokens: 1_000, messages: [{ role: 'user', content: 'hello' }] });
-    const reply = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: big });
+    const capped = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: big });
+    expect(capped.status).toBe(200);
+    const sentCap = (JSON.parse(upstream.seen[0]?.body ?? '{}') as { max_tokens: number }).max_tokens;
+    expect(sentCap).toBeLessThan(500);
+    expect(sentCap).toBeGreaterThan(450);
+    expect(gateway.budget.snapshot()).toMatchObject({ used: 50, reserved: 0 });
+
+    const long = JSON.stringify({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'word '.repeat(600) }] });
+    const reply = await requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: long });
     expect(reply.status).toBe(429);
-    expect(JSON.parse(reply.body)).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: 'token budget exhausted: used 0 of 500' } });
-    expect(upstream.seen).toHaveLength(0);
-    expect(gateway.audit.at(-1)).toMatchObject({ type: 'gateway.call', data: { status: 429, budgetLeft: 500 } });
+    expect(JSON.parse(reply.body)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringMatching(/^token budget exhausted: used 50 of 500/) } });
+    expect(upstream.seen).toHaveLength(1);
+    expect(gateway.audit.at(-1)).toMatchObject({ type: 'gateway.refused', data: { status: 429, reason: 'budget' } });
   });
 
   it('never lets 20 concurrent calls settle more than the budget', async () => {
@@ -140,8 +133,8 @@ describe('model proxy', () => {
     expect(ok).toBeLessThan(20);
     const { used, reserved, limit } = gateway.budget.snapshot();
     expect(reserved).toBe(0);
-    expect(used).toBe(ok * 990);
     expect(used).toBeLessThanOrEqual(limit);
+    expect(used).toBeGreaterThan((ok - 1) * 990);
   });
 
   it('passes server-sent events through as they come and settles from the final event', async () => {

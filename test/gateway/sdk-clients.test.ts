@@ -73,23 +73,23 @@ describe('official SDK clients through the gateway', () => {
     expectNoSecrets(gateway, reply, text);
   });
 
-  it('both clients get their own rate-limit error, without retries, once the budget is spent', async () => {
-    const anthropic = await setup('anthropic', 100);
+  it('both clients get their own rate-limit error, without retries, once the budget cannot hold the input', async () => {
+    const anthropic = await setup('anthropic', 10);
     const anthropicClient = new Anthropic({ apiKey: anthropic.gateway.token, baseURL: anthropic.origin });
     const refused = await anthropicClient.messages
       .create({ model: 'claude-test', max_tokens: 500, messages: [{ role: 'user', content: 'hi' }] })
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
-    expect((refused as Error).message).toContain('token budget exhausted: used 0 of 100');
+    expect((refused as Error).message).toContain('token budget exhausted: used 0 of 10');
     expect(anthropic.model.requests).toHaveLength(0);
 
-    const openai = await setup('openai', 100);
+    const openai = await setup('openai', 10);
     const openaiClient = new OpenAI({ apiKey: openai.gateway.token, baseURL: `${openai.origin}/v1` });
     const openaiRefused = await openaiClient.chat.completions
       .create({ model: 'gpt-test', max_tokens: 500, messages: [{ role: 'user', content: 'hi' }] })
       .catch((error: unknown) => error);
     expect(openaiRefused).toBeInstanceOf(OpenAI.RateLimitError);
-    expect((openaiRefused as Error).message).toContain('token budget exhausted: used 0 of 100');
+    expect((openaiRefused as Error).message).toContain('token budget exhausted: used 0 of 10');
     expect(openai.gateway.audit.filter((entry) => entry.data.status === 429)).toHaveLength(1);
     expectNoSecrets(openai.gateway, openaiRefused);
   });

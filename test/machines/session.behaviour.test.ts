@@ -71,6 +71,18 @@ describe('session: one vm-agent task at a time', () => {
     expect(emitted.at(-1)).toEqual({ type: 'task.finished', taskId: 'v1', status: 'budget-exhausted' });
     actor.stop();
   });
+
+  it("counts every gateway charge in the session's usage, whatever becomes of the task", () => {
+    const { actor } = startSession();
+    actor.send(submitVm('v1'));
+    actor.send({ type: 'budget.used', tokens: 300, inputTokens: 250, outputTokens: 50 });
+    actor.send({ type: 'task.cancel', taskId: 'v1' });
+    actor.send({ type: 'budget.used', tokens: 120, inputTokens: 100, outputTokens: 20 });
+    const { usage, budget } = actor.getSnapshot().context;
+    expect(usage).toEqual({ inputTokens: 350, outputTokens: 70 });
+    expect(usage.inputTokens + usage.outputTokens).toBe(budget.used);
+    actor.stop();
+  });
 });
 
 describe('session: approvals', () => {

@@ -32,11 +32,12 @@ async function rejection(promise: Promise<unknown>): Promise<CadreError> {
 
 it('through the real gateway: the budget runs out mid-task and the attempt ends as budget.exhausted, not as a retryable failure', async () => {
   const model = await startModelServer({
-    script: { turns: [{ toolCalls: [{ name: 'list-files', input: {} }], usage: { inputTokens: 12_000, outputTokens: 100 } }, { text: 'never served' }] },
+    // The runner's first call (its prompt and tools are well over 1,000 tokens) reserves the whole 9,000 and uses 8,950 of it.
+    script: { turns: [{ toolCalls: [{ name: 'list-files', input: {} }], usage: { inputTokens: 8_900, outputTokens: 50 } }, { text: 'never served' }] },
     requiredApiKey: 'sk-real-provider-key-0123456789abcdef-NEVER-IN-CONTAINER',
   });
   cleanups.push(model.close);
-  const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: model.url }, budgetLimit: 20_000, options: { allowLoopbackUpstreams: true } });
+  const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: model.url }, budgetLimit: 9_000, options: { allowLoopbackUpstreams: true } });
   cleanups.push(gateway.close);
   const forwarder = await startForwarder({ socketPath: gateway.socketPath });
   cleanups.push(forwarder.close);
@@ -50,13 +51,15 @@ it('through the real gateway: the budget runs out mid-task and the attempt ends 
   const shown: OutputEvent[] = [];
   const error = await rejection(follow(runner, (event) => shown.push(event)));
   expect(error.code).toBe('budget.exhausted');
-  expect(error.message).toMatch(/token budget exhausted: used 12100 of 20000/);
+  expect(error.message).toMatch(/token budget exhausted: used 8950 of 9000/);
   expect(await runner.done).toBe(3);
-  expect(runner.events.at(-1)).toMatchObject({ type: 'runner.budget-exhausted', usage: { inputTokens: 12_000, outputTokens: 100 } });
-  expect(model.requests[0]?.body.max_tokens).toBe(8192);
+  expect(runner.events.at(-1)).toMatchObject({ type: 'runner.budget-exhausted', usage: { inputTokens: 8_900, outputTokens: 50 } });
+  // The runner asks for 8,192 output tokens; the gateway lowers that to what the budget still holds after the input.
+  expect(model.requests[0]?.body.max_tokens).toBeLessThan(8192);
+  expect(gateway.audit.find((entry) => entry.type === 'gateway.call')?.data).toMatchObject({ reserved: 9_000, tokensIn: 8_900, tokensOut: 50 });
   // Refused once, not retried: the gateway said x-should-retry: false.
   expect(model.requests).toHaveLength(1);
-  expect(gateway.audit.filter((entry) => entry.type === 'gateway.call').map((entry) => entry.data.status)).toEqual([200, 429]);
+  expect(gateway.audit.filter((entry) => entry.type === 'gateway.call' || entry.type === 'gateway.refused').map((entry) => entry.data.status)).toEqual([200, 429]);
   expect(shown).toContainEqual(expect.objectContaining({ type: 'output.message', text: '  · listed 1 files in .' }));
 }, 30_000);
 

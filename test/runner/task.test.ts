@@ -74,11 +74,12 @@ it('the runner killed three times: the task fails listing every attempt and its 
 
 it('the budget exhausted mid-task ends the task as budget-exhausted, without retrying', async () => {
   const model = await startModelServer({
-    script: { turns: [{ toolCalls: [{ name: 'list-files', input: {} }], usage: { inputTokens: 12_000, outputTokens: 100 } }] },
+    // Within the 9,000 the first call reserves (all of the budget), leaving less than any next call needs.
+    script: { turns: [{ toolCalls: [{ name: 'list-files', input: {} }], usage: { inputTokens: 8_900, outputTokens: 50 } }] },
     requiredApiKey: realKey,
   });
   cleanups.push(model.close);
-  const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: model.url }, budgetLimit: 20_000, options: { allowLoopbackUpstreams: true } });
+  const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: model.url }, budgetLimit: 9_000, options: { allowLoopbackUpstreams: true } });
   cleanups.push(gateway.close);
   const forwarder = await startForwarder({ socketPath: gateway.socketPath });
   cleanups.push(forwarder.close);

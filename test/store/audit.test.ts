@@ -107,6 +107,19 @@ describe('audit log', () => {
     expect(await verifyAuditFile(file, key)).toEqual({ ok: true, count: 3, live: false });
   });
 
+  it('detects the end of a live log cut before the next record is written', async () => {
+    const session = newAuditSessionId();
+    const file = auditFileFor(await tempDir(), session);
+    const writer = await createAuditWriter({ file, key, session });
+    for (let index = 0; index < 5; index += 1) await writer.append('command.typed', { text: `/status ${index}` });
+    expect(await verifyAuditFile(file, key)).toEqual({ ok: true, count: 5, live: true });
+    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+    await writeFile(file, `${lines.slice(0, 3).join('\n')}\n`);
+    expect(await verifyAuditFile(file, key)).toMatchObject({ ok: false, seq: 4, reason: expect.stringMatching(/has written 5 records to it: its end was cut/) });
+    await writeFile(file, '');
+    expect(await verifyAuditFile(file, key)).toMatchObject({ ok: false, seq: 1 });
+  });
+
   it('continues an unsealed log and refuses a sealed one', async () => {
     const session = newAuditSessionId();
     const file = auditFileFor(await tempDir(), session);

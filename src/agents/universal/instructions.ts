@@ -1,7 +1,7 @@
 // Project instructions: AGENTS.md (or CLAUDE.md where a folder has no AGENTS.md) from the project root down to the folders a task touches, within a token budget.
 import { open } from 'node:fs/promises';
 import { posix } from 'node:path';
-import type { TokenCounter } from '../../gateway/metering.js';
+import type { TokenCounter } from '../../gateway/token-estimate.js';
 import type { Permissions } from '../tools/permissions.js';
 
 /** The names read in each folder, in order of preference: the first that exists is used. */

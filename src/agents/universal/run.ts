@@ -2,7 +2,7 @@
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { say, type OutputSink } from '../../cli/output.js';
 import { CadreError, isCadreError } from '../../errors.js';
-import { loadTokenCounter } from '../../gateway/metering.js';
+import { linearCounter, loadTokenCounter } from '../../gateway/token-estimate.js';
 import { defaultContextWindow } from '../../model/context-window.js';
 import { createRequestCounter } from '../../model/tokens.js';
 import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from '../../model/types.js';
@@ -121,7 +121,7 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   const tools: readonly AgentTool[] = [...universalTools, ...((await config.extraTools?.()) ?? [])];
   const specs = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
 
-  const instructions = config.instructions === false ? null : createInstructionLoader({ permissions, countTokens: await loadTokenCounter() });
+  const instructions = config.instructions === false ? null : createInstructionLoader({ permissions, countTokens: linearCounter(await loadTokenCounter()) });
   const firstFiles = (await instructions?.forPaths(['.', ...pathsNamedIn(input.task), ...(input.lastPlan?.plan.steps.map((step) => step.path) ?? [])])) ?? [];
   announce(firstFiles, emit);
   const system = [

@@ -2,6 +2,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { OutputSink } from '../../cli/output.js';
+import { terminalSafe } from '../../cli/terminal-text.js';
 import { CadreError } from '../../errors.js';
 import type { TokenUsage } from '../../model/types.js';
 import { parseRunnerEvent, type RunnerEvent } from '../../runner/events.js';
@@ -25,7 +26,13 @@ type Terminal = Extract<RunnerEvent, { type: 'runner.finished' | 'runner.failed'
 const stderrTailChars = 2_000;
 
 function lastLines(text: string, count = 3): string {
-  return text.trim().split('\n').slice(-count).join(' | ');
+  return terminalSafe(text).trim().split('\n').slice(-count).join(' | ');
+}
+
+/** A line the runner (inside the container) wrote, made safe to show: no control sequences, bounded length. */
+function fromRunner(text: string, max = 2_000): string {
+  const safe = terminalSafe(text).trim();
+  return safe.length > max ? `${safe.slice(0, max)}…` : safe;
 }
 
 function killedBy(exitCode: number | null): string | undefined {
@@ -55,13 +62,15 @@ function silentEnd(exit: RunnerExit, stderr: string): CadreError {
 }
 
 function outcome(terminal: Terminal): VmAttemptResult {
-  if (terminal.type === 'runner.finished') return { summary: terminal.summary, usage: terminal.usage };
+  if (terminal.type === 'runner.finished') return { summary: fromRunner(terminal.summary, 4_000), usage: terminal.usage };
   if (terminal.type === 'runner.budget-exhausted') {
-    throw new CadreError('budget.exhausted', `The session's token budget is exhausted: ${terminal.message}.`, {
+    throw new CadreError('budget.exhausted', `The session's token budget is exhausted: ${fromRunner(terminal.message)}.`, {
       remedy: 'The work so far is in the container; open a pull request with /vm-create-pr, or start a new session for more tokens.',
     });
   }
-  throw new CadreError(terminal.code, terminal.message, { remedy: terminal.remedy });
+  // The runner's own words, marked as such: a container must not be able to print what looks like cadre's error.
+  const code = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+){0,3}$/.test(terminal.code) && terminal.code.length <= 64 ? terminal.code : 'vm-agent.failed';
+  throw new CadreError(code, `vm-agent reported: ${fromRunner(terminal.message)}`, { remedy: fromRunner(terminal.remedy) });
 }
 
 /**

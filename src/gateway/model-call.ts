@@ -1,0 +1,180 @@
+// One model call forwarded upstream: streamed back as it comes, metered as it passes, stopped past its reservation, charged once.
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Budget, Reservation, TokenUsage } from './budget.js';
+import { responseHeaders } from './forward-headers.js';
+import { beyondSlack, chargeFor, createUsageTracker, type CallEnd, type MeteredRequest } from './metering.js';
+import { errorBody, type GatewayErrorKind, type ProviderKind } from './providers.js';
+import { createSseReader } from './sse.js';
+import type { TokenCounter } from './token-estimate.js';
+
+/** JSON bodies longer than this pass through unmetered (a finished call without usage pays its reservation). */
+const maxMeteredJsonBytes = 8 << 20;
+
+export interface CallContext {
+  provider: ProviderKind;
+  request: (url: URL, options: http.RequestOptions) => http.ClientRequest;
+  agent: http.Agent;
+  budget: Budget;
+  countTokens: TokenCounter;
+  idleTimeoutMs: number;
+  /** Records the call's audit entry once it is charged. */
+  audit: (data: Record<string, unknown>) => void;
+  reject: (res: ServerResponse, kind: GatewayErrorKind, message: string) => void;
+}
+
+export interface CallInput {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  headers: Record<string, string>;
+  body: Buffer;
+  metered: MeteredRequest | undefined;
+  reservation: Reservation | undefined;
+  started: number;
+}
+
+/** Forwards the call; resolves once it is charged and audited. */
+export function forwardCall(context: CallContext, input: CallInput): Promise<void> {
+  const { budget, reject } = context;
+  const { req, res, metered, reservation, started } = input;
+  const tracker = createUsageTracker(context.countTokens);
+  let status = 0;
+  let upstream: http.ClientRequest | undefined;
+  let settle: () => void = () => undefined;
+  const settled = new Promise<void>((resolve) => (settle = resolve));
+  let finished = false;
+
+  const finish = (end: CallEnd, error?: string): void => {
+    if (finished) return;
+    finished = true;
+    const wanted: TokenUsage = reservation ? chargeFor(reservation, end, tracker) : { input: 0, output: 0 };
+    const { charged, excess } = reservation ? budget.settle(reservation, wanted) : { charged: wanted, excess: 0 };
+    const reported = tracker.usage();
+    context.audit({
+      model: metered?.model, status, end, tokensIn: charged.input, tokensOut: charged.output,
+      usageReported: reported !== undefined, ...(reported ? { reported } : {}), streamedOut: tracker.streamedOutput(),
+      ...(excess > 0 ? { beyondReservation: excess } : {}), ...(reservation ? { reserved: reservation.tokens } : {}),
+      budgetLeft: budget.snapshot().remaining, latencyMs: elapsed(started), stream: metered?.stream ?? false,
+      ...(error === undefined ? {} : { error }),
+    });
+    settle();
+  };
+
+  const passedReservation = (): boolean => {
+    if (!reservation) return false;
+    return (tracker.usage()?.output ?? 0) > reservation.output || beyondSlack(tracker.streamedOutput(), reservation.output);
+  };
+
+  const stopStream = (): void => {
+    upstream?.destroy();
+    const message = 'cadre gateway: the model passed the output tokens reserved for this call; the stream was stopped.';
+    const event = context.provider === 'anthropic'
+      ? `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message } })}\n\n`
+      : `data: ${errorBody(context.provider, 'budget', message)}\n\n`;
+    res.end(event);
+    finish('upstream-cut', 'the upstream passed the reserved output');
+  };
+
+  const relay = (response: IncomingMessage): void => {
+    status = response.statusCode ?? 502;
+    if (status === 401 || status === 403) {
+      // Providers may quote part of the key they refused: none of that reaches the container.
+      response.resume();
+      finish('refused', 'the provider refused the host key');
+      res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+      res.end(errorBody(context.provider, 'authentication', `cadre gateway: the model provider refused the API key configured on the host (status ${status}); the user must fix it in cadre's configuration.`));
+      return;
+    }
+    res.writeHead(status, responseHeaders(response.headers));
+    const isStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
+    const readEvents = createSseReader((data) => tracker.observe(data), () => tracker.done());
+    const json: Buffer[] = [];
+    let jsonBytes = 0;
+    response.on('data', (chunk: Buffer) => {
+      if (finished) return;
+      if (isStream) {
+        readEvents(chunk);
+        if (passedReservation()) {
+          stopStream();
+          return;
+        }
+      } else if (metered) {
+        jsonBytes += chunk.length;
+        if (jsonBytes <= maxMeteredJsonBytes) json.push(chunk);
+      }
+      if (!res.write(chunk)) {
+        response.pause();
+        res.once('drain', () => response.resume());
+      }
+    });
+    response.on('end', () => {
+      if (finished) return;
+      if (!isStream && metered && jsonBytes <= maxMeteredJsonBytes) {
+        const parsed = parseJson(Buffer.concat(json));
+        if (parsed !== undefined) {
+          tracker.observe(parsed);
+          tracker.done();
+        }
+      }
+      res.end();
+      finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut');
+    });
+    response.on('error', () => {
+      finish('upstream-cut', 'the upstream connection broke');
+      res.destroy();
+    });
+  };
+
+  let sentWhole = false;
+  const send = (retried: boolean): void => {
+    const sent = context.request(input.url, { method: req.method, agent: context.agent, headers: input.headers });
+    upstream = sent;
+    sent.setTimeout(context.idleTimeoutMs, () => sent.destroy(new UpstreamTimeout()));
+    sent.on('response', relay);
+    sent.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the upstream closed as we reused it: the request never arrived, send it once more.
+      if (!retried && status === 0 && sent.reusedSocket && error.code === 'ECONNRESET' && !res.destroyed) {
+        send(true);
+        return;
+      }
+      if (finished) return;
+      const timedOut = error instanceof UpstreamTimeout;
+      // Not even sent (refused, unreachable): nothing was generated. Sent and then dropped or timed out: the upstream
+      // may have been working on it, so it counts as cut by the upstream.
+      const end: CallEnd = status === 0 && !timedOut && !sentWhole ? 'refused' : 'upstream-cut';
+      if (status === 0) status = timedOut ? 504 : 502;
+      finish(end, timedOut ? 'upstream timeout' : error.message);
+      if (res.headersSent) res.destroy();
+      else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
+    });
+    sent.once('finish', () => (sentWhole = true));
+    sent.end(input.body);
+  };
+
+  res.on('close', () => {
+    if (finished) return;
+    upstream?.destroy();
+    if (status === 0) status = 499;
+    finish('client-cut', 'the client closed the connection');
+  });
+  send(false);
+  return settled;
+}
+
+class UpstreamTimeout extends Error {
+  override readonly name = 'UpstreamTimeout';
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
