@@ -23,7 +23,7 @@ export default tseslint.config(
     files: ['machines/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        paths: effectModules.map((name) => ({ name, message: 'machines/ is pure: effects are named in setup() and provided in the composition root (src/cli/root.ts).' })),
+        paths: effectModules.map((name) => ({ name, message: 'machines/ is pure: effects are named in setup() and provided in the composition root (src/app/root.ts).' })),
         patterns: [{ group: ['../src/*', '../src/**'], message: 'machines/ must not import runtime code from src/.' }],
       }],
       'no-console': 'error',

@@ -3,7 +3,7 @@ import { fromPromise } from 'xstate';
 import type { PlanEffectInput, PlanStep as MachinePlanStep, VerifyPlanOutput } from '../../machines/plan.machine.js';
 import type { DraftPlanInput, DraftPlanOutput, RouteTaskInput, RouteTaskOutput } from '../../machines/task.machine.js';
 import type { PlanDraft } from '../capabilities/plan-draft.js';
-import { result as resultEvent, say, type OutputSink } from '../cli/output.js';
+import { result as resultEvent, say, type OutputSink } from '../output.js';
 import { CadreError } from '../errors.js';
 import type { ModelPrice } from '../model/cost.js';
 import { modelSetupHint } from '../model/resolve.js';

@@ -1,7 +1,7 @@
 // The host subcommands of `cadre` (config, audit, machines): each loads its module only when it runs.
 import type { Command } from 'commander';
 import { exitCodes } from '../errors.js';
-import { result } from './output.js';
+import { result } from '../output.js';
 import type { GlobalOptions } from './sink.js';
 
 type SetExitCode = (code: number) => void;
@@ -13,7 +13,7 @@ function globalsOf(command: Command): GlobalOptions {
   return root.opts<GlobalOptions>();
 }
 
-async function withSink(command: Command, setExitCode: SetExitCode, body: (sink: import('./output.js').OutputSink, globals: GlobalOptions) => Promise<number | void>): Promise<void> {
+async function withSink(command: Command, setExitCode: SetExitCode, body: (sink: import('../output.js').OutputSink, globals: GlobalOptions) => Promise<number | void>): Promise<void> {
   const { createSink, reportFailure } = await import('./sink.js');
   const globals = globalsOf(command);
   const sink = createSink({ json: globals.json, color: globals.color !== false });
@@ -144,7 +144,7 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     .description('serve a recorded trace to the Stately inspector on 127.0.0.1 until Ctrl-C')
     .action(async (file: string, _options: unknown, command: Command) =>
       withSink(command, setExitCode, async (sink) => {
-        const { startInspector, replayTrace } = await import('./inspect.js');
+        const { startInspector, replayTrace } = await import('../inspect/relay.js');
         const inspector = await startInspector();
         try {
           const count = await replayTrace({ file, relayUrl: inspector.relayUrl });
@@ -164,7 +164,7 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     .option('--format <format>', 'json or mermaid', 'json')
     .action(async (name: string | undefined, options: { format: string }, command: Command) =>
       withSink(command, setExitCode, async (sink) => {
-        const { exportMachines } = await import('./machines-export.js');
+        const { exportMachines } = await import('../inspect/machines-export.js');
         const exported = exportMachines({ name, format: options.format });
         sink(result('machines.export', exported.data, exported.text));
       }),

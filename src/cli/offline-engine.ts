@@ -3,7 +3,7 @@ import type { DraftPlanInput, DraftPlanOutput } from '../../machines/task.machin
 import type { PlanStore } from '../agents/actors.js';
 import { CadreError, exitCodes } from '../errors.js';
 import type { Route } from '../capabilities/routing.js';
-import { result, say, type OutputSink } from './output.js';
+import { result, say, type OutputSink } from '../output.js';
 
 /** The project context every task uses: the cache, built first when there is none yet. */
 async function contextOf(cwd: string) {

@@ -1,5 +1,5 @@
 // The renderer for scripts (--json): one JSON object per line, one line per emitted event.
-import type { OutputEvent } from './output.js';
+import type { OutputEvent } from '../output.js';
 
 export function createJsonRenderer(out: NodeJS.WritableStream): (event: OutputEvent) => void {
   return (event) => {

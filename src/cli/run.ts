@@ -4,8 +4,8 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CadreError, exitCodes } from '../errors.js';
 import { createSink, reportFailure, type GlobalOptions } from './sink.js';
-import type { OutputSink } from './output.js';
-import type { App } from './root.js';
+import type { OutputSink } from '../output.js';
+import type { App } from '../app/root.js';
 import { onProcessEnd, signalExitCodes, type EndReason } from './process-end.js';
 
 async function checkProjectFolder(dir: string): Promise<string> {
@@ -38,7 +38,7 @@ async function* stdinLines(): AsyncIterable<string> {
 
 async function startInspection(options: GlobalOptions, sink: OutputSink) {
   if (!options.inspect && !options.trace) return undefined;
-  const { startInspection: start } = await import('./inspection.js');
+  const { startInspection: start } = await import('../inspect/index.js');
   return start({ inspect: Boolean(options.inspect), traceFile: options.trace, sink });
 }
 
@@ -130,7 +130,7 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
     const interactive = options.command.length === 0 && Boolean(process.stdin.isTTY) && !options.json;
     const held = interactive ? holdingSink(sink) : { sink, release: () => undefined };
     const start = (): Promise<App> => {
-      const startup = import('./root.js').then(({ startApp }) =>
+      const startup = import('../app/root.js').then(({ startApp }) =>
         startApp({ cwd, env: process.env, sink: held.sink, interactive, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
       startup.then((started) => (app = started), () => undefined);
       return startup;

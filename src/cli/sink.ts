@@ -3,7 +3,7 @@ import { exitCodes, expectedFailure } from '../errors.js';
 import { createTextRenderer } from './render-text.js';
 import { createJsonRenderer } from './render-json.js';
 import { promptOnScreen, writeAbovePrompt } from './line-prompt.js';
-import type { OutputSink } from './output.js';
+import type { OutputSink } from '../output.js';
 
 export interface GlobalOptions {
   cwd: string;

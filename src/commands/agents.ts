@@ -1,6 +1,6 @@
 // /agents: lists the registered agents and their capabilities.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { describeAgents, formatAgents } from '../agents/registry.js';
 import { defineCommand } from './types.js';
 

@@ -1,6 +1,6 @@
 // /analyze-project: detects the stack and style and builds the context cache (.cadre/context.json).
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const analyzeProjectCommand = defineCommand({

@@ -1,6 +1,6 @@
 // /auto: toggles autonomous mode (plans apply without step-by-step approval).
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { say } from '../output.js';
 import { defineCommand } from './types.js';
 
 const guidance = [

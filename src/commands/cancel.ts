@@ -1,6 +1,6 @@
 // /cancel: stops the running task, or removes a queued one.
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { say } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 

@@ -1,6 +1,6 @@
 // /compact: summarises the conversation so far with the model, so follow-ups start from a small context.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { CadreError, exitCodes } from '../errors.js';
 import { defineCommand } from './types.js';
 

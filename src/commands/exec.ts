@@ -1,6 +1,6 @@
 // /exec: runs a shell command on the host, in the project folder; universal-agent sees its output on its next turn.
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { say } from '../output.js';
 import { exitCodes } from '../errors.js';
 import { defineCommand } from './types.js';
 

@@ -1,7 +1,7 @@
 // /help: lists the commands, or explains one.
 import { z } from 'zod';
 import { CadreError, exitCodes } from '../errors.js';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { closestName } from '../cli/suggest.js';
 import { describeArguments } from '../cli/arguments.js';
 import { defineCommand, type CommandDefinition } from './types.js';

@@ -1,6 +1,6 @@
 // /mcp: the configured MCP servers, their state and tools; /mcp reconnect [name] starts them again.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import type { McpServerStatus } from '../mcp/manager.js';
 import { defineCommand } from './types.js';
 

@@ -1,6 +1,6 @@
 // /model: shows the session's model and the ones its provider serves, or switches to another for this session.
 import { z } from 'zod';
-import { result, say } from '../cli/output.js';
+import { result, say } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const modelCommand = defineCommand({

@@ -1,6 +1,6 @@
 // /resume: replaces the current session with a saved one.
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { say } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const resumeCommand = defineCommand({

@@ -1,6 +1,6 @@
 // /save: writes the session to .cadre/sessions/NAME.json.
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { say } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const saveCommand = defineCommand({

@@ -1,6 +1,6 @@
 // /sessions: lists the saved sessions of this project.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { defineCommand } from './types.js';
 
 const formatSize = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);

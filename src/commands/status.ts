@@ -1,7 +1,7 @@
 // /status: the session, mode, agent, model, token usage and containers.
 import { z } from 'zod';
 import { describeCost, describeTurns, sessionCost } from '../agents/usage.js';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const statusCommand = defineCommand({

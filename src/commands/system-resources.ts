@@ -1,6 +1,6 @@
 // /system-resources: shows host resources and what cadre containers hold.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const systemResourcesCommand = defineCommand({

@@ -1,6 +1,6 @@
 // /system-status: checks the container runtime.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 

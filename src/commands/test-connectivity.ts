@@ -1,6 +1,6 @@
 // /test-connectivity: checks that a repository answers.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 

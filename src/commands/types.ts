@@ -1,8 +1,8 @@
 // The shape of a slash command: one file each, a zod schema for its arguments, a handler that gets parsed values.
 import type { z } from 'zod';
 import type { ExitCode } from '../errors.js';
-import type { OutputSink } from '../cli/output.js';
-import type { Runtime } from '../cli/runtime.js';
+import type { OutputSink } from '../output.js';
+import type { Runtime } from '../app/runtime.js';
 
 export type ArgsSchema = z.ZodObject<z.ZodRawShape>;
 

@@ -1,6 +1,6 @@
 // /vm-cleanup: stops and removes a container of this installation and deletes its workspace (after saying what would be lost).
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { say } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 

@@ -1,7 +1,7 @@
 // /vm-config: sets container defaults, or one container's settings.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
-import type { ContainerSettings } from '../cli/vm-settings.js';
+import { result } from '../output.js';
+import type { ContainerSettings } from '../container/settings.js';
 import { defineCommand } from './types.js';
 
 const describe = (settings: ContainerSettings, formatSize: (bytes: number) => string): string =>
@@ -22,7 +22,7 @@ export const vmConfigCommand = defineCommand({
     container: z.string().optional().describe('apply to this container instead of the defaults'),
   }),
   run: async ({ container, ...change }, ctx) => {
-    const { applySettingsChange } = await import('../cli/vm-settings.js');
+    const { applySettingsChange } = await import('../container/settings.js');
     const { formatSize } = await import('../container/limits.js');
     const store = ctx.runtime.vm.settings;
     if (!container) {

@@ -1,6 +1,6 @@
 // /vm-create-pr: commits the container's work on a branch and opens a pull request.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const vmCreatePrCommand = defineCommand({
@@ -16,7 +16,7 @@ export const vmCreatePrCommand = defineCommand({
   run: async ({ containerId, title, description }, ctx) => {
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(containerId, 'open a pull request from');
-    const [{ createPullRequest }, { whileContainerPaused }] = await Promise.all([import('../git/pull-request.js'), import('../git/paused-container.js')]);
+    const [{ createPullRequest }, { whileContainerPaused }] = await Promise.all([import('../git/pull-request.js'), import('../container/paused.js')]);
     const { git, github } = ctx.runtime.config;
     // Frozen while cadre checks, commits and pushes its workspace from the host, so no link appears behind a check.
     // The record's URL (a label cadre set), never the workspace's own origin, which the container could rewrite.

@@ -1,6 +1,6 @@
 // /vm-create: creates an isolated container from a repository.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const vmCreateCommand = defineCommand({

@@ -1,6 +1,6 @@
 // /vm-editor: starts code-server in the container with the given extensions, published on 127.0.0.1 of the host behind a random password.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 
@@ -14,14 +14,14 @@ export const vmEditorCommand = defineCommand({
     container: z.string().optional().describe('the container (default: the last created)'),
   }),
   run: async ({ extensions, container }, ctx) => {
-    const { parseExtensions } = await import('../cli/vm-editor-extensions.js');
+    const { parseExtensions } = await import('../container/editor/extensions.js');
     const wanted = parseExtensions(extensions);
     const id = container ?? ctx.runtime.session.view().currentContainer;
     if (!id) throw new CadreError('vm.no-container', 'There is no container to start an editor in.', { remedy: 'create one with /vm-create <repo_url>' });
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(id, 'start an editor in');
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
-    const [{ startEditor }, { editorVolumeName }] = await Promise.all([import('../cli/vm-editor.js'), import('../container/editor-volume.js')]);
+    const [{ startEditor }, { editorVolumeName }] = await Promise.all([import('../container/editor/start.js'), import('../container/editor/volume.js')]);
     const settings = ctx.runtime.vm.settings.of(record.id);
     const started = await startEditor({
       docker: vm.docker, containerId: record.id, dockerId: record.dockerId,

@@ -2,7 +2,7 @@
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { result, say } from '../cli/output.js';
+import { result, say } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 
@@ -35,7 +35,7 @@ export const vmInstallDepsCommand = defineCommand({
     const present = await Promise.all(installs.map((install) => exists(join(record.workspace.dir, install.lockfile))));
     const found = installs.find((_, index) => present[index]) ?? { lockfile: '(none)', manager: 'npm', cmd: ['npm', 'install', '--no-audit', '--no-fund'] };
     ctx.emit(say(`${found.manager} (lockfile ${found.lockfile}): running ${found.cmd.join(' ')} in ${id} through the gateway's egress proxy`));
-    const { execInContainer } = await import('../cli/vm-exec.js');
+    const { execInContainer } = await import('../container/exec.js');
     const progress = `vm-install-deps:${id}`;
     ctx.emit({ type: 'output.progress', id: progress, label: `Installing dependencies with ${found.manager}` });
     const ran = await execInContainer(vm.docker, record.dockerId, found.cmd, { env: ctx.runtime.vm.settings.of(id).env, onEvent: ctx.emit, origin: id });

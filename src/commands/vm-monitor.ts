@@ -1,6 +1,6 @@
 // /vm-monitor: live resource usage of a container.
 import { z } from 'zod';
-import { result, say } from '../cli/output.js';
+import { result, say } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const vmMonitorCommand = defineCommand({

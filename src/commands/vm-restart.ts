@@ -1,6 +1,6 @@
 // /vm-restart: restart a container.
 import { z } from 'zod';
-import { say } from '../cli/output.js';
+import { say } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const vmRestartCommand = defineCommand({

@@ -1,6 +1,6 @@
 // /vm-setup-dev: installs or verifies development tools in the container.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
+import { result } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 
@@ -16,7 +16,7 @@ export const vmSetupDevCommand = defineCommand({
     container: z.string().optional().describe('the container (default: the last created)'),
   }),
   run: async ({ tools, container }, ctx) => {
-    const { pickTools, setUpTools, toolsPath, toolsPrefix } = await import('../cli/vm-dev-tools.js');
+    const { pickTools, setUpTools, toolsPath, toolsPrefix } = await import('../container/dev-tools.js');
     const picked = pickTools(tools);
     const id = container ?? ctx.runtime.session.view().currentContainer;
     if (!id) throw new CadreError('vm.no-container', 'There is no container to set up.', { remedy: 'create one with /vm-create <repo_url>' });

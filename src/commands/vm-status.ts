@@ -1,7 +1,7 @@
 // /vm-status: one container's state, limits, resources and repository; with no id, this installation's containers.
 import { z } from 'zod';
-import { result } from '../cli/output.js';
-import type { ContainerList } from '../cli/vm-engine.js';
+import { result } from '../output.js';
+import type { ContainerList } from '../app/vm-engine.js';
 import { defineCommand } from './types.js';
 
 async function listing(list: ContainerList): Promise<string> {

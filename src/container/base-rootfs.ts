@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
-import type { OutputSink } from '../cli/output.js';
+import type { OutputSink } from '../output.js';
 import { sandboxRecipe } from './sandbox-recipe.js';
 
 /** The first Debian mirror the host's apt sources name (one-line and deb822 formats); never a guessed host. */

@@ -6,7 +6,7 @@ import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { CadreError } from '../errors.js';
 import { confinedFs } from '../git/confined-fs.js';
-import type { OutputSink } from '../cli/output.js';
+import type { OutputSink } from '../output.js';
 import { sandboxUser } from './workspace.js';
 
 const run = promisify(execFile);

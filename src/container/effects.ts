@@ -5,7 +5,7 @@ import { fromCallback, fromPromise, type EventObject } from 'xstate';
 import type { ContainerEffectInput, InspectContainerOutput, StartContainerOutput } from '../../machines/container.machine.js';
 import type { Installation } from '../store/installation.js';
 import { processTag } from './attachment.js';
-import type { OutputSink } from '../cli/output.js';
+import type { OutputSink } from '../output.js';
 import { cloneRepository } from './clone.js';
 import { watchWorkspaceDisk } from './disk-watchdog.js';
 import { exitCause, exitError } from './exit.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
-import type { OutputSink } from '../cli/output.js';
+import type { OutputSink } from '../output.js';
 import { buildBaseImage } from './base-rootfs.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { withFileLock } from './file-lock.js';

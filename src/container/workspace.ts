@@ -4,7 +4,7 @@ import { mkdir, readFile, rm, rmdir, statfs, truncate, writeFile } from 'node:fs
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CadreError } from '../errors.js';
-import type { OutputSink } from '../cli/output.js';
+import type { OutputSink } from '../output.js';
 
 const run = promisify(execFile);
 

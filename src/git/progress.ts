@@ -1,5 +1,5 @@
 // Progress of /vm-create-pr as output.progress events, one id per step; a failed step is closed so no spinner is left running.
-import type { OutputEvent } from '../cli/output.js';
+import type { OutputEvent } from '../output.js';
 
 export type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
 

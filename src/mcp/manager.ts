@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { AgentTool } from '../agents/tools/tool.js';
 import { ToolRefusal } from '../agents/tools/tool.js';
-import { say, type OutputSink } from '../cli/output.js';
+import { say, type OutputSink } from '../output.js';
 import { CadreError, exitCodes } from '../errors.js';
 import type { Config } from '../store/config-schema.js';
 import { redactText } from '../store/redact.js';

@@ -7,7 +7,7 @@ import { planMachine } from '../../machines/plan.machine.js';
 import { taskMachine } from '../../machines/task.machine.js';
 import { createPlanActors, createUniversalAgentActors, createUniversalAgentSteps, toMachineSteps, type PlanStore } from '../../src/agents/actors.js';
 import { createAgentSessionState, markPlanRejected } from '../../src/agents/session-state.js';
-import type { OutputEvent } from '../../src/cli/output.js';
+import type { OutputEvent } from '../../src/output.js';
 import { createModelClient } from '../../src/model/client.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import { loadModelScript } from '../support/model-server-script.js';

@@ -2,7 +2,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { followRunner } from '../../src/agents/vm/follow.js';
-import type { OutputEvent } from '../../src/cli/output.js';
+import type { OutputEvent } from '../../src/output.js';
 import { createTextRenderer } from '../../src/cli/render-text.js';
 import { terminalSafe } from '../../src/cli/terminal-text.js';
 import type { CadreError } from '../../src/errors.js';

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { dispatchLine, resolveLine } from '../../src/cli/dispatch.js';
-import type { OutputEvent } from '../../src/cli/output.js';
-import type { Runtime, SessionView } from '../../src/cli/runtime.js';
+import type { OutputEvent } from '../../src/output.js';
+import type { Runtime, SessionView } from '../../src/app/runtime.js';
 import { commandRegistry } from '../../src/commands/index.js';
 import { defineCommand, type CommandDefinition } from '../../src/commands/types.js';
 import { CadreError, exitCodes } from '../../src/errors.js';

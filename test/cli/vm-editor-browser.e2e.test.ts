@@ -2,7 +2,7 @@
 // printed one, and edits a file of the repository in the workbench; the save lands in the container's workspace. The git
 // extension showing the branch proves the extension host runs (it once restarted in a loop, unseen by HTTP-level tests).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { execInContainer } from '../../src/cli/vm-exec.js';
+import { execInContainer } from '../../src/container/exec.js';
 import { tempProject } from '../support/cli.js';
 import { browserMissing, launchChromium } from '../support/browser.js';
 import { describeDocker, testDocker } from '../support/docker.js';

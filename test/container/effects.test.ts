@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createActor, waitFor } from 'xstate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { containerMachine } from '../../machines/container.machine.js';
-import type { OutputEvent } from '../../src/cli/output.js';
+import type { OutputEvent } from '../../src/output.js';
 import { createContainerEffects } from '../../src/container/effects.js';
 import { newContainerId } from '../../src/container/labels.js';
 import { cleanUp } from '../../src/container/lifecycle.js';

@@ -11,7 +11,7 @@ import { containerStatus, formatContainerStatus } from '../../src/container/stat
 import { formatSample, sampleResources } from '../../src/container/stats.js';
 import { startContainer } from '../../src/container/start.js';
 import { prepareWorkspace, type Workspace } from '../../src/container/workspace.js';
-import type { OutputEvent } from '../../src/cli/output.js';
+import type { OutputEvent } from '../../src/output.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateways } from '../../src/cli/vm-gateways.js';
+import { createGateways } from '../../src/gateway/pool.js';
 import { sandboxUser } from '../../src/container/workspace.js';
 import { createBudget } from '../../src/gateway/budget.js';
 import { openCredentials } from '../../src/gateway/credentials.js';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CadreError } from '../../src/errors.js';
-import { whileContainerPaused } from '../../src/git/paused-container.js';
+import { whileContainerPaused } from '../../src/container/paused.js';
 import { createPullRequest } from '../../src/git/pull-request.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolAuditEntry } from '../../src/agents/tools/wrapper.js';
 import { runUniversalAgent, type AskPerson } from '../../src/agents/universal/run.js';
-import type { OutputEvent } from '../../src/cli/output.js';
+import type { OutputEvent } from '../../src/output.js';
 import { createMcpManager, type McpManager } from '../../src/mcp/manager.js';
 import { createModelClient } from '../../src/model/client.js';
 import { loadConfig } from '../../src/store/config.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runVmAttempt } from '../../src/agents/vm/supervise.js';
-import type { OutputEvent } from '../../src/cli/output.js';
+import type { OutputEvent } from '../../src/output.js';
 import { cleanUp } from '../../src/container/lifecycle.js';
 import { newContainerId } from '../../src/container/labels.js';
 import { startContainer } from '../../src/container/start.js';

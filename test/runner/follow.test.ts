@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { expect, it } from 'vitest';
 import { followRunner } from '../../src/agents/vm/follow.js';
-import type { OutputEvent } from '../../src/cli/output.js';
+import type { OutputEvent } from '../../src/output.js';
 import { CadreError } from '../../src/errors.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { startHarness } from '../gateway/harness.js';

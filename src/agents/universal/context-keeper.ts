@@ -1,5 +1,5 @@
 // Keeps each request inside the model's context window: counts it before it is sent, and compacts the conversation past ~80 %.
-import { say, type OutputSink } from '../../cli/output.js';
+import { say, type OutputSink } from '../../output.js';
 import { compactionThreshold } from '../../model/context-window.js';
 import type { RequestCounter } from '../../model/tokens.js';
 import type { ChatMessage, ModelClient, ModelToolSpec, TokenUsage } from '../../model/types.js';

@@ -1,6 +1,6 @@
 // The universal-agent loop: route, stream model turns, run tools through the wrapper, keep the context in bounds, and draft the plan.
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
-import { say, type OutputSink } from '../../cli/output.js';
+import { say, type OutputSink } from '../../output.js';
 import { CadreError, isCadreError } from '../../errors.js';
 import { linearCounter, loadTokenCounter } from '../../gateway/token-estimate.js';
 import { defaultContextWindow } from '../../model/context-window.js';

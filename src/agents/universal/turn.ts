@@ -1,5 +1,5 @@
 // One model turn as the person sees it: the waiting line while the model works, its text streamed as it arrives.
-import type { OutputSink } from '../../cli/output.js';
+import type { OutputSink } from '../../output.js';
 import type { ModelClient, ModelRequest, TokenUsage, ToolCall } from '../../model/types.js';
 import { addUsage, zeroUsage } from '../../model/types.js';
 import { startWaitingLine } from './waiting.js';

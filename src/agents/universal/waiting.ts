@@ -1,5 +1,5 @@
 // The waiting line of a model turn: elapsed time and tokens streamed so far, ticked once a second, closed when the turn ends.
-import type { OutputSink } from '../../cli/output.js';
+import type { OutputSink } from '../../output.js';
 
 export interface WaitingLine {
   /** Counts streamed output (text, tool arguments), about four characters a token. */

@@ -1,7 +1,7 @@
 // Follows one runner process: parses its JSON-lines stdout, shows progress, and turns how it ended into a result or an error.
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { OutputSink } from '../../cli/output.js';
+import type { OutputSink } from '../../output.js';
 import { terminalSafe } from '../../cli/terminal-text.js';
 import { CadreError } from '../../errors.js';
 import type { TokenUsage } from '../../model/types.js';

@@ -2,12 +2,12 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
-import type { OutputSink } from '../../cli/output.js';
+import type { OutputSink } from '../../output.js';
 import { engineError, engineStatus } from '../../container/docker-client.js';
 import { CadreError } from '../../errors.js';
 import type { RunnerEvent } from '../../runner/events.js';
 import { followRunner, type RunnerExit, type VmAttemptResult } from './follow.js';
-import { attemptIdVariable, containerRunnerPath, stopRunners } from './stop.js';
+import { attemptIdVariable, containerRunnerPath, stopRunners } from '../../container/runners.js';
 
 export interface VmAttemptOptions {
   docker: Docker;

@@ -1,5 +1,5 @@
 // What the person sees of a runner event: vm-agent's progress as OutputEvents marked as the container's (terminal events are results, not output).
-import type { OutputEvent, OutputLevel } from '../../cli/output.js';
+import type { OutputEvent, OutputLevel } from '../../output.js';
 import type { RunnerEvent } from '../../runner/events.js';
 
 const oneLine = (text: string, max = 160) => {

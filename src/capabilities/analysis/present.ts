@@ -1,7 +1,7 @@
 // Runs one analysis for a person or a script: progress, the report as an event, and the SARIF / Markdown files.
 import { resolve } from 'node:path';
 import { writeFileAtomic } from '../../store/atomic-write.js';
-import type { OutputSink } from '../../cli/output.js';
+import type { OutputSink } from '../../output.js';
 import { formatReportText, runAnalysis, toMarkdown, toSarif, type AnalysisKind, type AnalysisReport, type Severity } from './index.js';
 import { severities } from './types.js';
 

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolAuditEntry } from '../../../src/agents/tools/wrapper.js';
 import { runUniversalAgent, type UniversalAgentConfig } from '../../../src/agents/universal/run.js';
-import type { OutputEvent } from '../../../src/cli/output.js';
+import type { OutputEvent } from '../../../src/output.js';
 import { createModelClient } from '../../../src/model/client.js';
 import type { ProviderName } from '../../../src/model/types.js';
 import { startModelServer, type ModelServer } from '../../support/model-server.js';

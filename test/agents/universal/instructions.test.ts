@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createPermissions } from '../../../src/agents/tools/permissions.js';
 import { createInstructionLoader, folderChain, pathsNamedIn } from '../../../src/agents/universal/instructions.js';
 import { runUniversalAgent } from '../../../src/agents/universal/run.js';
-import type { OutputEvent } from '../../../src/cli/output.js';
+import type { OutputEvent } from '../../../src/output.js';
 import { loadTokenCounter } from '../../../src/gateway/token-estimate.js';
 import { createModelClient } from '../../../src/model/client.js';
 import { startModelServer, type ModelServer } from '../../support/model-server.js';

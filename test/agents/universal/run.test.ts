@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyPlan } from '../../../src/agents/plan/apply.js';
 import { verifyPlan } from '../../../src/agents/plan/verify.js';
 import { runUniversalAgent, type UniversalAgentInput } from '../../../src/agents/universal/run.js';
-import type { OutputEvent } from '../../../src/cli/output.js';
+import type { OutputEvent } from '../../../src/output.js';
 import { createModelClient } from '../../../src/model/client.js';
 import { analyzeProject } from '../../../src/project/context.js';
 import type { ProviderName } from '../../../src/model/types.js';

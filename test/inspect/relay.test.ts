@@ -7,7 +7,7 @@ import { WebSocket } from 'ws';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { planMachine } from '../../machines/plan.machine.js';
 import { taskMachine } from '../../machines/task.machine.js';
-import { createTraceRecorder, replayTrace, startInspector, toSafeJson } from '../../src/cli/inspect.js';
+import { createTraceRecorder, replayTrace, startInspector, toSafeJson } from '../../src/inspect/relay.js';
 import { CadreError } from '../../src/errors.js';
 import { silentCallback } from '../support/model-test.js';
 

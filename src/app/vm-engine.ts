@@ -6,7 +6,7 @@ import type { ContainerContext } from '../../machines/container.machine.js';
 import { runnerBundleBind } from '../agents/vm/bundle.js';
 import { createDockerClient } from '../container/docker-client.js';
 import { createContainerEffects } from '../container/effects.js';
-import { editorVolumeBind, ensureEditorVolume } from '../container/editor-volume.js';
+import { editorVolumeBind, ensureEditorVolume } from '../container/editor/volume.js';
 import { isContainerId, newContainerId } from '../container/labels.js';
 import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, type Attachment } from '../container/attachment.js';
 import { cleanUp } from '../container/lifecycle.js';
@@ -22,11 +22,11 @@ import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import { createBudget } from '../gateway/budget.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
-import { say } from './output.js';
-import { createEditorListeners } from './vm-editor-publish.js';
-import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from './vm-gateways.js';
+import { say } from '../output.js';
+import { createEditorListeners } from '../container/editor/publish.js';
+import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from '../gateway/pool.js';
 import type { VmHostOptions } from './vm-host.js';
-import type { ContainerSettings } from './vm-settings.js';
+import type { ContainerSettings } from '../container/settings.js';
 
 const forwarderCommand = ['node', '/opt/cadre/cadre-forwarder.mjs', '--model-port', '4100', '--proxy-port', '4101'];
 const startRemedy = (repoUrl: string) =>
@@ -157,7 +157,7 @@ export async function createVmEngine(options: VmHostOptions) {
       await options.settings.load(record.id);
       await updateMetadata(record.workspace.root, { session: sessionContext().name });
       if (record.state.running) {
-        const { stopRunners } = await import('../agents/vm/stop.js');
+        const { stopRunners } = await import('../container/runners.js');
         const stopped = await stopRunners(docker.getContainer(record.dockerId), { graceMs: 1_000 });
         if (stopped > 0) {
           audit('vm-agent.runner-stopped', { containerId: record.id, runners: stopped, reason: 'left by a cadre process that is gone' });

@@ -1,9 +1,9 @@
 // /vm-editor's extensions: gallery ids (publisher.name) through the gateway's egress, or .vsix files in the workspace (offline).
 import { posix } from 'node:path';
 import type Docker from 'dockerode';
-import { CadreError, exitCodes } from '../errors.js';
-import type { OutputSink } from './output.js';
-import { runEditorCli } from './vm-editor-server.js';
+import { CadreError, exitCodes } from '../../errors.js';
+import type { OutputSink } from '../../output.js';
+import { runEditorCli } from './server.js';
 
 export type EditorExtension = { spec: string; source: 'gallery'; id: string } | { spec: string; source: 'vsix'; path: string };
 

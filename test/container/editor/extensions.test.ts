@@ -1,6 +1,6 @@
 // /vm-editor's extension list: gallery ids and workspace .vsix files, refusals with a remedy, and the gallery against the egress allowlist.
 import { expect, it } from 'vitest';
-import { galleryHosts, galleryRefusal, installFailure, parseExtensions } from '../../src/cli/vm-editor-extensions.js';
+import { galleryHosts, galleryRefusal, installFailure, parseExtensions } from '../../../src/container/editor/extensions.js';
 
 it('parses gallery ids and .vsix files (relative to /workspace), dropping blanks and repeats', () => {
   expect(parseExtensions(' esbenp.prettier-vscode, tools/x.vsix,,/workspace/y.VSIX, esbenp.prettier-vscode,ms-python.python@2024.1.0 ')).toEqual([

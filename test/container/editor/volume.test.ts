@@ -3,13 +3,13 @@
 import { dirname } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { beforeAll, expect, it } from 'vitest';
-import { editorEntry, editorRecipe, editorVolumeBind, editorVolumeName, ensureEditorVolume } from '../../src/container/editor-volume.js';
-import { hostCaBundle, hostNpmRegistry } from '../../src/cli/vm-gateways.js';
-import type { OutputEvent } from '../../src/cli/output.js';
-import { isCadreError } from '../../src/errors.js';
-import { describeDocker, testDocker } from '../support/docker.js';
-import { ensureMinimalImage } from '../support/docker-images.js';
-import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
+import { editorEntry, editorRecipe, editorVolumeBind, editorVolumeName, ensureEditorVolume } from '../../../src/container/editor/volume.js';
+import { hostCaBundle, hostNpmRegistry } from '../../../src/gateway/pool.js';
+import type { OutputEvent } from '../../../src/output.js';
+import { isCadreError } from '../../../src/errors.js';
+import { describeDocker, testDocker } from '../../support/docker.js';
+import { ensureMinimalImage } from '../../support/docker-images.js';
+import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../../support/sandbox.js';
 
 describeDocker('the editor volume', () => {
   const docker = testDocker();

@@ -7,15 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { connect, createServer } from 'node:net';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { OutputEvent } from '../../src/cli/output.js';
-import { startEditor, type EditorTarget } from '../../src/cli/vm-editor.js';
-import { createEditorListeners } from '../../src/cli/vm-editor-publish.js';
-import { editorDir, editorFiles, openEditorPipe } from '../../src/cli/vm-editor-server.js';
-import { publishEditor } from '../../src/cli/vm-editor-publish.js';
-import { editorMountPath } from '../../src/container/editor-volume.js';
-import { describeDocker, testDocker } from '../support/docker.js';
-import { execIn } from '../support/docker-exec.js';
-import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
+import type { OutputEvent } from '../../../src/output.js';
+import { startEditor, type EditorTarget } from '../../../src/container/editor/start.js';
+import { createEditorListeners } from '../../../src/container/editor/publish.js';
+import { editorDir, editorFiles, openEditorPipe } from '../../../src/container/editor/server.js';
+import { publishEditor } from '../../../src/container/editor/publish.js';
+import { editorMountPath } from '../../../src/container/editor/volume.js';
+import { describeDocker, testDocker } from '../../support/docker.js';
+import { execIn } from '../../support/docker-exec.js';
+import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../../support/sandbox.js';
 
 /** Everything 127.0.0.1:`port` answers before it closes the connection. */
 function reply(port: number): Promise<string> {

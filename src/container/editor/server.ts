@@ -1,10 +1,10 @@
 // code-server inside a sandbox container: its files under /workspace/.cadre-tools/editor, a detached start as the container's user, a stop by pidfile.
 import { Duplex, PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
-import { engineError } from '../container/docker-client.js';
-import { CadreError } from '../errors.js';
-import { toolsPrefix } from './vm-dev-tools.js';
-import { execInContainer, type ExecResult } from './vm-exec.js';
+import { engineError } from '../docker-client.js';
+import { CadreError } from '../../errors.js';
+import { toolsPrefix } from '../dev-tools.js';
+import { execInContainer, type ExecResult } from '../exec.js';
 
 /** The editor's folder in the container: the root filesystem is read-only and HOME is a tmpfs, the workspace is the one writable place that lasts. */
 export const editorDir = `${toolsPrefix}/editor`;

@@ -1,8 +1,8 @@
 // whileContainerPaused with a real Docker engine: a running container is frozen during the work and thawed after, whatever the outcome; others are left as they are.
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { OutputEvent } from '../../src/cli/output.js';
-import { whileContainerPaused } from '../../src/git/paused-container.js';
+import type { OutputEvent } from '../../src/output.js';
+import { whileContainerPaused } from '../../src/container/paused.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { ensureMinimalImage } from '../support/docker-images.js';
 

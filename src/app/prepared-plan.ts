@@ -2,7 +2,7 @@
 import type { DraftPlanInput, DraftPlanOutput } from '../../machines/task.machine.js';
 import type { PlanStore } from '../agents/actors.js';
 import type { PlanDraft } from '../capabilities/plan-draft.js';
-import { say, type OutputSink } from './output.js';
+import { say, type OutputSink } from '../output.js';
 
 export type PreparedPlan = () => Promise<PlanDraft>;
 

@@ -32,7 +32,7 @@ export function settingsFromConfig(vm: Config['vm']): ContainerSettings {
 
 /** Applies a change (validated: sizes with units, cpu ≤ host cores, whole minutes, NAME=value pairs) and names the fields it changed. */
 export async function applySettingsChange(base: ContainerSettings, change: SettingsChange): Promise<{ settings: ContainerSettings; changed: (keyof ContainerSettings)[] }> {
-  const { parseCpus, parseEnvList, parseSize, parseTimeoutMinutes } = await import('../container/limits.js');
+  const { parseCpus, parseEnvList, parseSize, parseTimeoutMinutes } = await import('./limits.js');
   const settings = { ...base, env: { ...base.env }, allowedDomains: [...base.allowedDomains] };
   const changed: (keyof ContainerSettings)[] = [];
   const set = <K extends keyof ContainerSettings>(key: K, value: ContainerSettings[K]): void => {

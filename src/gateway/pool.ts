@@ -6,16 +6,16 @@ import { promisify } from 'node:util';
 import { writeDeadlineFile } from '../container/init.js';
 import { sandboxUser } from '../container/workspace.js';
 import { CadreError } from '../errors.js';
-import type { Budget } from '../gateway/budget.js';
-import { containerGatewayEnv } from '../gateway/container-env.js';
-import type { Credentials } from '../gateway/credentials.js';
-import type { ProviderConfig } from '../gateway/providers.js';
-import { startGateway, type Gateway } from '../gateway/server.js';
-import { restrictSocketFolder } from '../gateway/socket-folder.js';
+import type { Budget } from './budget.js';
+import { containerGatewayEnv } from './container-env.js';
+import type { Credentials } from './credentials.js';
+import type { ProviderConfig } from './providers.js';
+import { startGateway, type Gateway } from './server.js';
+import { restrictSocketFolder } from './socket-folder.js';
 import { modelSetupHint, resolveModel } from '../model/resolve.js';
 import type { Config } from '../store/config-schema.js';
-import { say, type OutputSink } from './output.js';
-import type { ContainerSettings } from './vm-settings.js';
+import { say, type OutputSink } from '../output.js';
+import type { ContainerSettings } from '../container/settings.js';
 
 /** The model the gateway forwards to (with the real key, which stays on the host) and the name the runner asks for. */
 export interface GatewayModel {

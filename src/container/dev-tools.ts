@@ -1,8 +1,8 @@
 // /vm-setup-dev's tools: which ones cadre can verify or install in a sandbox container, and how (non-root, read-only root: /workspace only).
 import type Docker from 'dockerode';
 import { CadreError, exitCodes } from '../errors.js';
-import type { OutputSink } from './output.js';
-import { execInContainer } from './vm-exec.js';
+import type { OutputSink } from '../output.js';
+import { execInContainer } from './exec.js';
 
 /** Where npm-installed tools go: the workspace is the container's only persistent writable place. */
 export const toolsPrefix = '/workspace/.cadre-tools';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createEditorListeners, publishEditor } from '../../src/cli/vm-editor-publish.js';
+import { createEditorListeners, publishEditor } from '../../../src/container/editor/publish.js';
 
 let dir = '';
 let upstream: Server | undefined;

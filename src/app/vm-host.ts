@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
 import type { Config } from '../store/config-schema.js';
 import type { CadrePaths } from '../store/paths.js';
-import type { OutputSink } from './output.js';
-import { say } from './output.js';
+import type { OutputSink } from '../output.js';
+import { say } from '../output.js';
 import { lazyContainerLogic } from './vm-container-logic.js';
-import { settingsFromConfig, type ContainerSettings } from './vm-settings.js';
+import { settingsFromConfig, type ContainerSettings } from '../container/settings.js';
 import type { VmEngine } from './vm-engine.js';
 
 export interface VmHostOptions {

@@ -1,8 +1,8 @@
 // Runs one command in a sandbox container through the engine (dockerode exec), streaming its output and returning its exit code.
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
-import { engineError } from '../container/docker-client.js';
-import type { OutputSink } from './output.js';
+import { engineError } from './docker-client.js';
+import type { OutputSink } from '../output.js';
 
 export interface ExecResult {
   exitCode: number;

@@ -1,7 +1,7 @@
 // Holds a sandbox container still (docker pause) while cadre works on its workspace from the host, so nothing changes underneath.
 import type Docker from 'dockerode';
-import type { OutputSink } from '../cli/output.js';
-import { engineError, engineStatus } from '../container/docker-client.js';
+import type { OutputSink } from '../output.js';
+import { engineError, engineStatus } from './docker-client.js';
 import { CadreError } from '../errors.js';
 
 /**

@@ -11,7 +11,7 @@ import { crashOfferName } from '../store/crash-lock.js';
 import type { SessionData, SessionFile } from '../store/session-file.js';
 import { listSessions, loadSession, saveSession } from '../store/sessions.js';
 import { cadreVersion } from '../version.js';
-import type { OutputSink } from './output.js';
+import type { OutputSink } from '../output.js';
 import type { SessionListing, SessionView } from './runtime.js';
 
 /** The root actor, as far as this module needs it. */

@@ -1,6 +1,6 @@
 // --inspect and --trace: one inspection callback for the root actor that feeds the Stately inspector and/or a trace file.
 import type { InspectionEvent, Observer } from 'xstate';
-import type { OutputSink } from './output.js';
+import type { OutputSink } from '../output.js';
 
 type InspectTarget = ((event: InspectionEvent) => void) | Observer<InspectionEvent>;
 
@@ -12,7 +12,7 @@ export interface Inspection {
 export async function startInspection({ inspect, traceFile, sink }: { inspect: boolean; traceFile?: string; sink: OutputSink }): Promise<Inspection> {
   const targets: InspectTarget[] = [];
   const stops: (() => Promise<void>)[] = [];
-  const { startInspector, createTraceRecorder } = await import('./inspect.js');
+  const { startInspector, createTraceRecorder } = await import('./relay.js');
   if (traceFile) {
     const recorder = createTraceRecorder(traceFile);
     targets.push(recorder.inspect);

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
-import { CadreError } from '../errors.js';
-import type { OutputSink } from '../cli/output.js';
-import { engineError } from './docker-client.js';
-import { withFileLock } from './file-lock.js';
+import { CadreError } from '../../errors.js';
+import type { OutputSink } from '../../output.js';
+import { engineError } from '../docker-client.js';
+import { withFileLock } from '../file-lock.js';
 
 export const editorMountPath = '/opt/editor';
 

@@ -1,7 +1,7 @@
 // Publishes a container's editor on 127.0.0.1 of the host: each TCP connection is spliced, bytes untouched (websockets too), to a fresh upstream stream.
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { CadreError } from '../errors.js';
+import { CadreError } from '../../errors.js';
 
 export interface PublishedEditor {
   url: string;

@@ -1,14 +1,14 @@
 // /vm-editor: code-server from the editor volume, started in the container on a Unix socket, published on 127.0.0.1 of the host behind a random password.
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
-import { editorMountPath } from '../container/editor-volume.js';
-import { engineError } from '../container/docker-client.js';
-import { CadreError } from '../errors.js';
-import type { OutputSink } from './output.js';
-import { galleryRefusal, installExtensions, type EditorExtension, type ExtensionOutcome } from './vm-editor-extensions.js';
-import type { EditorListeners, PublishedEditor } from './vm-editor-publish.js';
-import { publishEditor } from './vm-editor-publish.js';
-import { editorLogTail, editorRunning, launchEditorServer, openEditorPipe, prepareEditorDir, stopEditorServer } from './vm-editor-server.js';
+import { editorMountPath } from './volume.js';
+import { engineError } from '../docker-client.js';
+import { CadreError } from '../../errors.js';
+import type { OutputSink } from '../../output.js';
+import { galleryRefusal, installExtensions, type EditorExtension, type ExtensionOutcome } from './extensions.js';
+import type { EditorListeners, PublishedEditor } from './publish.js';
+import { publishEditor } from './publish.js';
+import { editorLogTail, editorRunning, launchEditorServer, openEditorPipe, prepareEditorDir, stopEditorServer } from './server.js';
 
 export interface EditorTarget {
   docker: Docker;

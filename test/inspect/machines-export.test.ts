@@ -2,7 +2,7 @@
 import { getStateNodes } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { machineRegistry } from '../../machines/index.js';
-import { exportAll, exportMachine, exportMachines } from '../../src/cli/machines-export.js';
+import { exportAll, exportMachine, exportMachines } from '../../src/inspect/machines-export.js';
 import { CadreError } from '../../src/errors.js';
 
 describe('machines export', () => {

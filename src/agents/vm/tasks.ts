@@ -1,13 +1,13 @@
 // vm-agent tasks through the session's queue: the attempt in the container, live progress, and the outcome told when the task ends.
 import { randomBytes } from 'node:crypto';
 import { waitFor, type AnyActorRef } from 'xstate';
-import type { RunAttemptInput, RunAttemptOutput, TaskOutput } from '../../machines/task.machine.js';
-import type { SessionContext } from '../../machines/session.machine.js';
-import { CadreError, exitCodes, isCadreError, type ExitCode } from '../errors.js';
-import type { RunnerEvent } from '../runner/events.js';
-import type { CommandContext } from '../commands/types.js';
-import { say, type OutputSink } from './output.js';
-import type { VmHost } from './vm-host.js';
+import type { RunAttemptInput, RunAttemptOutput, TaskOutput } from '../../../machines/task.machine.js';
+import type { SessionContext } from '../../../machines/session.machine.js';
+import { CadreError, exitCodes, isCadreError, type ExitCode } from '../../errors.js';
+import type { RunnerEvent } from '../../runner/events.js';
+import type { CommandContext } from '../../commands/types.js';
+import { say, type OutputSink } from '../../output.js';
+import type { VmHost } from '../../app/vm-host.js';
 
 export interface VmTasksOptions {
   vm: VmHost;
@@ -35,7 +35,7 @@ export function createVmTasks(options: VmTasksOptions) {
     const engine = await vm.engine();
     const record = await engine.record(containerId);
     const env = engine.gateways.runnerEnv(containerId, vm.settings.of(containerId).env);
-    const { runVmAttempt } = await import('../agents/vm/supervise.js');
+    const { runVmAttempt } = await import('./supervise.js');
     try {
       const result = await runVmAttempt({
         docker: engine.docker, containerDockerId: record.dockerId, task: input.text, attempt: input.attempt, env, signal,
@@ -58,7 +58,7 @@ export function createVmTasks(options: VmTasksOptions) {
   /** What the workspace holds after the task: `git status --short` in the container. */
   async function workspaceChanges(containerId: string): Promise<string> {
     const engine = await vm.engine();
-    const { execInContainer } = await import('./vm-exec.js');
+    const { execInContainer } = await import('../../container/exec.js');
     const record = await engine.record(containerId);
     const result = await execInContainer(engine.docker, record.dockerId, ['git', 'status', '--short'], {});
     return result.stdout.trim();

@@ -9,9 +9,9 @@ import type { Config } from '../store/config-schema.js';
 import type { PlanStore } from '../agents/actors.js';
 import { createAgentSessionState, type AgentSessionState } from '../agents/session-state.js';
 import type { ModelClient } from '../model/types.js';
-import { result, say, type OutputSink } from './output.js';
+import { result, say, type OutputSink } from '../output.js';
 import type { CommandContext } from '../commands/types.js';
-import { draftOffline } from './offline-engine.js';
+import { draftOffline } from '../cli/offline-engine.js';
 import type { ModelHost } from './model-host.js';
 import { draftPrepared, type PreparedPlan } from './prepared-plan.js';
 
@@ -163,7 +163,7 @@ export function createAgentHost(options: AgentHostOptions) {
           remedy: stored.sensitiveReason ? `It looks security-sensitive (${stored.sensitiveReason}), so even /auto asks: run it at the cadre prompt.` : 'Run it at the cadre prompt, or turn on autonomous mode first (-c "/auto on").',
         });
       }
-      const { askApproval } = await import('./approval.js');
+      const { askApproval } = await import('../cli/approval.js');
       const answer = await askApproval({ diff: () => renderPlanDiff(stored.draft, cwd, { color: color() }) });
       options.audit(answer.decision === 'approve' ? 'plan.approved' : 'plan.rejected', { planId, title: stored.draft.title, ...(answer.decision === 'reject' ? { reason: answer.reason } : {}) });
       if (answer.decision === 'approve') options.session().send({ type: 'plan.approved' });

@@ -8,7 +8,7 @@ import { priceOf, type ModelPrice } from '../model/cost.js';
 import type { OfflineModel, ResolvedModel } from '../model/resolve.js';
 import type { ModelClient } from '../model/types.js';
 import type { Config } from '../store/config-schema.js';
-import { say, type OutputSink } from './output.js';
+import { say, type OutputSink } from '../output.js';
 
 export interface ModelHostOptions {
   config: Config;
