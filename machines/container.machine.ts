@@ -1,5 +1,5 @@
-// The container statechart: a vm-agent workspace from creation and clone through running, timeout and cleanup.
-import { assign, emit, fromCallback, fromPromise, setup, type EventObject } from 'xstate';
+// The container statechart: a vm-agent workspace from creation and clone through running (with its gateway), timeout and cleanup.
+import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type EventObject } from 'xstate';
 import { createDeadlineWatcher } from './deadline.js';
 
 export interface ContainerLimits {
@@ -9,14 +9,32 @@ export interface ContainerLimits {
   diskBytes: number;
 }
 
+/** What the container may reach through its gateway (the repository's host and the registries are always allowed, unless isolated). */
+export interface ContainerNetwork {
+  isolation: boolean;
+  allowedDomains: string[];
+}
+
+/** The host folders of the container's workspace (the root holds cadre's own files, `dir` is mounted at /workspace). */
+export interface ContainerWorkspace {
+  root: string;
+  dir: string;
+  disk: { mechanism: 'loop-ext4' | 'watchdog'; limitBytes: number; image?: string; reason?: string };
+}
+
 export interface ContainerInput {
   containerId: string;
   repoUrl: string;
   /** Epoch milliseconds at which the container times out (the spec's default is 30 minutes after creation). */
   deadline: number;
   limits: ContainerLimits;
+  /** The variables set in the container (/vm-config --env); never a secret of the host's. */
+  env?: Record<string, string>;
+  network?: ContainerNetwork;
   /** Set to attach to a container that already exists (made by an earlier cadre process of this installation). */
   dockerId?: string | null;
+  /** Known when attaching (read back from the engine); found by prepareWorkspace otherwise. */
+  workspace?: ContainerWorkspace | null;
 }
 
 export interface ContainerFailure {
@@ -29,7 +47,10 @@ export interface ContainerContext {
   repoUrl: string;
   deadline: number;
   limits: ContainerLimits;
+  env: Record<string, string>;
+  network: ContainerNetwork;
   dockerId: string | null;
+  workspace: ContainerWorkspace | null;
   failure: ContainerFailure | null;
 }
 
@@ -37,6 +58,12 @@ export type ContainerEvent =
   | { type: 'container.progress'; label: string; current?: number; total?: number }
   | { type: 'container.deadline.reached' }
   | { type: 'container.deadline.extended'; deadline: number }
+  /** /vm-config --container: env for what runs from now on; network rules for the gateway (the engine reopens it with them). */
+  | { type: 'container.settings.changed'; env?: Record<string, string>; network?: ContainerNetwork }
+  /** The gateway is open: the container can reach the model and its allowed hosts. */
+  | { type: 'gateway.opened' }
+  /** The gateway could not be opened: the container runs, but nothing in it can reach the model or the network. */
+  | { type: 'gateway.failed'; reason: string }
   | { type: 'container.exited'; exitCode: number; oomKilled: boolean; reason: string }
   | { type: 'container.restart' }
   | { type: 'container.stop' }
@@ -45,8 +72,21 @@ export type ContainerEvent =
 
 export type ContainerEmitted = { type: 'container.progress'; containerId: string; label: string; current?: number; total?: number };
 
-export interface ContainerEffectInput { containerId: string; repoUrl: string; limits: ContainerLimits; dockerId: string | null; deadline: number }
+export interface ContainerEffectInput {
+  containerId: string;
+  repoUrl: string;
+  limits: ContainerLimits;
+  env: Record<string, string>;
+  network: ContainerNetwork;
+  dockerId: string | null;
+  workspace: ContainerWorkspace | null;
+  deadline: number;
+}
 export interface StartContainerOutput { dockerId: string }
+/** The gateway child's input: what it opens the gateway for, and the rules it applies. */
+export interface GatewayInput { containerId: string; repoUrl: string; deadline: number; network: ContainerNetwork }
+/** The gateway child takes no events: the engine reopens its gateway with new rules or a new deadline (calls in flight finish). */
+export type GatewayInbox = EventObject;
 /** What attaching finds: whether the existing container runs. */
 export interface InspectContainerOutput { running: boolean }
 
@@ -56,8 +96,11 @@ const notProvided = (name: string) => (): Promise<never> =>
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 const effectInput = ({ context }: { context: ContainerContext }): ContainerEffectInput => ({
-  containerId: context.containerId, repoUrl: context.repoUrl, limits: context.limits, dockerId: context.dockerId, deadline: context.deadline,
+  containerId: context.containerId, repoUrl: context.repoUrl, limits: context.limits, env: context.env, network: context.network,
+  dockerId: context.dockerId, workspace: context.workspace, deadline: context.deadline,
 });
+
+const gatewayId = 'gateway';
 
 const failWith = { target: '#container.failed', actions: { type: 'recordError', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) } } as const;
 
@@ -69,7 +112,7 @@ export const containerMachine = setup({
     emitted: {} as ContainerEmitted,
   },
   actors: {
-    prepareWorkspace: fromPromise<void, ContainerEffectInput>(notProvided('prepareWorkspace')),
+    prepareWorkspace: fromPromise<ContainerWorkspace, ContainerEffectInput>(notProvided('prepareWorkspace')),
     cloneRepository: fromPromise<void, ContainerEffectInput>(notProvided('cloneRepository')),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(notProvided('startContainer')),
     inspectContainer: fromPromise<InspectContainerOutput, ContainerEffectInput>(notProvided('inspectContainer')),
@@ -77,6 +120,8 @@ export const containerMachine = setup({
     stopContainer: fromPromise<void, ContainerEffectInput>(notProvided('stopContainer')),
     cleanUp: fromPromise<void, ContainerEffectInput>(notProvided('cleanUp')),
     watchDeadline: createDeadlineWatcher('container.deadline.reached'),
+    /** The container's gateway on the host (model calls, egress): open while the container runs, closed and its credential revoked after. */
+    gateway: fromCallback<GatewayInbox, GatewayInput>(() => undefined),
     /** Sends `container.exited` when the container stops by itself; the default watches nothing. */
     watchContainer: fromCallback<EventObject, ContainerEffectInput>(() => undefined),
   },
@@ -87,6 +132,20 @@ export const containerMachine = setup({
   },
   actions: {
     recordDockerId: assign((_, params: { dockerId: string }) => ({ dockerId: params.dockerId })),
+    recordWorkspace: assign((_, params: { workspace: ContainerWorkspace }) => ({ workspace: params.workspace })),
+    recordSettings: assign(({ context }, params: { env?: Record<string, string>; network?: ContainerNetwork }) => ({
+      env: params.env ?? context.env,
+      network: params.network ?? context.network,
+    })),
+    /** Opens the gateway: this container's child `gateway`, so the inspector and traces show it under the container. */
+    openGateway: enqueueActions(({ context, enqueue }) => {
+      enqueue.spawnChild('gateway', {
+        id: gatewayId,
+        input: { containerId: context.containerId, repoUrl: context.repoUrl, deadline: context.deadline, network: context.network },
+      });
+    }),
+    closeGateway: enqueueActions(({ enqueue }) => enqueue.stopChild(gatewayId)),
+    recordGatewayFailure: assign((_, params: { reason: string }) => ({ failure: { reason: `its gateway could not be opened: ${params.reason}`, oomKilled: false } })),
     recordExit: assign((_, params: { exitCode: number; oomKilled: boolean; reason: string }) => ({
       failure: {
         reason: params.oomKilled
@@ -104,8 +163,21 @@ export const containerMachine = setup({
 }).createMachine({
   id: 'container',
   description: 'One isolated vm-agent container and its workspace, from creation to cleanup.',
-  context: ({ input }) => ({ ...input, dockerId: input.dockerId ?? null, failure: null }),
+  context: ({ input }) => ({
+    containerId: input.containerId,
+    repoUrl: input.repoUrl,
+    deadline: input.deadline,
+    limits: input.limits,
+    env: input.env ?? {},
+    network: input.network ?? { isolation: false, allowedDomains: [] },
+    dockerId: input.dockerId ?? null,
+    workspace: input.workspace ?? null,
+    failure: null,
+  }),
   initial: 'opening',
+  on: {
+    'container.settings.changed': { actions: { type: 'recordSettings', params: ({ event }) => ({ env: event.env, network: event.network }) } },
+  },
   states: {
     opening: {
       description: 'A new container is created; one that already exists (an earlier cadre process made it) is attached to.',
@@ -127,7 +199,13 @@ export const containerMachine = setup({
     },
     creating: {
       description: 'Preparing the host workspace folder with its disk limit.',
-      invoke: { id: 'prepareWorkspace', src: 'prepareWorkspace', input: effectInput, onDone: 'cloning', onError: failWith },
+      invoke: {
+        id: 'prepareWorkspace',
+        src: 'prepareWorkspace',
+        input: effectInput,
+        onDone: { target: 'cloning', actions: { type: 'recordWorkspace', params: ({ event }) => ({ workspace: event.output }) } },
+        onError: failWith,
+      },
     },
     cloning: {
       description: 'Cloning the repository into the workspace.',
@@ -149,18 +227,29 @@ export const containerMachine = setup({
       },
     },
     running: {
-      description: 'The container runs until its deadline, an exit, or a restart, stop or cleanup request.',
-      invoke: [
-        { id: 'watchDeadline', src: 'watchDeadline', input: ({ context }) => ({ deadline: context.deadline }), onError: failWith },
-        { id: 'watchContainer', src: 'watchContainer', input: effectInput, onError: failWith },
-      ],
+      description: 'The container runs, with its gateway open, until its deadline, an exit, or a restart, stop or cleanup request.',
+      entry: 'openGateway',
+      exit: 'closeGateway',
+      invoke: { id: 'watchContainer', src: 'watchContainer', input: effectInput, onError: failWith },
+      initial: 'opening-gateway',
+      states: {
+        'opening-gateway': {
+          description: 'The gateway child is opening the container\'s way out (model calls, egress); nothing runs in it before.',
+          on: { 'gateway.opened': 'watching' },
+        },
+        watching: {
+          description: 'Open for work; waiting for the deadline (watched again from the new one when it moves).',
+          invoke: { id: 'watchDeadline', src: 'watchDeadline', input: ({ context }) => ({ deadline: context.deadline }), onError: failWith },
+        },
+      },
       on: {
         'container.deadline.reached': 'timed-out',
         'container.deadline.extended': {
-          target: 'running',
+          target: '.watching',
           reenter: true,
           actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
         },
+        'gateway.failed': { target: 'failed', actions: { type: 'recordGatewayFailure', params: ({ event }) => ({ reason: event.reason }) } },
         'container.exited': {
           target: 'failed',
           actions: { type: 'recordExit', params: ({ event }) => ({ exitCode: event.exitCode, oomKilled: event.oomKilled, reason: event.reason }) },

@@ -2,7 +2,18 @@
 import type { ExecResult } from '../exec/run.js';
 import type { ChatMessage, TokenUsage } from '../model/types.js';
 import type { ExecOutput, LastPlan } from './universal/prompt.js';
-import type { TaskUsageRecord } from './usage.js';
+import type { ModelTurnUsage } from './universal/run.js';
+
+/** One universal-agent run: its model, every model request's tokens, and the cost at the price known then. */
+export interface TaskUsageRecord {
+  at: number;
+  task: string;
+  model: string;
+  usage: TokenUsage;
+  turns: ModelTurnUsage[];
+  /** Dollars, or null when the model has no price in the table. */
+  cost: number | null;
+}
 
 /** Plain data, so the session can be saved with /save and resumed. */
 export interface AgentSessionState {

@@ -1,20 +1,10 @@
 // Token usage and estimated cost per task and per session: recorded after each universal-agent run, shown at its end and by /status.
 import { estimateCost, formatCost, formatUsage, type ModelPrice } from '../model/cost.js';
-import type { TokenUsage } from '../model/types.js';
 import { addUsage, zeroUsage } from '../model/types.js';
-import type { AgentSessionState } from './session-state.js';
+import type { AgentSessionState, TaskUsageRecord } from './session-state.js';
 import type { ModelTurnUsage } from './universal/run.js';
 
-/** One universal-agent run: its model, every model request's tokens, and the cost at the price known then. */
-export interface TaskUsageRecord {
-  at: number;
-  task: string;
-  model: string;
-  usage: TokenUsage;
-  turns: ModelTurnUsage[];
-  /** Dollars, or null when the model has no price in the table. */
-  cost: number | null;
-}
+export type { TaskUsageRecord };
 
 /** Records kept in the session (the oldest are dropped; the session total stays in `usage`). */
 const keptRecords = 100;

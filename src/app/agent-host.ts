@@ -10,8 +10,8 @@ import type { PlanStore } from '../agents/actors.js';
 import { createAgentSessionState, type AgentSessionState } from '../agents/session-state.js';
 import type { ModelClient } from '../model/types.js';
 import { result, say, type OutputSink } from '../output.js';
-import type { CommandContext } from '../commands/types.js';
-import { draftOffline } from '../cli/offline-engine.js';
+import type { RunContext } from '../agents/run-context.js';
+import { draftOffline } from '../agents/offline-engine.js';
 import type { ModelHost } from './model-host.js';
 import { draftPrepared, type PreparedPlan } from './prepared-plan.js';
 
@@ -148,7 +148,7 @@ export function createAgentHost(options: AgentHostOptions) {
   });
 
   /** Waits at each approval point of a universal-agent task; resolves the task's output. */
-  async function superviseTask(task: AnyActorRef, taskId: string, ctx: CommandContext): Promise<TaskOutput> {
+  async function superviseTask(task: AnyActorRef, taskId: string, ctx: RunContext): Promise<TaskOutput> {
     for (;;) {
       const snapshot = await waitFor(task, (s) => s.status === 'done' || s.matches({ active: 'pending-approval' }), { timeout: Infinity });
       if (snapshot.status === 'done') return snapshot.output as TaskOutput;
@@ -190,7 +190,7 @@ export function createAgentHost(options: AgentHostOptions) {
     describeModel: (): Promise<string> => options.models.describe(),
 
     /** Runs a task to its end: submits it to the session, answers approvals, reports the outcome. */
-    async runTask(request: TaskRequest, ctx: CommandContext): Promise<ExitCode> {
+    async runTask(request: TaskRequest, ctx: RunContext): Promise<ExitCode> {
       const session = options.session();
       const taskId = shortId();
       if (request.prepared) prepared.set(taskId, request.prepared);

@@ -106,7 +106,6 @@ export async function startApp(options: AppOptions): Promise<App> {
   const runtime: Runtime = {
     version: cadreVersion,
     cwd,
-    registry: commandRegistry,
     session: {
       view: () => sessions.view(root()),
       send: (event) => sessionActor().send(event),
@@ -147,7 +146,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       session: sessionMachine.provide({ actors: { task: agents.taskLogic } }),
       container: vm.containerLogic,
       runCommand: fromPromise(async ({ input, signal }) => {
-        const outcome = await dispatchLine(input.text, { cwd, emit: sink, signal, interactive: options.interactive, confirm, runtime });
+        const outcome = await dispatchLine(input.text, { cwd, emit: sink, signal, interactive: options.interactive, confirm, registry: commandRegistry, runtime });
         return { exitCode: outcome.exitCode, exit: outcome.exit };
       }),
       shutDown: fromPromise(async () => {

@@ -1,5 +1,4 @@
 // What command handlers may use of the running system; the composition root (root.ts) implements it.
-import type { CommandDefinition } from '../commands/types.js';
 import type { AgentHost } from './agent-host.js';
 import type { ModelHost } from './model-host.js';
 import type { McpManager } from '../mcp/manager.js';
@@ -33,7 +32,6 @@ export interface SessionListing {
 export interface Runtime {
   version: string;
   cwd: string;
-  registry: readonly CommandDefinition[];
   session: {
     view(): SessionView;
     send(event: { type: string } & Record<string, unknown>): void;

@@ -1,23 +1,26 @@
-// The container actor logic for the root: the container statechart whose effects load the dockerode driver on first use.
+// The container actor logic for the root: the container statechart whose effects, and whose gateway child, load the vm engine
+// (dockerode, isomorphic-git, the gateway pool) on first use.
 import { createActor, fromCallback, fromPromise, setup, toPromise, type EventObject } from 'xstate';
-import { containerMachine, type ContainerEffectInput, type ContainerEvent, type InspectContainerOutput, type StartContainerOutput } from '../../machines/container.machine.js';
+import { containerMachine, type ContainerEffectInput, type ContainerEvent, type ContainerWorkspace, type InspectContainerOutput, type StartContainerOutput } from '../../machines/container.machine.js';
 import type { createContainerEffects } from '../container/effects.js';
+import { createGatewayLogic } from '../gateway/actor.js';
+import type { Gateways } from '../gateway/pool.js';
 
 export type ContainerEffects = ReturnType<typeof createContainerEffects>;
 type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer'>;
 
 /**
- * `containerMachine` with every effect delegated to the container layer's, which `load` provides
- * (dockerode and isomorphic-git stay unloaded until a container is created).
+ * `containerMachine` with every effect delegated to the container layer's and its gateway to the pool, which `load`
+ * provides (dockerode and isomorphic-git stay unloaded until a container is created or attached).
  */
-export function lazyContainerLogic(load: () => Promise<ContainerEffects>) {
+export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffects; gateways: Gateways }>) {
   const delegate = <T>(name: PromiseEffect) =>
-    fromPromise<T, ContainerEffectInput>(async ({ input }) => (await toPromise(createActor((await load())[name], { input }).start())) as T);
+    fromPromise<T, ContainerEffectInput>(async ({ input }) => (await toPromise(createActor((await load()).effects[name], { input }).start())) as T);
   // A callback's sendBack reaches only its parent, so the real watcher runs under a relay that forwards its events.
   const watchContainer = fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {
     let relay: { stop(): void } | undefined;
     let stopped = false;
-    void load().then((effects) => {
+    void load().then(({ effects }) => {
       if (stopped) return;
       const machine = setup({ types: {} as { events: ContainerEvent }, actors: { watch: effects.watchContainer } }).createMachine({
         invoke: { id: 'watch', src: 'watch', input },
@@ -32,7 +35,7 @@ export function lazyContainerLogic(load: () => Promise<ContainerEffects>) {
   });
   return containerMachine.provide({
     actors: {
-      prepareWorkspace: delegate<void>('prepareWorkspace'),
+      prepareWorkspace: delegate<ContainerWorkspace>('prepareWorkspace'),
       cloneRepository: delegate<void>('cloneRepository'),
       startContainer: delegate<StartContainerOutput>('startContainer'),
       inspectContainer: delegate<InspectContainerOutput>('inspectContainer'),
@@ -40,6 +43,7 @@ export function lazyContainerLogic(load: () => Promise<ContainerEffects>) {
       stopContainer: delegate<void>('stopContainer'),
       cleanUp: delegate<void>('cleanUp'),
       watchContainer,
+      gateway: createGatewayLogic(async () => (await load()).gateways),
     },
   });
 }

@@ -1,36 +1,58 @@
-// The vm side of cadre, loaded on first use: the Docker client, credentials, the session's one token budget, gateways, container actors.
+// The vm side of cadre, loaded on first use: the Docker client, credentials, the session's budget, the gateway pool, and the
+// container actors (each with its gateway child) that this process holds. Containers belong to their installation and outlive it.
 import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { waitFor, type AnyActorRef } from 'xstate';
-import type { ContainerContext } from '../../machines/container.machine.js';
+import type { ContainerContext, ContainerInput } from '../../machines/container.machine.js';
 import { runnerBundleBind } from '../agents/vm/bundle.js';
+import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, releaseMyClaims, type Attachment } from '../container/attachment.js';
 import { createDockerClient } from '../container/docker-client.js';
 import { createContainerEffects } from '../container/effects.js';
+import { createEditorListeners } from '../container/editor/publish.js';
 import { editorVolumeBind, ensureEditorVolume } from '../container/editor/volume.js';
 import { isContainerId, newContainerId } from '../container/labels.js';
-import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, type Attachment } from '../container/attachment.js';
 import { cleanUp } from '../container/lifecycle.js';
-import { readMetadata, updateMetadata } from '../container/metadata.js';
-import { workspacePaths } from '../container/workspace.js';
-import { workspaceChanges, type WorkspaceChanges } from '../git/workspace-changes.js';
-import { loadInstallation } from '../store/installation.js';
 import { defaultLimits, parseLimitsConfig } from '../container/limits.js';
-import { belongsTo, findContainer, foreignContainer, listCadreContainers, type ContainerRecord } from '../container/records.js';
+import { readMetadata, updateMetadata } from '../container/metadata.js';
+import { belongsTo, findContainer, foreignContainer, listCadreContainers, saveDeadline, type ContainerRecord } from '../container/records.js';
 import { buildSandboxImage, sandboxImagePresent } from '../container/sandbox-image.js';
 import { sandboxRepository } from '../container/sandbox-recipe.js';
+import { applySettingsChange, isContainerSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
+import { workspacePaths } from '../container/workspace.js';
 import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import { createBudget } from '../gateway/budget.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
-import { say } from '../output.js';
-import { createEditorListeners } from '../container/editor/publish.js';
 import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from '../gateway/pool.js';
-import type { VmHostOptions } from './vm-host.js';
-import type { ContainerSettings } from '../container/settings.js';
+import { workspaceChanges, type WorkspaceChanges } from '../git/workspace-changes.js';
+import { say, type OutputSink } from '../output.js';
+import type { Config } from '../store/config-schema.js';
+import { loadInstallation } from '../store/installation.js';
+import type { CadrePaths } from '../store/paths.js';
 
 const forwarderCommand = ['node', '/opt/cadre/cadre-forwarder.mjs', '--model-port', '4100', '--proxy-port', '4101'];
 const startRemedy = (repoUrl: string) =>
   `check the runtime with /system-status --container-runtime, the repository with /test-connectivity ${repoUrl}, and free resources with /system-resources --available`;
+
+/** The root actor as the vm side needs it: container actors are its children. */
+export interface RootRef {
+  send(event: { type: string } & Record<string, unknown>): void;
+  system: { get(id: string): AnyActorRef | undefined };
+  getSnapshot(): { children: Record<string, AnyActorRef | undefined> };
+}
+
+export interface VmEngineOptions {
+  paths: CadrePaths;
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  sink: OutputSink;
+  audit: (type: string, data: Record<string, unknown>) => void;
+  version: string;
+  root: () => RootRef;
+  session: () => AnyActorRef;
+  /** /vm-config's defaults for new containers. */
+  defaults: () => ContainerSettings;
+}
 
 /** One of this installation's containers, as /vm-status lists it. */
 export interface ContainerListing {
@@ -61,16 +83,15 @@ const machineLimits = (record: ContainerRecord) => ({ memoryBytes: record.limits
 
 type ContainerSnapshot = { value: unknown; status: string; context: ContainerContext; matches(state: string): boolean };
 
-export async function createVmEngine(options: VmHostOptions) {
+export async function createVmEngine(options: VmEngineOptions) {
   const { paths, config, sink, audit } = options;
   const docker = createDockerClient();
   const [credentials, installation] = await Promise.all([openCredentials({ keysDir: paths.keysDir }), loadInstallation(paths.dataDir)]);
   const runDir = join(paths.dataDir, 'run');
-  /** The containers this process holds (it created or attached them; it has their claim and gateway). */
-  const attached = new Set<string>();
   const sessionContext = () => options.session().getSnapshot().context as { name: string; budget: { limit: number; used: number } };
+  // The session holds the one budget figure: the gateways reserve against what it says is used.
   const budget = createBudget({
-    limit: Math.max(1, sessionContext().budget.limit - sessionContext().budget.used),
+    account: { used: () => sessionContext().budget.used, limit: () => sessionContext().budget.limit },
     onEvent: (event) => {
       // Every settled gateway call, whatever became of its task: the one source of the session's vm-agent usage.
       if (event.type === 'budget.charged') {
@@ -92,23 +113,28 @@ export async function createVmEngine(options: VmHostOptions) {
   const image = config.vm.image === 'cadre-sandbox:latest' ? `${sandboxRepository}:${options.version}` : config.vm.image;
   const editors = createEditorListeners();
 
-  const containerEnv = (settings: ContainerSettings): Record<string, string> => {
-    const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
-    return { ...settings.env, ...proxies, ...caEnv, ...(registry ? { npm_config_registry: registry, YARN_REGISTRY: registry } : {}) };
-  };
-
   const effects = createContainerEffects({
-    docker, workspacesDir: paths.workspacesDir, session: () => sessionContext().name, installation, image, onEvent: sink, command: forwarderCommand, binds: [runnerBundleBind(), editorVolumeBind(image)],
-    settingsFor: (id) => {
-      const settings = options.settings.of(id);
-      return { env: containerEnv(settings), networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains, timeoutMinutes: settings.timeoutMinutes, binds: [gateways.bind(id), ...caBinds] };
+    docker, workspacesDir: paths.workspacesDir, session: () => sessionContext().name, installation, image, onEvent: sink, command: forwarderCommand,
+    binds: [runnerBundleBind(), editorVolumeBind(image), ...caBinds],
+    bindsFor: (id) => [gateways.bind(id)],
+    envFor: (input) => {
+      const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
+      return { ...input.env, ...proxies, ...caEnv, ...(registry ? { npm_config_registry: registry, YARN_REGISTRY: registry } : {}) };
     },
     onCleanedUp: (id) => gateways.close(id),
   });
 
-  const actorOf = (id: string): AnyActorRef | undefined => options.root().system.get(`container:${id}`);
+  const actorOf = (id: string): AnyActorRef | undefined => {
+    const actor = options.root().system.get(`container:${id}`);
+    return actor?.getSnapshot().status === 'active' ? actor : undefined;
+  };
+  const contextOf = (id: string): ContainerContext | undefined => (actorOf(id)?.getSnapshot() as ContainerSnapshot | undefined)?.context;
+  /** The containers this process holds: its container actors (it created or attached them; it has their claims and gateways). */
+  const held = (): string[] =>
+    Object.keys(options.root().getSnapshot().children).filter((key) => key.startsWith('container:')).map((key) => key.slice('container:'.length)).filter((id) => actorOf(id));
   const settled = (actor: AnyActorRef, states: string[]) =>
     waitFor(actor, (s: ContainerSnapshot) => s.status !== 'active' || states.some((state) => s.matches(state)), { timeout: Infinity }) as Promise<ContainerSnapshot>;
+  const ours = (record: ContainerRecord): boolean => belongsTo(record, installation, paths.workspacesDir);
 
   async function ensureImage(): Promise<void> {
     if (image.startsWith(`${sandboxRepository}:`)) {
@@ -119,42 +145,52 @@ export async function createVmEngine(options: VmHostOptions) {
     }
   }
 
-  /** Removes a container the machine could not bring up, with its workspace and gateway. */
-  async function discard(id: string, actor: AnyActorRef): Promise<void> {
-    actor.send({ type: 'container.cleanup' });
-    await settled(actor, ['cleaned-up']).catch(() => undefined);
-    options.root().send({ type: 'container.forget', containerId: id });
-    await gateways.close(id);
-    await letGo(id);
-  }
-
-  async function letGo(id: string): Promise<void> {
-    attached.delete(id);
-    await releaseAttachment(runDir, id).catch(() => undefined);
-  }
-
-  const ours = (record: ContainerRecord): boolean => belongsTo(record, installation, paths.workspacesDir);
-
-  function attachedElsewhere(record: ContainerRecord, holder: Attachment): CadreError {
-    return new CadreError('vm.attached-elsewhere', `${record.id} is in use by another cadre of this installation (pid ${holder.pid}, session "${holder.session}", since ${holder.since}).`, {
-      remedy: `use it from that cadre, or leave that cadre (Ctrl-D) and run the command here again`,
+  function attachedElsewhere(id: string, holder: Attachment): CadreError {
+    return new CadreError('vm.attached-elsewhere', `${id} is in use by another cadre of this installation (pid ${holder.pid}, session "${holder.session}", since ${holder.since}).`, {
+      remedy: 'use it from that cadre, or leave that cadre (Ctrl-D) and run the command here again',
     });
   }
 
+  /** Stops the container actor (its gateway closes with it) and drops this process's claim; the container and workspace stay. */
+  async function letGo(id: string): Promise<void> {
+    options.root().send({ type: 'container.forget', containerId: id });
+    await releaseAttachment(runDir, id).catch(() => undefined);
+  }
+
+  /** The container's settings as /vm-config shows them: its actor's env and network, the engine's limits, the time left. */
+  function settingsOf(record: ContainerRecord): ContainerSettings {
+    const context = contextOf(record.id);
+    return {
+      memoryBytes: record.limits.memoryBytes,
+      cpus: record.limits.cpus,
+      timeoutMinutes: Math.max(1, Math.round(((context?.deadline ?? record.deadline) - Date.now()) / 60_000)),
+      env: { ...(context?.env ?? {}) },
+      networkIsolation: context?.network.isolation ?? record.networkIsolation,
+      allowedDomains: [...(context?.network.allowedDomains ?? record.allowedDomains)],
+    };
+  }
+
+  /** Spawns the container actor under the root and waits until it has settled into one of `states`. */
+  async function spawnActor(input: ContainerInput, states: string[]): Promise<{ actor: AnyActorRef; snapshot: ContainerSnapshot }> {
+    options.root().send({ type: 'container.spawn', input });
+    const actor = options.root().system.get(`container:${input.containerId}`);
+    if (!actor) throw new Error(`the container actor ${input.containerId} was not spawned`);
+    return { actor, snapshot: await settled(actor, states) };
+  }
+
   /**
-   * Container `id`, held by this process: this installation's, claimed (no other live cadre holds it), its settings loaded,
-   * a runner a dead cadre left behind stopped, its gateway open with a fresh credential, and a container actor attached.
+   * Container `id`, held by this process: this installation's, claimed (no other live cadre holds it), a runner a dead cadre
+   * left behind stopped, and a container actor attached (which opens its gateway with a fresh credential when it runs).
    * `action` says what the caller is about to do, for the refusal when the container is another installation's.
    */
   async function use(id: string, action: string): Promise<ContainerRecord> {
     const record = await findContainer(docker, id);
     if (!ours(record)) throw foreignContainer(record, action);
-    if (attached.has(record.id) && actorOf(record.id)) return record;
+    if (actorOf(record.id)) return record;
     const claim = await claimAttachment(runDir, record.id, sessionContext().name);
-    if (!claim.claimed) throw attachedElsewhere(record, claim.holder);
-    attached.add(record.id);
+    if (!claim.claimed) throw attachedElsewhere(record.id, claim.holder);
     try {
-      await options.settings.load(record.id);
+      const metadata = await readMetadata(record.workspace.root);
       await updateMetadata(record.workspace.root, { session: sessionContext().name });
       if (record.state.running) {
         const { stopRunners } = await import('../container/runners.js');
@@ -163,18 +199,16 @@ export async function createVmEngine(options: VmHostOptions) {
           audit('vm-agent.runner-stopped', { containerId: record.id, runners: stopped, reason: 'left by a cadre process that is gone' });
           sink(say(`Stopped the vm-agent runner a previous cadre left running in ${record.id}; the workspace keeps what it did.`, 'warn'));
         }
-        await gateways.open(record.id, record.repoUrl, options.settings.of(record.id), record.deadline);
       }
-      if (!actorOf(record.id)) {
-        options.root().send({ type: 'container.spawn', input: { containerId: record.id, repoUrl: record.repoUrl, deadline: record.deadline, limits: machineLimits(record), dockerId: record.dockerId } });
-        const actor = actorOf(record.id);
-        if (actor) await settled(actor, ['running', 'stopped', 'timed-out', 'failed']);
-      }
+      const saved = isContainerSettings(metadata.settings) ? metadata.settings : undefined;
+      await spawnActor({
+        containerId: record.id, repoUrl: record.repoUrl, deadline: record.deadline, limits: machineLimits(record), dockerId: record.dockerId, workspace: record.workspace,
+        env: saved?.env ?? {}, network: { isolation: saved?.networkIsolation ?? record.networkIsolation, allowedDomains: saved?.allowedDomains ?? record.allowedDomains },
+      }, ['running.watching', 'stopped', 'timed-out', 'failed']);
       options.session().send({ type: 'container.registered', containerId: record.id });
       audit('container.attached', { containerId: record.id, running: record.state.running, ...(claim.previous ? { previousHolder: claim.previous.pid } : {}) });
       return record;
     } catch (error) {
-      await gateways.close(record.id, { keepFolder: true }).catch(() => undefined);
       await letGo(record.id);
       throw error;
     }
@@ -195,6 +229,10 @@ export async function createVmEngine(options: VmHostOptions) {
     record: (id: string): Promise<ContainerRecord> => findContainer(docker, id),
     use,
     ours,
+    /** The variables of what runs in container `id` (commands, tasks): its /vm-config env. */
+    envOf: (id: string): Record<string, string> => ({ ...(contextOf(id)?.env ?? {}) }),
+    /** The runner's environment in container `id`: its env, the model through the forwarder, and the gateway's credential. */
+    runnerEnv: (id: string): Record<string, string> => gateways.runnerEnv(id, contextOf(id)?.env ?? {}),
     /** The editor server in the shared editor volume (mounted at /opt/editor in every container), built on first use. */
     editor: () => ensureEditorVolume({ docker, image, onEvent: sink, registry, caBundle, env: options.env }),
 
@@ -204,51 +242,75 @@ export async function createVmEngine(options: VmHostOptions) {
       if (!url || !/^https?:$/.test(url.protocol)) {
         throw new CadreError('vm.bad-repo-url', `"${input.repoUrl}" is not an http(s) repository URL.`, { remedy: 'give the clone URL, like https://github.com/owner/repo.git', exitCode: exitCodes.usage });
       }
-      const defaults = options.settings.defaults();
+      const defaults = options.defaults();
       const limits = parseLimitsConfig(input.configText ?? '', { ...defaultLimits, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, timeoutMinutes: defaults.timeoutMinutes });
       await ensureImage();
       const taken = [...(await listCadreContainers(docker)).map((record) => record.id), ...(await readdir(paths.workspacesDir).catch(() => []))];
       const id = newContainerId(taken);
       const claim = await claimAttachment(runDir, id, sessionContext().name);
-      if (!claim.claimed) throw attachedElsewhere({ id } as ContainerRecord, claim.holder);
-      attached.add(id);
+      if (!claim.claimed) throw attachedElsewhere(id, claim.holder);
       const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
       const deadline = Date.now() + limits.timeoutMinutes * 60_000;
-      await gateways.open(id, input.repoUrl, settings, deadline);
-      options.root().send({
-        type: 'container.spawn',
-        input: { containerId: id, repoUrl: input.repoUrl, deadline, limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes } },
-      });
-      const actor = actorOf(id);
-      if (!actor) throw new Error(`the container actor ${id} was not spawned`);
-      const snapshot = await settled(actor, ['running', 'failed']);
+      const { actor, snapshot } = await spawnActor({
+        containerId: id, repoUrl: input.repoUrl, deadline, env: settings.env, network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+        limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
+      }, ['running.watching', 'failed']);
       if (!snapshot.matches('running')) {
         const reason = snapshot.context.failure?.reason ?? 'it stopped before it was running';
-        await discard(id, actor);
+        // Cadre's own fresh clone, with nothing of the person's in it: removed, with the container and its gateway folder.
+        actor.send({ type: 'container.cleanup' });
+        await settled(actor, ['cleaned-up']).catch(() => undefined);
+        await letGo(id);
         throw new CadreError('vm.create-failed', `Cannot create a container from ${input.repoUrl}: ${reason}`, { remedy: startRemedy(input.repoUrl) });
       }
-      await options.settings.set(id, settings);
-      await updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session: sessionContext().name });
+      await updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session: sessionContext().name, settings: { ...settings } });
       options.session().send({ type: 'container.registered', containerId: id });
       audit('container.created', { containerId: id, repoUrl: input.repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image });
       return { id, deadline, settings };
     },
 
-    /** /vm-restart: in place through the container machine (or the engine, for a container of an earlier cadre run); `editorClosed`: its /vm-editor listener was closed. */
+    /**
+     * /vm-config --container: the change goes to the container actor (env; network rules reach its gateway at once), the
+     * engine (memory and cpu), and the deadline; it is kept beside the workspace for later cadre processes.
+     */
+    async configure(id: string, change: SettingsChange): Promise<{ record: ContainerRecord; settings: ContainerSettings; changed: (keyof ContainerSettings)[] }> {
+      const record = await use(id, 'configure');
+      const { settings, changed } = await applySettingsChange(settingsOf(record), change);
+      const actor = actorOf(record.id);
+      if (changed.includes('memoryBytes') || changed.includes('cpus')) {
+        await docker.getContainer(record.dockerId).update({ Memory: settings.memoryBytes, MemorySwap: settings.memoryBytes, NanoCpus: Math.round(settings.cpus * 1e9) });
+      }
+      let deadline = contextOf(record.id)?.deadline ?? record.deadline;
+      if (changed.includes('timeoutMinutes')) {
+        deadline = Date.now() + settings.timeoutMinutes * 60_000;
+        await saveDeadline(record.workspace.root, deadline);
+        actor?.send({ type: 'container.deadline.extended', deadline });
+      }
+      const network = { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains };
+      if (changed.includes('env') || changed.includes('networkIsolation') || changed.includes('allowedDomains')) {
+        actor?.send({ type: 'container.settings.changed', env: settings.env, network });
+      }
+      // The gateway takes new rules and a new deadline in place: reopened, calls in flight finishing on the old one.
+      const gatewayChange = ['timeoutMinutes', 'networkIsolation', 'allowedDomains'].some((key) => changed.includes(key as keyof ContainerSettings));
+      if (gatewayChange && gateways.isOpen(record.id)) await gateways.open(record.id, record.repoUrl, network, deadline);
+      await updateMetadata(record.workspace.root, { settings: { ...settings } });
+      return { record, settings, changed };
+    },
+
+    /** /vm-restart: in place through the container machine; `editorClosed`: its /vm-editor listener was closed. */
     async restart(id: string): Promise<{ editorClosed: boolean }> {
       const record = await use(id, 'restart');
       const editorClosed = await editors.close(record.id);
       const actor = actorOf(record.id);
       if (!actor) throw new Error(`the container actor ${record.id} is not running`);
-      const state = (actor.getSnapshot() as ContainerSnapshot);
+      const state = actor.getSnapshot() as ContainerSnapshot;
       if (state.matches('timed-out') || state.matches('failed')) {
         throw new CadreError('vm.cannot-restart', `${id} ${state.matches('timed-out') ? 'passed its deadline' : `failed (${state.context.failure?.reason ?? 'unknown cause'})`}; its workspace is kept until /vm-cleanup ${id}.`, {
           remedy: `create a new container with /vm-create ${record.repoUrl} (raise the timeout first with /vm-config --timeout <minutes>), and remove this one with /vm-cleanup ${id}`,
         });
       }
-      await gateways.open(record.id, record.repoUrl, options.settings.of(record.id), record.deadline);
       actor.send({ type: state.matches('stopped') ? 'container.start' : 'container.restart' });
-      const after = await settled(actor, ['running', 'failed']);
+      const after = await settled(actor, ['running.watching', 'failed']);
       if (!after.matches('running')) throw new CadreError('vm.restart-failed', `${id} did not come back: ${after.context.failure?.reason ?? 'unknown cause'}`, { remedy: startRemedy(record.repoUrl) });
       return { editorClosed };
     },
@@ -263,11 +325,10 @@ export async function createVmEngine(options: VmHostOptions) {
       const actor = actorOf(id);
       let removed = false;
       await editors.close(id);
-      if (actor && actor.getSnapshot().status === 'active') {
+      if (actor) {
         actor.send({ type: 'container.cleanup' });
         const after = await settled(actor, ['cleaned-up', 'failed']);
         if (after.status === 'active') throw new CadreError('vm.cleanup-failed', `Cannot clean up ${id}: ${after.context.failure?.reason ?? 'unknown cause'}`, { remedy: `run /vm-cleanup ${id} again; /system-status --container-runtime checks the engine` });
-        options.root().send({ type: 'container.forget', containerId: id });
         removed = true;
       }
       // A workspace folder whose container is gone (removed outside cadre) is this installation's: removed with it.
@@ -275,7 +336,6 @@ export async function createVmEngine(options: VmHostOptions) {
       await gateways.close(id);
       await letGo(id);
       options.session().send({ type: 'container.removed', containerId: id });
-      options.settings.forget(id);
       return { removed: removed || leftover.removedContainer || leftover.removedWorkspace };
     },
 
@@ -283,9 +343,9 @@ export async function createVmEngine(options: VmHostOptions) {
     async removal(id: string): Promise<{ record?: ContainerRecord; workspaceRoot: string; changes: WorkspaceChanges } | undefined> {
       const record = await findContainer(docker, id).catch(() => undefined);
       if (record && !ours(record)) throw foreignContainer(record, 'remove');
-      const paths_ = record?.workspace ?? workspacePaths(paths.workspacesDir, id);
-      if (!record && !(await exists(paths_.root))) return undefined;
-      return { ...(record ? { record } : {}), workspaceRoot: paths_.root, changes: await workspaceChanges(paths_.dir) };
+      const where = record?.workspace ?? workspacePaths(paths.workspacesDir, id);
+      if (!record && !(await exists(where.root))) return undefined;
+      return { ...(record ? { record } : {}), workspaceRoot: where.root, changes: await workspaceChanges(where.dir) };
     },
 
     /** /vm-status with no id: this installation's containers (and workspaces left without one), with what their workspaces hold. */
@@ -295,7 +355,7 @@ export async function createVmEngine(options: VmHostOptions) {
       const now = Date.now();
       const containers = await Promise.all(mine.map(async (record): Promise<ContainerListing> => {
         const [claim, metadata, changes] = await Promise.all([readAttachment(runDir, record.id), readMetadata(record.workspace.root), workspaceChanges(record.workspace.dir, { timeoutMs: 5_000 })]);
-        const heldBy = attached.has(record.id) ? 'this cadre' : claim && attachmentLive(claim) ? `cadre pid ${claim.pid}` : null;
+        const heldBy = actorOf(record.id) ? 'this cadre' : claim && attachmentLive(claim) ? `cadre pid ${claim.pid}` : null;
         const state = record.state.running ? 'running' : record.deadline <= now ? 'timed-out' : record.state.status === 'exited' ? 'stopped' : record.state.status;
         return { id: record.id, state, session: metadata.session ?? record.session, repoUrl: record.repoUrl, deadline: new Date(record.deadline).toISOString(), heldBy, changes, workspace: record.workspace.dir };
       }));
@@ -310,14 +370,15 @@ export async function createVmEngine(options: VmHostOptions) {
 
     /** Records `session` as the session of every container this process holds (after /save renamed it). */
     async noteSession(session: string): Promise<void> {
-      await Promise.all([...attached].map((id) => updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session }).catch(() => undefined)));
+      await Promise.all(held().map((id) => updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session }).catch(() => undefined)));
     },
 
-    /** Lets go of every container this process holds: gateways closed, claims dropped; containers and workspaces stay. */
+    /** Lets go of every container this process holds: actors stopped (their gateways close), claims dropped; containers stay. */
     async closeAll(): Promise<void> {
       await editors.closeAll();
+      for (const id of held()) options.root().send({ type: 'container.forget', containerId: id });
       await gateways.closeAll();
-      await Promise.all([...attached].map((id) => letGo(id)));
+      await releaseMyClaims(runDir);
     },
   };
 }

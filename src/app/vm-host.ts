@@ -1,13 +1,14 @@
-// vm-agent's side of the composition root: container actor logic, /vm-config settings, and the vm engine loaded on first use.
+// vm-agent's side of the composition root: the container actor logic, /vm-config's defaults, the start-up sweep, and the vm
+// engine loaded on first use.
 import { join } from 'node:path';
 import type { AnyActorRef } from 'xstate';
+import { settingsFromConfig, type ContainerSettings } from '../container/settings.js';
+import { isCadreError } from '../errors.js';
+import { say, type OutputSink } from '../output.js';
 import type { Config } from '../store/config-schema.js';
 import type { CadrePaths } from '../store/paths.js';
-import type { OutputSink } from '../output.js';
-import { say } from '../output.js';
+import type { RootRef, VmEngine } from './vm-engine.js';
 import { lazyContainerLogic } from './vm-container-logic.js';
-import { settingsFromConfig, type ContainerSettings } from '../container/settings.js';
-import type { VmEngine } from './vm-engine.js';
 
 export interface VmHostOptions {
   paths: CadrePaths;
@@ -17,65 +18,29 @@ export interface VmHostOptions {
   audit: (type: string, data: Record<string, unknown>) => void;
   version: string;
   /** The root actor (container actors are its children). */
-  root: () => { send(event: { type: string } & Record<string, unknown>): void; system: { get(id: string): AnyActorRef | undefined } };
+  root: () => RootRef;
   session: () => AnyActorRef;
-  settings: VmSettingsStore;
 }
 
-export interface VmSettingsStore {
-  defaults(): ContainerSettings;
-  setDefaults(settings: ContainerSettings): void;
-  /** A container's settings (the defaults until they are set or loaded). */
-  of(id: string): ContainerSettings;
-  /** Sets a container's settings and keeps them beside its workspace, for later cadre processes. */
-  set(id: string, settings: ContainerSettings): Promise<void>;
-  /** Loads the settings kept beside a container's workspace (on attaching to it). */
-  load(id: string): Promise<void>;
-  forget(id: string): void;
-}
-
-function isSettings(value: unknown): value is ContainerSettings {
-  const s = value as Partial<ContainerSettings> | undefined;
-  return typeof s === 'object' && s !== null && typeof s.memoryBytes === 'number' && typeof s.cpus === 'number' && typeof s.timeoutMinutes === 'number'
-    && typeof s.env === 'object' && s.env !== null && typeof s.networkIsolation === 'boolean' && Array.isArray(s.allowedDomains);
-}
-
-function createSettingsStore(config: Config, workspacesDir: string): VmSettingsStore {
-  let defaults = settingsFromConfig(config.vm);
-  const perContainer = new Map<string, ContainerSettings>();
-  const rootOf = (id: string): string => join(workspacesDir, id);
-  return {
-    defaults: () => defaults,
-    setDefaults: (settings) => void (defaults = settings),
-    of: (id) => perContainer.get(id) ?? defaults,
-    set: async (id, settings) => {
-      perContainer.set(id, settings);
-      const { updateMetadata } = await import('../container/metadata.js');
-      await updateMetadata(rootOf(id), { settings: { ...settings } });
-    },
-    load: async (id) => {
-      const { readMetadata } = await import('../container/metadata.js');
-      const saved = (await readMetadata(rootOf(id))).settings;
-      if (isSettings(saved)) perContainer.set(id, saved);
-    },
-    forget: (id) => void perContainer.delete(id),
-  };
-}
-
-export function createVmHost(options: Omit<VmHostOptions, 'settings'>) {
-  const settings = createSettingsStore(options.config, options.paths.workspacesDir);
+export function createVmHost(options: VmHostOptions) {
+  let defaults = settingsFromConfig(options.config.vm);
   let loading: Promise<VmEngine> | undefined;
   const engine = (): Promise<VmEngine> => {
-    loading ??= import('./vm-engine.js').then(({ createVmEngine }) => createVmEngine({ ...options, settings }));
+    loading ??= import('./vm-engine.js').then(({ createVmEngine }) => createVmEngine({ ...options, defaults: () => defaults }));
     loading.catch(() => (loading = undefined));
     return loading;
   };
   let sweeping: Promise<void> | undefined;
 
   return {
-    settings,
     engine,
-    containerLogic: lazyContainerLogic(async () => (await engine()).effects),
+    containerLogic: lazyContainerLogic(async () => {
+      const loaded = await engine();
+      return { effects: loaded.effects, gateways: loaded.gateways };
+    }),
+    /** /vm-config's defaults for new containers (from the config, then changed by /vm-config without --container). */
+    defaults: (): ContainerSettings => defaults,
+    setDefaults: (settings: ContainerSettings): void => void (defaults = settings),
     /** Whether the engine has been loaded (nothing to close otherwise). */
     loaded: () => loading !== undefined,
 
@@ -124,7 +89,6 @@ export function createVmHost(options: Omit<VmHostOptions, 'settings'>) {
           const record = await vm.use(id, 'resume');
           options.sink(say(`Re-attached ${id} (${record.state.running ? 'running; its gateway is open with a fresh credential' : `${record.state.status}: /vm-restart ${id} starts it`}).`, 'dim'));
         } catch (error) {
-          const { isCadreError } = await import('../errors.js');
           if (isCadreError(error) && error.code === 'container-not-found') {
             options.session().send({ type: 'container.removed', containerId: id });
             options.sink(say(`${id} of the resumed session no longer exists; it was left out.`, 'warn'));
@@ -135,7 +99,7 @@ export function createVmHost(options: Omit<VmHostOptions, 'settings'>) {
       }
     },
 
-    /** Closes every gateway this run opened and lets go of its containers: they and their workspaces outlive the process. */
+    /** Lets go of every container this run holds (gateways closed, claims dropped): they and their workspaces outlive the process. */
     async close(): Promise<void> {
       await sweeping;
       if (loading) await (await loading.catch(() => undefined))?.closeAll();

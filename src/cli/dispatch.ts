@@ -60,7 +60,7 @@ export async function dispatchLine(text: string, ctx: CommandContext): Promise<D
   if (!text.trim()) return { exitCode: exitCodes.ok, exit: false };
   ctx.runtime.audit('command.typed', { text });
   try {
-    const { command, args } = resolveLine(text, ctx.runtime.registry, ctx.runtime.session.view().agent);
+    const { command, args } = resolveLine(text, ctx.registry, ctx.runtime.session.view().agent);
     if (!command.run) throw notAvailable(command);
     const outcome = (await command.run(args, ctx)) ?? {};
     if (ctx.signal.aborted) return { exitCode: exitCodes.interrupted, exit: false };

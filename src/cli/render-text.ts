@@ -1,7 +1,7 @@
 // The renderer for people: coloured text, a redrawn progress line on terminals, streamed model text, errors with their remedy.
 import { styleText } from 'node:util';
 import type { OutputEvent, OutputLevel } from '../output.js';
-import { markLines, terminalSafe } from './terminal-text.js';
+import { markLines, terminalSafe } from '../terminal-text.js';
 
 type Style = Parameters<typeof styleText>[0];
 type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;

@@ -32,7 +32,7 @@ export const helpCommand = defineCommand({
   positionals: ['command'],
   args: z.object({ command: z.string().optional().describe('a command name, with or without its slash') }),
   run: async ({ command }, ctx) => {
-    const registry = ctx.runtime.registry;
+    const registry = ctx.registry;
     if (!command) {
       const data = registry.map((c) => ({ name: c.name, summary: c.summary, usage: c.usage, available: Boolean(c.run) }));
       ctx.emit(result('help', { commands: data }, commandListText(registry)));

@@ -16,6 +16,8 @@ export interface CommandContext {
   interactive: boolean;
   /** Asks a yes/no question at the prompt; resolves false when there is no one to ask. */
   confirm(question: string): Promise<boolean>;
+  /** Every slash command (for /help and the parser). */
+  registry: readonly CommandDefinition[];
   runtime: Runtime;
 }
 

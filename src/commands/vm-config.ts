@@ -24,35 +24,22 @@ export const vmConfigCommand = defineCommand({
   run: async ({ container, ...change }, ctx) => {
     const { applySettingsChange } = await import('../container/settings.js');
     const { formatSize } = await import('../container/limits.js');
-    const store = ctx.runtime.vm.settings;
     if (!container) {
-      const { settings, changed } = await applySettingsChange(store.defaults(), change);
-      store.setDefaults(settings);
+      const { settings, changed } = await applySettingsChange(ctx.runtime.vm.defaults(), change);
+      ctx.runtime.vm.setDefaults(settings);
       if (changed.length) ctx.runtime.audit('vm.config', { scope: 'defaults', changed });
       ctx.emit(result('vm.config', { scope: 'defaults', settings, changed }, `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describe(settings, formatSize)}`));
       return;
     }
     const vm = await ctx.runtime.vm.engine();
-    const record = await vm.use(container, 'configure');
-    const { settings, changed } = await applySettingsChange(store.of(record.id), change);
-    await store.set(record.id, settings);
+    const { record, settings, changed } = await vm.configure(container, change);
     const notes: string[] = [];
-    if (changed.includes('memoryBytes') || changed.includes('cpus')) {
-      await vm.docker.getContainer(record.dockerId).update({ Memory: settings.memoryBytes, MemorySwap: settings.memoryBytes, NanoCpus: Math.round(settings.cpus * 1e9) });
-      notes.push('memory and cpu: applied now');
-    }
-    if (changed.includes('timeoutMinutes')) {
-      const deadline = Date.now() + settings.timeoutMinutes * 60_000;
-      vm.actorOf(record.id)?.send({ type: 'container.deadline.extended', deadline });
-      const { saveDeadline } = await import('../container/records.js');
-      await saveDeadline(record.workspace.root, deadline);
-      if (vm.gateways.isOpen(record.id)) await vm.gateways.open(record.id, record.repoUrl, settings, deadline);
-      notes.push(`timeout: the deadline is now ${new Date(deadline).toLocaleTimeString()}`);
-    }
+    if (changed.includes('memoryBytes') || changed.includes('cpus')) notes.push('memory and cpu: applied now');
+    if (changed.includes('timeoutMinutes')) notes.push(`timeout: the deadline is now ${new Date(Date.now() + settings.timeoutMinutes * 60_000).toLocaleTimeString()}`);
     if (changed.includes('env')) notes.push('env: applies to every command and task started from now on');
-    if (changed.includes('networkIsolation') || changed.includes('allowedDomains')) notes.push(`network rules: restart needed, run /vm-restart ${record.id} to apply them`);
+    if (changed.includes('networkIsolation') || changed.includes('allowedDomains')) notes.push('network rules: applied now (the gateway reopened with them; calls in flight finish)');
     if (changed.length) ctx.runtime.audit('vm.config', { scope: record.id, changed });
-    ctx.emit(result('vm.config', { scope: record.id, settings, changed, restartNeeded: notes.some((note) => note.includes('restart needed')) },
+    ctx.emit(result('vm.config', { scope: record.id, settings, changed, restartNeeded: false },
       [`${record.id}: ${describe(settings, formatSize)}`, ...notes.map((note) => `  ${note}`)].join('\n')));
   },
 });

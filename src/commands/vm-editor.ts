@@ -22,10 +22,10 @@ export const vmEditorCommand = defineCommand({
     const record = await vm.use(id, 'start an editor in');
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
     const [{ startEditor }, { editorVolumeName }] = await Promise.all([import('../container/editor/start.js'), import('../container/editor/volume.js')]);
-    const settings = ctx.runtime.vm.settings.of(record.id);
+    const network = vm.actorOf(record.id)?.getSnapshot().context.network as { isolation: boolean; allowedDomains: string[] } | undefined;
     const started = await startEditor({
       docker: vm.docker, containerId: record.id, dockerId: record.dockerId,
-      egress: { networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+      egress: { networkIsolation: network?.isolation ?? record.networkIsolation, allowedDomains: network?.allowedDomains ?? record.allowedDomains },
       listeners: vm.editors,
       volume: editorVolumeName(vm.image),
       ensureVolume: vm.editor,

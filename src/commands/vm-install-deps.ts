@@ -38,7 +38,7 @@ export const vmInstallDepsCommand = defineCommand({
     const { execInContainer } = await import('../container/exec.js');
     const progress = `vm-install-deps:${id}`;
     ctx.emit({ type: 'output.progress', id: progress, label: `Installing dependencies with ${found.manager}` });
-    const ran = await execInContainer(vm.docker, record.dockerId, found.cmd, { env: ctx.runtime.vm.settings.of(id).env, onEvent: ctx.emit, origin: id });
+    const ran = await execInContainer(vm.docker, record.dockerId, found.cmd, { env: vm.envOf(record.id), onEvent: ctx.emit, origin: id });
     ctx.emit({ type: 'output.progress', id: progress, label: `${found.manager} exited with ${ran.exitCode}`, done: true });
     ctx.runtime.audit('vm.install-deps', { containerId: id, manager: found.manager, lockfile: found.lockfile, exitCode: ran.exitCode });
     if (ran.exitCode !== 0) {

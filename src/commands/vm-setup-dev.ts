@@ -23,11 +23,11 @@ export const vmSetupDevCommand = defineCommand({
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(id, 'set up tools in');
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
-    const settings = ctx.runtime.vm.settings.of(record.id);
-    const outcomes = await setUpTools({ docker: vm.docker, dockerId: record.dockerId, env: settings.env, onEvent: ctx.emit }, picked);
-    if (outcomes.some((outcome) => outcome.status === 'installed') && settings.env.PATH === undefined) {
+    const env = vm.envOf(record.id);
+    const outcomes = await setUpTools({ docker: vm.docker, dockerId: record.dockerId, env, onEvent: ctx.emit }, picked);
+    if (outcomes.some((outcome) => outcome.status === 'installed') && env.PATH === undefined) {
       // Later commands and vm-agent tasks in this container find the installed tools too.
-      await ctx.runtime.vm.settings.set(record.id, { ...settings, env: { ...settings.env, PATH: toolsPath } });
+      await vm.configure(record.id, { env: `PATH=${toolsPath}` });
     }
     ctx.runtime.audit('vm.setup-dev', { containerId: record.id, tools: outcomes.map(({ name, status, version }) => ({ name, status, version: version ?? null })) });
     const lines = outcomes.map((outcome) => `${marks[outcome.status]} ${outcome.name.padEnd(10)} ${outcome.status.padEnd(11)} ${outcome.version ?? outcome.reason ?? ''}`);

@@ -40,7 +40,8 @@ export const vmStatusCommand = defineCommand({
     const status = await containerStatus({ docker: vm.docker, id: containerId });
     const record = await vm.record(status.id);
     const machine = vm.actorOf(status.id)?.getSnapshot() as { value: unknown; context: { failure: { reason: string } | null } } | undefined;
-    const machineState = machine ? String(machine.value) : null;
+    // The top-level state: `running`, not its inner `watching`.
+    const machineState = machine ? (typeof machine.value === 'string' ? machine.value : Object.keys(machine.value as object)[0] ?? null) : null;
     const gateway = vm.gateways.isOpen(status.id) ? 'open (model port 4100, proxy 4101 in the container)' : 'closed (this cadre does not hold it; a command that uses it attaches it)';
     const owner = vm.ours(record) ? null : `another installation (${record.home || 'unknown home'}): cadre only reads it`;
     const lines = [

@@ -1,5 +1,5 @@
 // Which cadre process a container is attached to (it holds the container's gateway): a claim file beside the gateway socket.
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockHolderAlive, processTag } from '../store/crash-lock.js';
 
@@ -73,4 +73,10 @@ export async function claimAttachment(runDir: string, id: string, session: strin
 export async function releaseAttachment(runDir: string, id: string): Promise<void> {
   const held = await readAttachment(runDir, id);
   if (held?.pid === process.pid && held.tag === processTag()) await rm(claimFile(runDir, id), { force: true });
+}
+
+/** Drops every claim this process holds under `runDir` (at exit: containers and workspaces stay, any cadre may take them). */
+export async function releaseMyClaims(runDir: string): Promise<void> {
+  const ids = await readdir(runDir).catch(() => [] as string[]);
+  await Promise.all(ids.map((id) => releaseAttachment(runDir, id).catch(() => undefined)));
 }

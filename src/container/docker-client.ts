@@ -3,6 +3,9 @@ import Docker from 'dockerode';
 import { CadreError } from '../errors.js';
 
 /** A client for the engine named by DOCKER_HOST, or the default socket. */
+/** The Docker client type, for modules outside src/container that hold one without driving it. */
+export type DockerClient = Docker;
+
 export function createDockerClient(): Docker {
   return new Docker();
 }

@@ -10,7 +10,7 @@ import { cloneRepository } from './clone.js';
 import { watchWorkspaceDisk } from './disk-watchdog.js';
 import { exitCause, exitError } from './exit.js';
 import { cleanUp, restartContainer, stopContainer, watchContainer } from './lifecycle.js';
-import { defaultLimits, type ContainerLimits } from './limits.js';
+import type { ContainerLimits } from './limits.js';
 import { containerState, findContainer } from './records.js';
 import { creatingMarker } from './sweep.js';
 import { startContainer } from './start.js';
@@ -26,42 +26,41 @@ export interface ContainerEffectsOptions {
   /** The sandbox image (build it first with buildSandboxImage). */
   image: string;
   onEvent: OutputSink;
-  /** Per-container settings from /vm-config: env, network rules, timeout; read when the container is created. */
-  settingsFor?: (containerId: string) => { env?: Record<string, string>; networkIsolation?: boolean; allowedDomains?: string[]; timeoutMinutes?: number; binds?: string[] };
-  /** Extra binds for every container (runner bundle, gateway socket), `host:container:ro`. */
+  /** The container's environment from its own variables (the gateway's proxies and the host's CA are added here). */
+  envFor?: (input: ContainerEffectInput) => Record<string, string>;
+  /** Extra binds for every container (runner bundle, editor volume), `host:container:ro`. */
   binds?: string[];
+  /** Binds of one container (its gateway's socket folder). */
+  bindsFor?: (containerId: string) => string[];
   /** The containers' main process (e.g. the gateway forwarder); by default they idle. */
   command?: string[];
-  /** Called when a container is cleaned up, to revoke its session credentials. */
+  /** Called when a container is cleaned up (its gateway folder goes with it). */
   onCleanedUp?: (containerId: string) => Promise<void> | void;
 }
 
-function limitsOf(input: ContainerEffectInput, timeoutMinutes: number): ContainerLimits {
-  return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes };
+function limitsOf(input: ContainerEffectInput): ContainerLimits {
+  return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes: Math.max(1, Math.ceil((input.deadline - Date.now()) / 60_000)) };
 }
 
 /** Implementations of prepareWorkspace, cloneRepository, startContainer, watchContainer, restartContainer, stopContainer and cleanUp. */
 export function createContainerEffects(options: ContainerEffectsOptions) {
   const { docker, onEvent } = options;
-  const workspaces = new Map<string, Workspace>();
 
-  /** The workspace of a container, also after cadre restarted (read back from the container's labels). */
+  /** The workspace of a container: in the machine's context once prepared; else read back from the container's labels. */
   async function workspaceOf(input: ContainerEffectInput): Promise<Workspace> {
-    const known = workspaces.get(input.containerId);
-    if (known) return known;
+    if (input.workspace) return input.workspace;
     const found = await findContainer(docker, input.containerId).then((record) => record.workspace, () => undefined);
     const { root, dir } = workspacePaths(options.workspacesDir, input.containerId);
     return found ?? { root, dir, disk: { mechanism: 'watchdog', limitBytes: input.limits.diskBytes } };
   }
 
   return {
-    prepareWorkspace: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
+    prepareWorkspace: fromPromise<Workspace, ContainerEffectInput>(async ({ input }) => {
       // Until the container exists, the marker tells a later start that a dead process left this folder half-made.
       const { root } = workspacePaths(options.workspacesDir, input.containerId);
       await mkdir(root, { recursive: true, mode: 0o755 });
       await writeFile(creatingMarker(root), `${JSON.stringify({ pid: process.pid, tag: processTag(), session: options.session(), since: new Date().toISOString() })}\n`);
-      const workspace = await prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
-      workspaces.set(input.containerId, workspace);
+      return prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
     }),
     cloneRepository: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       const workspace = await workspaceOf(input);
@@ -74,8 +73,6 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         });
         return { dockerId: input.dockerId };
       }
-      const settings = options.settingsFor?.(input.containerId) ?? {};
-      const limits = limitsOf(input, settings.timeoutMinutes ?? defaultLimits.timeoutMinutes);
       const workspace = await workspaceOf(input);
       const spec = {
         id: input.containerId,
@@ -83,13 +80,13 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         installation: options.installation,
         repoUrl: input.repoUrl,
         image: options.image,
-        limits,
+        limits: limitsOf(input),
         workspace,
         deadline: input.deadline,
-        ...(settings.env ? { env: settings.env } : {}),
-        ...(settings.networkIsolation !== undefined ? { networkIsolation: settings.networkIsolation } : {}),
-        ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
-        binds: [...(options.binds ?? []), ...(settings.binds ?? [])],
+        env: options.envFor?.(input) ?? input.env,
+        networkIsolation: input.network.isolation,
+        allowedDomains: input.network.allowedDomains,
+        binds: [...(options.binds ?? []), ...(options.bindsFor?.(input.containerId) ?? [])],
         ...(options.command ? { command: options.command } : {}),
       };
       const { dockerId } = await startContainer({ docker, spec });
@@ -119,7 +116,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
           (exit) => {
             if (abort.signal.aborted) return;
             const cause = exitCause(exit, { diskFull });
-            const limits = limitsOf(input, 0);
+            const limits = limitsOf(input);
             const error = exitError({ id: input.containerId, limits }, exit, cause);
             sendBack({ type: 'container.exited', exitCode: exit.exitCode, oomKilled: exit.oomKilled, reason: error ? `${error.message}. ${error.remedy}` : `exit code ${exit.exitCode}` });
           },
@@ -140,7 +137,6 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
     cleanUp: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       const workspace = await workspaceOf(input);
       await cleanUp({ docker, id: input.containerId, workspace, deleteWorkspace: true });
-      workspaces.delete(input.containerId);
       await options.onCleanedUp?.(input.containerId);
     }),
   };

@@ -10,6 +10,13 @@ export interface ContainerSettings {
   allowedDomains: string[];
 }
 
+/** Whether `value` (read back from disk) has the shape of container settings. */
+export function isContainerSettings(value: unknown): value is ContainerSettings {
+  const s = value as Partial<ContainerSettings> | undefined;
+  return typeof s === 'object' && s !== null && typeof s.memoryBytes === 'number' && typeof s.cpus === 'number' && typeof s.timeoutMinutes === 'number'
+    && typeof s.env === 'object' && s.env !== null && typeof s.networkIsolation === 'boolean' && Array.isArray(s.allowedDomains);
+}
+
 /** What /vm-config may change; every field is the raw text the person typed. */
 export interface SettingsChange {
   memory?: string;

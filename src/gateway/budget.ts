@@ -34,6 +34,12 @@ export type BudgetEvent =
 
 export type ReserveResult = { ok: true; reservation: Reservation } | { ok: false; used: number; limit: number; message: string };
 
+/** Where the used tokens and the limit are kept, when not in the budget itself (the session holds the one figure). */
+export interface BudgetAccount {
+  used(): number;
+  limit(): number;
+}
+
 export interface Budget {
   /**
    * Holds `input` + `output` tokens, lowering `output` to what remains after the input; refuses a
@@ -52,27 +58,33 @@ export interface Budget {
  * Creates a budget. Calls run on one event loop, so concurrent calls can hold at most `limit`
  * tokens between them, and since no call is charged more than it reserved, `used` never passes `limit`.
  */
-export function createBudget(options: { limit?: number; onEvent?: (event: BudgetEvent) => void } = {}): Budget {
-  const limit = options.limit ?? defaultTokenBudget;
-  if (!Number.isSafeInteger(limit) || limit <= 0) throw new RangeError(`token budget must be a positive integer, got ${limit}`);
+export function createBudget(options: { limit?: number; account?: BudgetAccount; onEvent?: (event: BudgetEvent) => void } = {}): Budget {
+  const ownLimit = options.limit ?? defaultTokenBudget;
+  if (!Number.isSafeInteger(ownLimit) || ownLimit <= 0) throw new RangeError(`token budget must be a positive integer, got ${ownLimit}`);
   const emit = options.onEvent ?? (() => undefined);
   const open = new Set<number>();
-  let used = 0;
+  let ownUsed = 0;
   let reserved = 0;
   let nextId = 1;
-  let exhaustedSent = false;
+  // Said once per figure: a resumed session or a raised limit makes a later refusal news again.
+  let exhaustedAt: string | undefined;
+  const account: BudgetAccount = options.account ?? { used: () => ownUsed, limit: () => ownLimit };
 
-  const snapshot = (): BudgetSnapshot => ({ limit, used, reserved, remaining: Math.max(0, limit - used - reserved) });
+  const snapshot = (): BudgetSnapshot => {
+    const limit = account.limit();
+    const used = account.used();
+    return { limit, used, reserved, remaining: Math.max(0, limit - used - reserved) };
+  };
   const whole = (value: number): number => (Number.isFinite(value) && value > 0 ? Math.ceil(value) : 0);
 
   return {
     reserve(inputTokens, outputTokens) {
       const input = Math.max(1, whole(inputTokens));
-      const { remaining } = snapshot();
+      const { remaining, used, limit } = snapshot();
       if (input + 1 > remaining) {
         const message = `token budget exhausted: used ${used} of ${limit}${reserved > 0 ? ` (${reserved} held by calls in flight)` : ''}; this call needs about ${input + 1}`;
-        if (!exhaustedSent) {
-          exhaustedSent = true;
+        if (exhaustedAt !== `${used}/${limit}`) {
+          exhaustedAt = `${used}/${limit}`;
           emit({ type: 'budget.exhausted', used, limit, message });
         }
         return { ok: false, used, limit, message };
@@ -89,8 +101,11 @@ export function createBudget(options: { limit?: number; onEvent?: (event: Budget
       const wanted = { input: whole(charge.input), output: whole(charge.output) };
       const input = Math.min(wanted.input, reservation.tokens);
       const output = Math.min(wanted.output, reservation.tokens - input);
-      used += input + output;
-      emit({ type: 'budget.charged', input, output, used, limit, remaining: snapshot().remaining });
+      ownUsed += input + output;
+      // With an account (the session), the charge reaches it through this event: the figures below are read after it.
+      const before = snapshot();
+      const after = options.account ? { ...before, used: before.used + input + output, remaining: Math.max(0, before.remaining - input - output) } : before;
+      emit({ type: 'budget.charged', input, output, used: after.used, limit: after.limit, remaining: after.remaining });
       return { charged: { input, output }, excess: wanted.input + wanted.output - input - output };
     },
     snapshot,

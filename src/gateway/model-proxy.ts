@@ -20,7 +20,7 @@ export interface ModelProxyOptions {
   provider: ProviderConfig;
   credentials: Pick<Credentials, 'verifyContainerToken'>;
   /** The one container (and session) this gateway serves: a token for another is refused. */
-  container: { cid: string; session: string; serverTools?: readonly string[] };
+  container: { cid: string; session: string; jti?: string; serverTools?: readonly string[] };
   budget: Budget;
   audit: BoundedAudit;
   /** The tokenizer for input estimates (`await loadTokenCounter()`). */
@@ -80,7 +80,8 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
       reject(res, kind, message);
     };
     const verification = credentials.verifyContainerToken(presentedToken(req.headers));
-    const wrongContainer = verification.ok && (verification.claims.cid !== container.cid || verification.claims.session !== container.session);
+    const wrongContainer = verification.ok && (verification.claims.cid !== container.cid || verification.claims.session !== container.session
+      || (container.jti !== undefined && verification.claims.jti !== container.jti));
     if (!verification.ok || wrongContainer) {
       const reason = verification.ok ? 'wrong-container' : verification.reason;
       const jti = verification.ok ? verification.claims.jti.slice(0, 8) : verification.jtiPrefix;

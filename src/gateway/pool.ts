@@ -15,7 +15,6 @@ import { restrictSocketFolder } from './socket-folder.js';
 import { modelSetupHint, resolveModel } from '../model/resolve.js';
 import type { Config } from '../store/config-schema.js';
 import { say, type OutputSink } from '../output.js';
-import type { ContainerSettings } from '../container/settings.js';
 
 /** The model the gateway forwards to (with the real key, which stays on the host) and the name the runner asks for. */
 export interface GatewayModel {
@@ -61,6 +60,12 @@ export async function hostCaBundle(env: NodeJS.ProcessEnv): Promise<string | und
 /** The in-container path of the host's CA bundle (mounted read-only), so TLS through a proxy with its own CA works as on the host. */
 export const containerCaPath = '/etc/cadre/host-ca.crt';
 
+/** What a container may reach through its gateway's egress. */
+export interface GatewayNetwork {
+  isolation: boolean;
+  allowedDomains: string[];
+}
+
 export interface GatewaysOptions {
   runDir: string;
   session: () => string;
@@ -75,16 +80,28 @@ export interface GatewaysOptions {
 
 export function createGateways(options: GatewaysOptions) {
   const open = new Map<string, OpenGateway>();
+  // One operation at a time per container, in the order asked: a close (or the removal of the folder) never overlaps an open.
+  const queues = new Map<string, Promise<unknown>>();
+  const serially = <T>(id: string, work: () => Promise<T>): Promise<T> => {
+    const next = (queues.get(id) ?? Promise.resolve()).then(work, work);
+    const settled = next.catch(() => undefined);
+    queues.set(id, settled);
+    void settled.then(() => {
+      if (queues.get(id) === settled) queues.delete(id);
+    });
+    return next;
+  };
   const socketDir = (id: string): string => join(options.runDir, id);
 
-  async function start(id: string, repoUrl: string, settings: ContainerSettings, token: Omit<OpenGateway, 'gateway'>): Promise<OpenGateway> {
+  async function start(id: string, repoUrl: string, network: GatewayNetwork, token: Omit<OpenGateway, 'gateway'>): Promise<OpenGateway> {
     const dir = socketDir(id);
     await mkdir(dir, { recursive: true });
     // The container's user (uid 1000) must reach the socket; it can list and create nothing here, and no other user gets in.
     if ((await restrictSocketFolder(dir, sandboxUser)) === 'everyone') options.sink(say(`The gateway folder of ${id} is reachable by every local user: cadre runs neither as the container's user (uid ${sandboxUser.uid}) nor in its group.`, 'warn'));
     const gateway = await startGateway({
       socketPath: join(dir, 'gateway.sock'),
-      container: { cid: id, session: options.session(), repoHost: new URL(repoUrl).hostname, allowedDomains: settings.allowedDomains, networkIsolation: settings.networkIsolation },
+      // Bound to the one credential it was opened with: a token an earlier cadre process issued for this container is refused.
+      container: { cid: id, session: options.session(), jti: token.jti, repoHost: new URL(repoUrl).hostname, allowedDomains: network.allowedDomains, networkIsolation: network.isolation },
       provider: options.model?.provider ?? { kind: 'anthropic', baseUrl: upstreamDefaults.anthropic, apiKey: '' },
       credentials: options.credentials,
       budget: options.budget,
@@ -102,7 +119,7 @@ export function createGateways(options: GatewaysOptions) {
     bind: (id: string): string => `${socketDir(id)}:/run/cadre:ro`,
 
     /** Starts (or restarts, with new network rules) the gateway of container `id`; its token lives until `deadline`. */
-    async open(id: string, repoUrl: string, settings: ContainerSettings, deadline: number): Promise<void> {
+    open: (id: string, repoUrl: string, network: GatewayNetwork, deadline: number): Promise<void> => serially(id, async () => {
       const previous = open.get(id);
       // Calls in flight finish on the old gateway and are charged as usual; new connections reach the new one.
       if (previous) await previous.gateway.close({ drain: true });
@@ -110,10 +127,10 @@ export function createGateways(options: GatewaysOptions) {
         ? { token: previous.token, jti: previous.jti, exp: previous.exp }
         : options.credentials.issueContainerToken({ session: options.session(), cid: id, deadline: new Date(deadline) });
       if (previous && previous.jti !== token.jti) await options.credentials.revoke(previous.jti, previous.exp);
-      await start(id, repoUrl, settings, token);
+      await start(id, repoUrl, network, token);
       await writeDeadlineFile(socketDir(id), deadline);
-      options.audit('gateway.opened', { cid: id, networkIsolation: settings.networkIsolation, allowedDomains: settings.allowedDomains, jti: token.jti.slice(0, 8) });
-    },
+      options.audit('gateway.opened', { cid: id, networkIsolation: network.isolation, allowedDomains: network.allowedDomains, jti: token.jti.slice(0, 8) });
+    }),
 
     isOpen: (id: string): boolean => open.has(id),
 
@@ -121,7 +138,7 @@ export function createGateways(options: GatewaysOptions) {
      * Closes the gateway of `id` and revokes its token; harmless when there is none. The socket folder goes too unless
      * `keepFolder` (it is bind-mounted into the container: remove it only once the container is gone).
      */
-    async close(id: string, options_: { keepFolder?: boolean } = {}): Promise<void> {
+    close: (id: string, options_: { keepFolder?: boolean } = {}): Promise<void> => serially(id, async () => {
       const entry = open.get(id);
       open.delete(id);
       if (entry) {
@@ -130,7 +147,7 @@ export function createGateways(options: GatewaysOptions) {
         options.audit('gateway.closed', { cid: id, revoked: entry.jti.slice(0, 8) });
       }
       if (!options_.keepFolder) await rm(socketDir(id), { recursive: true, force: true });
-    },
+    }),
 
     /** The runner's environment: the model through the forwarder, the JWT as the provider key, the container's own env. */
     runnerEnv(id: string, extra: Record<string, string>): Record<string, string> {

@@ -21,6 +21,8 @@ import { packageManagerRegistryHosts } from './registries.js';
 export interface GatewayContainer {
   cid: string;
   session: string;
+  /** The one credential this gateway accepts (its jti); without it, any valid token of this container and session. */
+  jti?: string;
   /** The repository's git host (e.g. the host of its clone URL). */
   repoHost?: string;
   allowedDomains: string[];

@@ -1,7 +1,19 @@
 // The text summary printed after /analyze-project.
-import type { ProjectContext } from './context.js';
+import type { PackageJson, Stack } from './detect.js';
+import type { CodeStyle } from './style.js';
 
-export function summarizeContext(context: ProjectContext, counts: { changed: number; reused: number }): string {
+/** What the summary reads of a project context (the context module builds one and calls this). */
+export type ContextSummaryInput = Stack & {
+  root: string;
+  packageJson: PackageJson | null;
+  languages: Record<string, number>;
+  style: CodeStyle;
+  files: Record<string, unknown>;
+  importGraph: Record<string, string[]>;
+  symbols: Record<string, unknown[]>;
+};
+
+export function summarizeContext(context: ContextSummaryInput, counts: { changed: number; reused: number }): string {
   const list = (items: readonly string[]): string => (items.length > 0 ? items.join(', ') : 'none detected');
   const languages = Object.entries(context.languages)
     .filter(([name]) => !['JSON', 'Markdown', 'YAML', 'Other'].includes(name))

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { followRunner } from '../../src/agents/vm/follow.js';
 import type { OutputEvent } from '../../src/output.js';
 import { createTextRenderer } from '../../src/cli/render-text.js';
-import { terminalSafe } from '../../src/cli/terminal-text.js';
+import { terminalSafe } from '../../src/terminal-text.js';
 import type { CadreError } from '../../src/errors.js';
 import type { RunnerEvent } from '../../src/runner/events.js';
 

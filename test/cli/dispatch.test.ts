@@ -17,7 +17,7 @@ function harness(registry: readonly CommandDefinition[] = commandRegistry) {
   const events: OutputEvent[] = [];
   const audited: string[] = [];
   const runtime: Runtime = {
-    version: 't', cwd: '/tmp', registry,
+    version: 't', cwd: '/tmp',
     session: { view: () => view, send: () => undefined },
     saveSession: async () => ({ file: 'f', bytes: 1 }),
     resumeSession: async () => view,
@@ -32,7 +32,7 @@ function harness(registry: readonly CommandDefinition[] = commandRegistry) {
     vmTasks: {} as Runtime['vmTasks'],
   };
   const run = (text: string, signal = new AbortController().signal) =>
-    dispatchLine(text, { cwd: '/tmp', emit: (e) => events.push(e), signal, interactive: false, confirm: async () => false, runtime });
+    dispatchLine(text, { cwd: '/tmp', emit: (e) => events.push(e), signal, interactive: false, confirm: async () => false, registry, runtime });
   return { events, audited, run };
 }
 

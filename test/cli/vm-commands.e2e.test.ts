@@ -84,7 +84,7 @@ describeDocker('vm commands through the CLI', () => {
     expect(memory.data).toMatchObject({ scope: id, restartNeeded: false });
     expect((await docker.getContainer(dockerId).inspect()).HostConfig.Memory).toBe(768 * 1024 ** 2);
     const domains = await cadre.run(`/vm-config --container ${id} --allowed-domains "example.org"`);
-    expect(domains.data).toMatchObject({ restartNeeded: true, settings: { allowedDomains: ['example.org'] } });
+    expect(domains.data).toMatchObject({ restartNeeded: false, settings: { allowedDomains: ['example.org'] } });
   }, 320_000);
 
   it('/vm-setup-dev verifies tools with their versions, refuses what it cannot install and unknown tools', async () => {

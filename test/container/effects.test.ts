@@ -31,7 +31,7 @@ describeDocker('the container machine with real effects', () => {
     server = await startGitServer();
     await server.createRepo('app', { 'README.md': '# app\n' });
     workspacesDir = await mkdtemp(join(tmpdir(), 'cadre-workspaces-'));
-    effects = createContainerEffects({ docker, workspacesDir, session: () => session, installation: { id: 'test', home: workspacesDir }, image, onEvent: (event) => events.push(event), settingsFor: () => ({ env: { MODE: 'test' } }) });
+    effects = createContainerEffects({ docker, workspacesDir, session: () => session, installation: { id: 'test', home: workspacesDir }, image, onEvent: (event) => events.push(event) });
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {
@@ -44,7 +44,7 @@ describeDocker('the container machine with real effects', () => {
     const containerId = newContainerId(ids);
     ids.push(containerId);
     const actor = createActor(containerMachine.provide({ actors: effects }), {
-      input: { containerId, repoUrl: server.repoUrl('app'), deadline, limits: { memoryBytes, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb } },
+      input: { containerId, repoUrl: server.repoUrl('app'), deadline, env: { MODE: 'test' }, limits: { memoryBytes, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb } },
     });
     actor.start();
     return { actor, containerId };

@@ -42,8 +42,10 @@ export async function startHarness(input: {
   const budget = createBudget({ limit: input.budgetLimit ?? 50_000 });
   const audit: AuditEntry[] = [];
   const announced: string[] = [];
-  const container = { cid: 'c1', session: 's1', allowedDomains: [], networkIsolation: false, ...input.container };
-  const { token, jti } = credentials.issueContainerToken({ session: container.session, cid: container.cid, deadline: new Date(Date.now() + 3_600_000) });
+  const base = { cid: 'c1', session: 's1', allowedDomains: [], networkIsolation: false, ...input.container };
+  const { token, jti } = credentials.issueContainerToken({ session: base.session, cid: base.cid, deadline: new Date(Date.now() + 3_600_000) });
+  // Bound to its own credential, as the gateway pool opens it.
+  const container = { jti, ...base };
   const gateway = await startGateway({
     socketPath: join(dir, 'run', 'gateway.sock'),
     container,

@@ -54,6 +54,8 @@ describe('model proxy', () => {
       jwt.sign(payload, Buffer.alloc(32, 1), { algorithm: 'HS256', ...(kid === undefined ? {} : { keyid: kid }), ...options });
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', kid })).toString('base64url')}.${Buffer.from(JSON.stringify({ ...claims, exp })).toString('base64url')}.`;
     const other = gateway.credentials.issueContainerToken({ session: 's1', cid: 'c2', deadline: new Date(Date.now() + 60_000) });
+    // Valid, same container and session, but not the gateway's own: what a runner of an earlier cadre process still holds.
+    const earlier = gateway.credentials.issueContainerToken({ session: 's1', cid: 'c1', deadline: new Date(Date.now() + 60_000) });
     const revoked = gateway.credentials.issueContainerToken({ session: 's1', cid: 'c1', deadline: new Date(Date.now() + 60_000) });
     await gateway.credentials.revoke(revoked.jti, revoked.exp);
 
@@ -64,6 +66,7 @@ describe('model proxy', () => {
       ['unknown-kid', asContainer(forged({ ...claims, exp }, { keyid: 'nope' }))],
       ['revoked', asContainer(revoked.token)],
       ['wrong-container', asContainer(other.token)],
+      ['wrong-container', asContainer(earlier.token)],
       ['malformed', { authorization: 'Bearer garbage' }],
     ];
     for (const [reason, headers] of cases) {

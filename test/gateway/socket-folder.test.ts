@@ -33,8 +33,7 @@ describe.runIf(process.getuid?.() === 0)('the gateway socket folder', () => {
     const gateways = createGateways({
       runDir: join(home, 'run'), session: () => 's1', model: null, credentials, budget: createBudget(), audit: () => undefined, sink: () => undefined, allowLoopbackUpstreams: false,
     });
-    const settings = { memoryBytes: 1 << 30, cpus: 1, timeoutMinutes: 5, env: {}, networkIsolation: true, allowedDomains: [] };
-    await gateways.open('vm-test', 'https://example.invalid/r.git', settings, Date.now() + 300_000);
+    await gateways.open('vm-test', 'https://example.invalid/r.git', { isolation: true, allowedDomains: [] }, Date.now() + 300_000);
     cleanups.push(() => gateways.close('vm-test'));
     const folder = join(home, 'run', 'vm-test');
     const socketPath = join(folder, 'gateway.sock');

@@ -22,7 +22,7 @@ defineModelTests({
     actors: {
       prepareWorkspace: pendingPromise(), cloneRepository: pendingPromise(), startContainer: pendingPromise(), inspectContainer: pendingPromise(),
       restartContainer: pendingPromise(), stopContainer: pendingPromise(), cleanUp: pendingPromise(),
-      watchDeadline: silentCallback(), watchContainer: silentCallback(),
+      watchDeadline: silentCallback(), watchContainer: silentCallback(), gateway: silentCallback(),
     },
   },
   events: [
@@ -35,7 +35,10 @@ defineModelTests({
     { type: 'container.stop' },
     { type: 'container.start' },
     { type: 'container.cleanup' },
-    { type: 'xstate.done.actor.prepareWorkspace' },
+    { type: 'container.settings.changed', env: { MODE: 'test' }, network: { isolation: true, allowedDomains: [] } },
+    { type: 'gateway.opened' },
+    { type: 'gateway.failed', reason: 'the socket folder is not writable' },
+    { type: 'xstate.done.actor.prepareWorkspace', output: { root: '/w/c1', dir: '/w/c1/workspace', disk: { mechanism: 'watchdog', limitBytes: 1 } } },
     { type: 'xstate.done.actor.cloneRepository' },
     { type: 'xstate.done.actor.startContainer', output: { dockerId: 'd0cker' } },
     { type: 'xstate.done.actor.inspectContainer', output: { running: true } },

@@ -2,19 +2,16 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { OutputSink } from '../../output.js';
-import { terminalSafe } from '../../cli/terminal-text.js';
+import { terminalSafe } from '../../terminal-text.js';
 import { CadreError } from '../../errors.js';
 import type { TokenUsage } from '../../model/types.js';
 import { parseRunnerEvent, type RunnerEvent } from '../../runner/events.js';
 import { runnerEventOutput } from './translate.js';
+import type { RunnerExit } from '../../container/runner-exec.js';
 
 /** How the runner process ended, as seen from outside it. */
-export interface RunnerExit {
-  /** The process's exit code, when known (137 for SIGKILL, 143 for SIGTERM). */
-  exitCode: number | null;
-  /** Set when the container itself stopped or vanished: why, in words. */
-  containerLost?: string;
-}
+export type { RunnerExit };
+
 
 export interface VmAttemptResult {
   summary: string;

@@ -5,7 +5,7 @@ import type { RunAttemptInput, RunAttemptOutput, TaskOutput } from '../../../mac
 import type { SessionContext } from '../../../machines/session.machine.js';
 import { CadreError, exitCodes, isCadreError, type ExitCode } from '../../errors.js';
 import type { RunnerEvent } from '../../runner/events.js';
-import type { CommandContext } from '../../commands/types.js';
+import type { RunContext } from '../run-context.js';
 import { say, type OutputSink } from '../../output.js';
 import type { VmHost } from '../../app/vm-host.js';
 
@@ -34,7 +34,7 @@ export function createVmTasks(options: VmTasksOptions) {
     if (!containerId) throw new CadreError('vm-agent.no-container', 'There is no container for vm-agent to work in.', { remedy: 'create one with /vm-create <repo_url>' });
     const engine = await vm.engine();
     const record = await engine.record(containerId);
-    const env = engine.gateways.runnerEnv(containerId, vm.settings.of(containerId).env);
+    const env = engine.runnerEnv(containerId);
     const { runVmAttempt } = await import('./supervise.js');
     try {
       const result = await runVmAttempt({
@@ -106,12 +106,12 @@ export function createVmTasks(options: VmTasksOptions) {
      * /agent vm-agent: queues the task in the session (one runs at a time; a queued one is told its position).
      * At the prompt it runs in the background and the outcome is told when it ends; with -c it is awaited.
      */
-    async submit(text: string, requested: string | undefined, ctx: CommandContext): Promise<ExitCode> {
+    async submit(text: string, requested: string | undefined, ctx: RunContext): Promise<ExitCode> {
       const containerId = requested ?? context().currentContainer;
       if (!containerId) throw new CadreError('vm-agent.no-container', 'vm-agent works in a container, and this session has none.', { remedy: 'create one first with /vm-create <repo_url>' });
       const engine = await vm.engine();
       const record = await engine.use(containerId, 'run a task in');
-      if (!engine.model) engine.gateways.runnerEnv(containerId, {});
+      if (!engine.model) engine.runnerEnv(containerId);
       if (!record.state.running) throw new CadreError('vm-agent.container-not-running', `${containerId} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${containerId}` });
       const taskId = randomBytes(2).toString('hex');
       containerOf.set(taskId, containerId);

@@ -1,6 +1,6 @@
 // The embedded offline engine behind universal-agent when no model is configured: routes a task to a deterministic capability.
 import type { DraftPlanInput, DraftPlanOutput } from '../../machines/task.machine.js';
-import type { PlanStore } from '../agents/actors.js';
+import type { PlanStore } from './actors.js';
 import { CadreError, exitCodes } from '../errors.js';
 import type { Route } from '../capabilities/routing.js';
 import { result, say, type OutputSink } from '../output.js';
@@ -27,7 +27,7 @@ async function draftGenerated(input: DraftPlanInput, capability: string, deps: {
     const { generateFromTask } = await import('../capabilities/generation/index.js');
     draft = await generateFromTask(input.text, { cwd: deps.cwd, context });
   }
-  const { isSecuritySensitive } = await import('../agents/plan/sensitive.js');
+  const { isSecuritySensitive } = await import('./plan/sensitive.js');
   const planId = `${input.taskId}-${deps.plans.size + 1}`;
   const sensitiveReason = isSecuritySensitive(input.text, draft, deps.cwd);
   deps.plans.set(planId, { draft, task: input.text, sensitiveReason, applied: null });
