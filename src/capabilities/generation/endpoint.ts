@@ -3,9 +3,11 @@ import { posix } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import type { ProjectContext } from '../../project/context.js';
 import type { PlanDraft, PlanStep } from '../plan-draft.js';
-import { type Conventions, addImports, busiestFolder, conventionsOf, findExport, findFile, importSpecifier, readProjectFile } from './conventions.js';
+import { type Conventions, addImports, busiestFolder, conventionsOf, findExport, findFile, importSpecifier, isConventionSource, readProjectFile } from './conventions.js';
 import { type Column, type Orm, columnsForFields, knexColumns, knexRowInterface, pathParams, queryFor } from './data-access.js';
 import { endpointTestSource } from './endpoint-test.js';
+import { findExpressApp } from './express-app.js';
+import { inlineRouteStep } from './express-inline.js';
 import { registerRouter } from './register.js';
 import { formatSource } from './format.js';
 import { camelCase, fileBaseName, plural } from './names.js';
@@ -36,6 +38,22 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
   if (!model.exists) {
     if (task.fields.length === 0) throw usage('generation.missing-fields', `${task.resource} is not in the database schema yet, and the task does not list its fields.`, `List them as name:type, e.g. "${task.method} ${task.path} with fields rating:int body:string".`);
     steps.push(await schemaStep({ kind: 'schema', name: task.resource, fields: task.fields }, options));
+  }
+
+  if (server === 'Express') {
+    const app = await findExpressApp(context, read);
+    const routeFiles = Object.entries(context.files).filter(([path, entry]) => path !== app?.path && isConventionSource(context, path) && (entry.facts?.routes.length ?? 0) > 0);
+    if (app && app.routes.length > 0 && routeFiles.length === 0) {
+      // Every route is registered on the app in one file: the new one goes there too, on the client that file already uses.
+      const client = clientIn(app.text, orm);
+      const db = client ? { name: client, import: null } : await databaseClient({ context, orm, conventions, steps, format, extension });
+      const dbImport = 'import' in db ? db.import : { source: importSpecifier(app.path, db.path, conventions), named: [db.name] };
+      steps.push(await inlineRouteStep({
+        app, task, orm, db: { name: db.name, import: dbImport }, id: model.id, modelFields: model.fields, typed, zod: conventions.dependencies.has('zod'),
+        style: { ...context.style, commonjs: !conventions.esm },
+      }));
+      return { title: `Add ${task.method} ${task.path} (${server}, ${orm})`, steps };
+    }
   }
 
   const routesFolder = busiestFolder(context, (_path, entry) => (entry.facts?.routes.length ?? 0) > 0, 'src/routes');
@@ -109,6 +127,12 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
   const testStep = await endpointTestSource(task, { context, conventions, server, routePath, hasBody, read });
   if (testStep) steps.push(testStep);
   return { title: `Add ${task.method} ${task.path} (${server}, ${orm})`, steps };
+}
+
+/** The variable an app file already holds its database client in (`const prisma = new PrismaClient()`, `const db = knex(…)`). */
+function clientIn(text: string, orm: Orm): string | null {
+  const pattern = orm === 'Prisma' ? /^(?:export\s+)?(?:const|let|var)\s+(\w+)\s*=\s*new\s+PrismaClient\(/m : /^(?:export\s+)?(?:const|let|var)\s+(\w+)\s*=\s*(?:knex|Knex)\(/m;
+  return pattern.exec(text)?.[1] ?? null;
 }
 
 function describeRoute(task: EndpointTask, orm: Orm, validation: Validation): string {

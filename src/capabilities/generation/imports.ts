@@ -1,0 +1,193 @@
+// Imports of generated code: written as ES imports or require calls, ordered as the project's import-sorting plugin orders them, and merged into existing files.
+import { type AstNode, type ParsedSource, child, children, identifierName, staticString } from '../../project/ast.js';
+import type { CodeStyle } from '../../project/style.js';
+import { type Edit, endOf, lineEnd, lineStart, startOf } from './ast-edit.js';
+
+export type ImportSpec = { source: string; default?: string; named?: string[]; namespace?: string; typeOnly?: boolean };
+
+export type ImportStyle = Pick<CodeStyle, 'importOrder' | 'sortImportSpecifiers'> & { commonjs: boolean };
+
+/** One import as code, in canonical form (the printer formats it). */
+export function importLine(spec: ImportSpec, style: ImportStyle): string {
+  const named = style.sortImportSpecifiers ? [...(spec.named ?? [])].sort(compareNames) : spec.named ?? [];
+  if (style.commonjs) {
+    const binding = spec.default ?? spec.namespace ?? `{ ${named.join(', ')} }`;
+    return `const ${binding} = require('${spec.source}');`;
+  }
+  const parts = [spec.default, spec.namespace ? `* as ${spec.namespace}` : null, named.length > 0 ? `{ ${named.join(', ')} }` : null].filter(Boolean);
+  return parts.length === 0 ? `import '${spec.source}';` : `import ${spec.typeOnly ? 'type ' : ''}${parts.join(', ')} from '${spec.source}';`;
+}
+
+const builtin = (source: string): boolean => source.startsWith('node:') || /^(?:fs|path|os|http|https|crypto|events|stream|url|util|assert|child_process|net|zlib|buffer)(?:\/|$)/.test(source);
+const relative = (source: string): boolean => source.startsWith('.');
+const aliased = (source: string): boolean => /^(?:[@~#]\/|src\/)/.test(source);
+
+/** Natural, case-sensitive order the sorting plugins use for sources and names. */
+function compareNames(left: string, right: string): number {
+  return left.localeCompare(right, 'en', { numeric: true, sensitivity: 'variant', caseFirst: 'upper' });
+}
+
+/**
+ * The group index of an import under the plugin's `importOrder` patterns: the first that matches wins, unmatched imports go to
+ * <THIRD_PARTY_MODULES>. With <TYPES> entries, type-only imports go only to those (a bare <TYPES> takes packages' types).
+ */
+function groupOf(spec: ImportSpec, patterns: string[]): number {
+  const typed = patterns.some((pattern) => pattern.startsWith('<TYPES>'));
+  for (const [index, pattern] of patterns.entries()) {
+    if (pattern === '' || pattern === '<THIRD_PARTY_MODULES>') continue;
+    const forTypes = pattern.startsWith('<TYPES>');
+    if (forTypes !== (typed && Boolean(spec.typeOnly))) continue;
+    const body = forTypes ? pattern.slice('<TYPES>'.length) : pattern;
+    if (body === '' ? !relative(spec.source) && !aliased(spec.source) : body === '<BUILTIN_MODULES>' ? builtin(spec.source) : safeTest(body, spec.source)) return index;
+  }
+  const builtins = patterns.indexOf('<BUILTIN_MODULES>');
+  if (builtin(spec.source) && builtins !== -1) return builtins;
+  return patterns.indexOf('<THIRD_PARTY_MODULES>');
+}
+
+function safeTest(pattern: string, source: string): boolean {
+  try {
+    return new RegExp(pattern).test(source);
+  } catch {
+    return false;
+  }
+}
+
+/** The default order without a sorting plugin: built-ins, packages, aliases, then relative paths, each group as written. */
+function defaultRank(spec: ImportSpec): number {
+  if (builtin(spec.source)) return 0;
+  if (relative(spec.source)) return spec.source.startsWith('../') ? 3 : 4;
+  return aliased(spec.source) ? 2 : 1;
+}
+
+/** The import block of a new file, ordered and grouped as the project's sorter would leave it. */
+export function importBlock(specs: ImportSpec[], style: ImportStyle): string {
+  const merged = mergeSpecs(specs);
+  if (!style.importOrder) {
+    const ordered = [...merged].sort((left, right) => defaultRank(left) - defaultRank(right));
+    return ordered.map((spec) => importLine(spec, style)).join('\n');
+  }
+  const patterns = style.importOrder;
+  const byGroup = new Map<number, ImportSpec[]>();
+  for (const spec of merged) byGroup.set(groupOf(spec, patterns), [...(byGroup.get(groupOf(spec, patterns)) ?? []), spec]);
+  const lines: string[] = [];
+  let pendingBlank = false;
+  for (let index = -1; index < patterns.length; index += 1) {
+    if (index >= 0 && patterns[index] === '') {
+      pendingBlank = lines.length > 0;
+      continue;
+    }
+    const group = byGroup.get(index);
+    if (!group) continue;
+    if (pendingBlank) lines.push('');
+    pendingBlank = false;
+    lines.push(...group.sort((left, right) => compareNames(left.source, right.source)).map((spec) => importLine(spec, style)));
+  }
+  return lines.join('\n');
+}
+
+/** Two specs from one source become one import (a type-only one stays apart from value imports). */
+function mergeSpecs(specs: ImportSpec[]): ImportSpec[] {
+  const merged: ImportSpec[] = [];
+  for (const spec of specs) {
+    const same = merged.find((candidate) => candidate.source === spec.source && Boolean(candidate.typeOnly) === Boolean(spec.typeOnly) && !candidate.namespace && !spec.namespace && !(candidate.default && spec.default));
+    if (!same) merged.push({ ...spec, named: [...(spec.named ?? [])] });
+    else {
+      same.default ??= spec.default;
+      same.named = [...new Set([...(same.named ?? []), ...(spec.named ?? [])])];
+    }
+  }
+  return merged;
+}
+
+type ExistingImport = { node: AstNode; source: string; typeOnly: boolean; names: string[]; hasDefault: boolean; namespace: boolean; braces: AstNode[] };
+
+function existingImports(parsed: ParsedSource): ExistingImport[] {
+  const found: ExistingImport[] = [];
+  for (const statement of children(parsed.program, 'body')) {
+    if (statement.type === 'ImportDeclaration') {
+      const specifiers = children(statement, 'specifiers');
+      found.push({
+        node: statement,
+        source: staticString(child(statement, 'source')) ?? '',
+        typeOnly: statement.importKind === 'type',
+        names: specifiers.filter((specifier) => specifier.type === 'ImportSpecifier').map((specifier) => identifierName(child(specifier, 'local')) ?? ''),
+        hasDefault: specifiers.some((specifier) => specifier.type === 'ImportDefaultSpecifier'),
+        namespace: specifiers.some((specifier) => specifier.type === 'ImportNamespaceSpecifier'),
+        braces: specifiers.filter((specifier) => specifier.type === 'ImportSpecifier'),
+      });
+    } else if (statement.type === 'VariableDeclaration') {
+      const declarator = children(statement, 'declarations')[0];
+      const init = declarator ? child(declarator, 'init') : null;
+      if (init?.type === 'CallExpression' && identifierName(child(init, 'callee')) === 'require') {
+        const pattern = declarator ? child(declarator, 'id') : null;
+        found.push({
+          node: statement, source: staticString(children(init, 'arguments')[0] ?? null) ?? '', typeOnly: false,
+          names: pattern?.type === 'ObjectPattern' ? children(pattern, 'properties').map((property) => identifierName(child(property, 'value')) ?? '') : [],
+          hasDefault: pattern?.type === 'Identifier', namespace: false, braces: pattern?.type === 'ObjectPattern' ? children(pattern, 'properties') : [],
+        });
+      }
+    }
+  }
+  return found;
+}
+
+/** The local names a file already binds at the top level through its imports. */
+export function importedNames(parsed: ParsedSource): Set<string> {
+  const names = new Set<string>();
+  for (const statement of children(parsed.program, 'body')) {
+    if (statement.type !== 'ImportDeclaration') continue;
+    for (const specifier of children(statement, 'specifiers')) {
+      const local = identifierName(child(specifier, 'local'));
+      if (local) names.add(local);
+    }
+  }
+  return names;
+}
+
+/**
+ * Edits that add the imports to an existing file: a missing name joins an existing import of the same source; a new source goes
+ * where the project's sorter would put it (after the last import of an earlier group), else after the last import.
+ */
+export function addImportEdits(text: string, parsed: ParsedSource, specs: ImportSpec[], style: ImportStyle): Edit[] {
+  const existing = existingImports(parsed);
+  const edits: Edit[] = [];
+  for (const spec of mergeSpecs(specs)) {
+    const same = existing.find((candidate) => candidate.source === spec.source && candidate.typeOnly === Boolean(spec.typeOnly) && !candidate.namespace);
+    const missing = (spec.named ?? []).filter((name) => !same?.names.includes(name));
+    const needsDefault = Boolean(spec.default) && !(same?.hasDefault);
+    if (same && !needsDefault && missing.length === 0) continue;
+    if (same && !needsDefault && same.braces.length > 0) {
+      const last = same.braces.at(-1) as AstNode;
+      edits.push({ offset: endOf(parsed, last), text: missing.map((name) => `, ${name}`).join('') });
+      continue;
+    }
+    const line = importLine(spec, style);
+    const anchor = insertionAnchor(existing, spec, style);
+    if (anchor) edits.push({ offset: lineEnd(text, endOf(parsed, anchor.node)), text: `${line}\n` });
+    else edits.push({ offset: firstStatementLine(text, parsed), text: `${line}\n` });
+  }
+  return edits;
+}
+
+function insertionAnchor(existing: ExistingImport[], spec: ImportSpec, style: ImportStyle): ExistingImport | undefined {
+  if (existing.length === 0) return undefined;
+  if (!style.importOrder) {
+    const rank = defaultRank(spec);
+    return [...existing].reverse().find((candidate) => defaultRank({ source: candidate.source }) <= rank) ?? undefined;
+  }
+  const patterns = style.importOrder;
+  const group = groupOf(spec, patterns);
+  const key = (candidate: { source: string; typeOnly?: boolean }): [number, string] => [groupOf(candidate, patterns), candidate.source];
+  const before = existing.filter((candidate) => {
+    const [candidateGroup, source] = key(candidate);
+    return candidateGroup < group || (candidateGroup === group && compareNames(source, spec.source) <= 0);
+  });
+  return before.at(-1);
+}
+
+/** Where the first import goes in a file with none: after leading comments and directives, at the first statement. */
+function firstStatementLine(text: string, parsed: ParsedSource): number {
+  const first = children(parsed.program, 'body').find((statement) => !(statement.type === 'ExpressionStatement' && typeof statement.directive === 'string'));
+  return first ? lineStart(text, startOf(parsed, first)) : text.length;
+}
