@@ -1,5 +1,6 @@
 // What generators read from the project context: language, import specifier style, where things live, existing helpers.
 import { readFile } from 'node:fs/promises';
+import { CadreError, exitCodes } from '../../errors.js';
 import { dirname, join, posix } from 'node:path';
 import type { ProjectContext } from '../../project/context.js';
 import { allDependencies } from '../../project/detect.js';
@@ -76,6 +77,11 @@ export function busiestFolder(context: ProjectContext, test: (path: string, entr
   }
   const best = [...counts.entries()].sort((left, right) => right[1] - left[1] || left[0].length - right[0].length)[0];
   return best && best[0] !== '.' ? best[0] : fallback;
+}
+
+/** A generation that would overwrite something that exists, or put it where the project would not find it. */
+export function existsError(message: string): CadreError {
+  return new CadreError('generation.exists', message, { remedy: 'Choose another name, or ask for a change to the existing code (that needs a model).', exitCode: exitCodes.usage });
 }
 
 export async function readProjectFile(cwd: string, path: string): Promise<string | null> {

@@ -12,7 +12,11 @@ import { registerRouter } from './register.js';
 import { formatSource } from './format.js';
 import { camelCase, fileBaseName, plural } from './names.js';
 import { expressRoute, fastifyRoute, type Validation } from './route-source.js';
-import { prismaModels, prismaSchemaPath, schemaStep } from './schema.js';
+import { prismaModels, prismaSchemaPath, schemaSteps } from './schema.js';
+import { autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
+import { sqlColumns } from './sql-migration.js';
+import { readTsconfig } from '../../project/tsconfig.js';
+import { snakeCase } from './names.js';
 import { type IdKind, tableName } from './schema-source.js';
 import type { EndpointTask } from './task.js';
 import { handValidator, inputInterface, jsonSchemaObject, zodObject } from './validation.js';
@@ -37,7 +41,20 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
   const model = await modelFacts(task, { context, orm, read });
   if (!model.exists) {
     if (task.fields.length === 0) throw usage('generation.missing-fields', `${task.resource} is not in the database schema yet, and the task does not list its fields.`, `List them as name:type, e.g. "${task.method} ${task.path} with fields rating:int body:string".`);
-    steps.push(await schemaStep({ kind: 'schema', name: task.resource, fields: task.fields }, options));
+    steps.push(...await schemaSteps({ kind: 'schema', name: task.resource, fields: task.fields }, options));
+  }
+
+  if (server === 'Fastify') {
+    const routesFolder = await autoloadRoutesFolder(context, read);
+    if (routesFolder) {
+      // Columns as the database names them (snake_case): the API speaks them too, as the project's own routes do.
+      const columns = model.exists && model.columns.length > 0
+        ? model.columns.map((column) => ({ name: column.name, type: column.type === 'number' ? 'number' as const : column.type === 'boolean' ? 'boolean' as const : column.type === 'Date' ? 'date' as const : 'string' as const, optional: column.nullable, list: false }))
+        : [...task.fields.map((field) => ({ ...field, name: snakeCase(field.name) })), { name: 'created_at', type: 'date' as const, optional: false, list: false }];
+      const snakeTask = { ...task, fields: task.fields.map((field) => ({ ...field, name: snakeCase(field.name) })) };
+      steps.push(...await autoloadRouteSteps({ context, read, task: snakeTask, routesFolder, columns, importSuffix: conventions.importSuffix, verbatim: (await readTsconfig(cwd)).options.verbatimModuleSyntax === true }));
+      return { title: `Add ${task.method} ${task.path} (${server}, autoloaded from ${routesFolder}, ${orm})`, steps };
+    }
   }
 
   if (server === 'Express') {
@@ -159,7 +176,13 @@ async function modelFacts(task: EndpointTask, input: { context: ProjectContext; 
     return { exists: Boolean(model), id: model?.id ?? [...models.values()][0]?.id ?? 'cuid', fields: model?.fields ?? task.fields.map((field) => field.name), columns: [] };
   }
   for (const path of Object.keys(input.context.files).filter((candidate) => /(?:^|\/)migrations\//.test(candidate))) {
-    const columns = knexColumns((await input.read(path)) ?? '', tableName(task.resource));
+    const text = (await input.read(path)) ?? '';
+    const fromSql = path.endsWith('.sql') ? sqlColumns(text, tableName(task.resource)) : null;
+    if (fromSql) {
+      const ts = { string: 'string', text: 'string', int: 'number', number: 'number', boolean: 'boolean', date: 'Date', json: 'unknown', handler: 'string' } as const;
+      return { exists: true, id: 'int', fields: fromSql.map((column) => column.name), columns: fromSql.map((column) => ({ name: column.name, type: ts[column.type], nullable: column.optional })) };
+    }
+    const columns = knexColumns(text, tableName(task.resource));
     if (columns) return { exists: true, id: columns.find((column) => column.name === 'id')?.type === 'string' ? 'uuid' : 'int', fields: columns.map((column) => column.name), columns };
   }
   return { exists: false, id: 'int', fields: task.fields.map((field) => field.name), columns: columnsForFields(task) };
