@@ -2,7 +2,8 @@
 import { CadreError, exitCodes } from '../../errors.js';
 import { type AstNode, type ParsedSource, child, children, identifierName, parseSource } from '../../project/ast.js';
 
-export type Edit = { offset: number; text: string };
+/** Text put in at `offset`, replacing `remove` characters there (none by default). */
+export type Edit = { offset: number; text: string; remove?: number };
 
 /** Parses an existing file; one that does not parse is refused (cadre never edits code it cannot read). */
 export function parseExisting(path: string, text: string): ParsedSource {
@@ -24,7 +25,7 @@ export function parseExisting(path: string, text: string): ParsedSource {
 /** Applies insertions (offsets into the original text), then checks the result still parses: a failed edit is a refusal, never a broken file. */
 export function applyEdits(path: string, text: string, edits: Edit[], where: string): string {
   let out = text;
-  for (const edit of [...edits].sort((left, right) => right.offset - left.offset)) out = `${out.slice(0, edit.offset)}${edit.text}${out.slice(edit.offset)}`;
+  for (const edit of [...edits].sort((left, right) => right.offset - left.offset)) out = `${out.slice(0, edit.offset)}${edit.text}${out.slice(edit.offset + (edit.remove ?? 0))}`;
   let parsed: ParsedSource | null = null;
   try {
     parsed = parseSource(path, out);

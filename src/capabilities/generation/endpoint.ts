@@ -14,6 +14,7 @@ import { camelCase, fileBaseName, plural } from './names.js';
 import { expressRoute, fastifyRoute, type Validation } from './route-source.js';
 import { prismaModels, prismaSchemaPath, schemaSteps } from './schema.js';
 import { autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
+import { nestEndpointSteps } from './nest.js';
 import { sqlColumns } from './sql-migration.js';
 import { readTsconfig } from '../../project/tsconfig.js';
 import { snakeCase } from './names.js';
@@ -25,12 +26,33 @@ export type EndpointOptions = { cwd: string; context: ProjectContext; now?: Date
 
 const usage = (code: string, message: string, remedy: string): CadreError => new CadreError(code, message, { remedy, exitCode: exitCodes.usage });
 
+export type EndpointSupport = { kind: 'nest' | 'express' | 'fastify'; orm: string } | { kind: null; reason: string; code: string; remedy: string };
+
+/** Which endpoint generator fits the project, or the real reason none does (the router says it, the generator throws it). */
+export function endpointSupport(context: ProjectContext): EndpointSupport {
+  const has = (name: string): boolean => context.frameworks.includes(name);
+  const orm = (names: string[]): string | undefined => names.find((name) => context.orm.includes(name));
+  const unsupported = (code: string, reason: string, remedy: string): EndpointSupport => ({ kind: null, code, reason, remedy });
+  if (has('NestJS')) {
+    const layer = orm(['TypeORM']);
+    return layer ? { kind: 'nest', orm: layer } : unsupported('generation.no-orm', `offline NestJS endpoints go through a TypeORM repository; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add @nestjs/typeorm, or configure a model for other database layers.');
+  }
+  const server = has('Express') ? 'express' : has('Fastify') ? 'fastify' : null;
+  if (!server) return unsupported('generation.no-server-framework', `offline endpoints are generated for NestJS, Express and Fastify; this project uses ${context.frameworks.join(', ') || 'no detected server framework'}`, 'Configure a model for other frameworks.');
+  const layer = orm(['Prisma', 'Knex']);
+  return layer ? { kind: server, orm: layer } : unsupported('generation.no-orm', `offline ${server === 'express' ? 'Express' : 'Fastify'} endpoints query through Prisma or Knex; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add Prisma or Knex, or configure a model for other database layers.');
+}
+
 export async function generateEndpoint(task: EndpointTask, options: EndpointOptions): Promise<PlanDraft> {
   const { context, cwd } = options;
-  const server = context.frameworks.find((name): name is 'Express' | 'Fastify' => name === 'Express' || name === 'Fastify');
-  if (!server) throw usage('generation.no-server-framework', `cadre generates endpoints offline for Express and Fastify; this project uses ${context.frameworks.join(', ') || 'no detected server framework'}.`, 'Add express or fastify to the project, or configure a model for other frameworks.');
-  const orm = context.orm.find((name): name is Orm => name === 'Prisma' || name === 'Knex');
-  if (!orm) throw usage('generation.no-orm', `cadre generates database queries offline through Prisma or Knex; this project uses ${context.orm.join(', ') || 'no detected database layer'}.`, 'Add Prisma or Knex, or configure a model for other database layers.');
+  const support = endpointSupport(context);
+  if (support.kind === null) throw usage(support.code, `${support.reason.charAt(0).toUpperCase()}${support.reason.slice(1)}.`, support.remedy);
+  if (support.kind === 'nest') {
+    const { steps, url } = await nestEndpointSteps({ context, read: (path) => readProjectFile(cwd, path), task, compilerOptions: (await readTsconfig(cwd)).options });
+    return { title: `Add ${task.method} ${url} (NestJS, ${support.orm})`, steps };
+  }
+  const server = support.kind === 'express' ? 'Express' : 'Fastify';
+  const orm = support.orm as Orm;
   const conventions = conventionsOf(context);
   const typed = conventions.typescript;
   const extension = typed ? 'ts' : 'js';

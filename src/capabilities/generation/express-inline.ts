@@ -32,7 +32,7 @@ export async function inlineRouteStep(input: InlineInput): Promise<PlanStep> {
   const indent = indentationAt(app.text, startOf(app.parsed, anchor));
   const source = await printSnippet(app.path, routeSource(input), input.style, indent);
   const imports: ImportSpec[] = [...(input.db.import ? [input.db.import] : []), ...(input.zod && hasBody(task) ? [{ source: 'zod', named: ['z'] }] : [])];
-  const edits = [afterStatement(app.text, app.parsed, anchor, source), ...addImportEdits(app.text, app.parsed, imports.filter((spec) => !declares(app, spec)), input.style)];
+  const edits = [afterStatement(app.text, app.parsed, anchor, source), ...await addImportEdits(app.path, app.text, app.parsed, imports.filter((spec) => !declares(app, spec)), input.style)];
   const content = applyEdits(app.path, app.text, edits, `in ${app.path}, after the last route registered on ${app.instance}`);
   return { action: 'modify-file', path: app.path, summary: `${task.method} ${task.path} on ${app.instance}, after its last route: ${hasBody(task) ? 'validated body, ' : ''}${input.orm} query, errors passed to next()`, content };
 }

@@ -5,7 +5,7 @@ import type { ProjectContext } from '../../project/context.js';
 import type { PlanStep } from '../plan-draft.js';
 import { afterStatement, applyEdits, indentationAt, parseExisting, startOf, statementsOf } from './ast-edit.js';
 import { isConventionSource } from './conventions.js';
-import { importBlock, type ImportSpec } from './imports.js';
+import { addImportEdits, importBlock, type ImportSpec } from './imports.js';
 import { camelCase, kebabCase, plural } from './names.js';
 import { printSnippet, printSource } from './printer.js';
 import { tableName } from './schema-source.js';
@@ -74,8 +74,7 @@ export async function autoloadRouteSteps(input: AutoloadInput): Promise<PlanStep
   if (!body || !last) throw new Error(`no plugin body in ${pluginPath}`);
   const indent = indentationAt(existing, startOf(parsed, last));
   const printed = await printSnippet(pluginPath, route.code, context.style, indent);
-  const { addImportEdits } = await import('./imports.js');
-  const content = applyEdits(pluginPath, existing, [afterStatement(existing, parsed, last, printed), ...addImportEdits(existing, parsed, [schemaImport, ...(route.usesType ? [{ source: '@fastify/type-provider-typebox', named: ['Type'] }] : [])], { ...context.style, commonjs: false })], `at the end of the plugin in ${pluginPath}`);
+  const content = applyEdits(pluginPath, existing, [afterStatement(existing, parsed, last, printed), ...await addImportEdits(pluginPath, existing, parsed, [schemaImport, ...(route.usesType ? [{ source: '@fastify/type-provider-typebox', named: ['Type'] }] : [])], { ...context.style, commonjs: false })], `at the end of the plugin in ${pluginPath}`);
   steps.push({ action: 'modify-file', path: pluginPath, summary: `${task.method} ${task.path} added at the end of the plugin`, content });
   return steps;
 }

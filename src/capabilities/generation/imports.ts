@@ -2,10 +2,14 @@
 import { type AstNode, type ParsedSource, child, children, identifierName, staticString } from '../../project/ast.js';
 import type { CodeStyle } from '../../project/style.js';
 import { type Edit, endOf, lineEnd, lineStart, startOf } from './ast-edit.js';
+import { printSource, type PrintStyle } from './printer.js';
 
 export type ImportSpec = { source: string; default?: string; named?: string[]; namespace?: string; typeOnly?: boolean };
 
 export type ImportStyle = Pick<CodeStyle, 'importOrder' | 'sortImportSpecifiers'> & { commonjs: boolean };
+
+/** What edits of existing files need: the import style and how to print. */
+export type EditStyle = ImportStyle & PrintStyle;
 
 /** One import as code, in canonical form (the printer formats it). */
 export function importLine(spec: ImportSpec, style: ImportStyle): string {
@@ -146,10 +150,11 @@ export function importedNames(parsed: ParsedSource): Set<string> {
 }
 
 /**
- * Edits that add the imports to an existing file: a missing name joins an existing import of the same source; a new source goes
- * where the project's sorter would put it (after the last import of an earlier group), else after the last import.
+ * Edits that add the imports to an existing file: a missing name joins an existing import of the same source (the declaration
+ * is printed again, so it wraps as the formatter would); a new source goes where the project's sorter would put it (after the
+ * last import of an earlier group), else after the last import.
  */
-export function addImportEdits(text: string, parsed: ParsedSource, specs: ImportSpec[], style: ImportStyle): Edit[] {
+export async function addImportEdits(path: string, text: string, parsed: ParsedSource, specs: ImportSpec[], style: EditStyle): Promise<Edit[]> {
   const existing = existingImports(parsed);
   const edits: Edit[] = [];
   for (const spec of mergeSpecs(specs)) {
@@ -157,15 +162,20 @@ export function addImportEdits(text: string, parsed: ParsedSource, specs: Import
     const missing = (spec.named ?? []).filter((name) => !same?.names.includes(name));
     const needsDefault = Boolean(spec.default) && !(same?.hasDefault);
     if (same && !needsDefault && missing.length === 0) continue;
-    if (same && !needsDefault && same.braces.length > 0) {
-      const last = same.braces.at(-1) as AstNode;
-      edits.push({ offset: endOf(parsed, last), text: missing.map((name) => `, ${name}`).join('') });
+    if (same && !needsDefault && same.node.type === 'ImportDeclaration') {
+      const start = startOf(parsed, same.node);
+      const end = endOf(parsed, same.node);
+      const kept = same.braces.map((node) => text.slice(startOf(parsed, node), endOf(parsed, node)));
+      const names = style.sortImportSpecifiers ? [...kept, ...missing].sort(compareNames) : [...kept, ...missing];
+      const head = text.slice(start, end).replace(/\{[\s\S]*\}\s*from[\s\S]*$/, '').replace(/\s*from[\s\S]*$/, '').replace(/^import\s+(type\s+)?/, '').replace(/,\s*$/, '').trim();
+      const declaration = `import ${same.typeOnly ? 'type ' : ''}${head ? `${head}, ` : ''}{ ${names.join(', ')} } from '${spec.source}';`;
+      edits.push({ offset: start, remove: end - start, text: (await printSource(path, declaration, style)).trimEnd() });
       continue;
     }
-    const line = importLine(spec, style);
+    const line = await printSource(path, importLine(spec, style), style);
     const anchor = insertionAnchor(existing, spec, style);
-    if (anchor) edits.push({ offset: lineEnd(text, endOf(parsed, anchor.node)), text: `${line}\n` });
-    else edits.push({ offset: firstStatementLine(text, parsed), text: `${line}\n` });
+    if (anchor) edits.push({ offset: lineEnd(text, endOf(parsed, anchor.node)), text: line });
+    else edits.push({ offset: firstStatementLine(text, parsed), text: line });
   }
   return edits;
 }

@@ -18,7 +18,7 @@ export async function registerRouter(input: { context: ProjectContext; read: (pa
   const call = input.server === 'Express' ? `${app.instance}.use(${input.routerName});` : `${anchor.type === 'ExpressionStatement' && /^\s*await\b/.test(app.text.slice(startOf(app.parsed, anchor))) ? 'await ' : ''}${app.instance}.register(${input.routerName});`;
   const printed = await printSnippet(app.path, call, style, indentationAt(app.text, startOf(app.parsed, anchor)));
   const importSpec = { source: importSpecifier(app.path, input.routePath, input.conventions), named: [input.routerName] };
-  const edits = [afterStatement(app.text, app.parsed, anchor, printed, { blankLine: false }), ...addImportEdits(app.text, app.parsed, [importSpec], { ...style, commonjs: !input.conventions.esm })];
+  const edits = [afterStatement(app.text, app.parsed, anchor, printed, { blankLine: false }), ...await addImportEdits(app.path, app.text, app.parsed, [importSpec], { ...style, commonjs: !input.conventions.esm })];
   const content = applyEdits(app.path, app.text, edits, `in ${app.path}: ${call}`);
   return { action: 'modify-file', path: app.path, summary: `register ${input.routerName} in the app${input.server === 'Express' ? ' (before the error handler)' : ''}`, content };
 }

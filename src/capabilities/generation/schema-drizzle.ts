@@ -64,6 +64,6 @@ async function appendTable(context: ProjectContext, path: string, text: string, 
   const anchor = [...statements].reverse().find((statement) => statement.type === 'ExportNamedDeclaration' && children(statement, 'specifiers').length === 0) ?? statements.at(-1);
   if (!anchor) return { action: 'modify-file', path, summary, content: `${text}${await printSource(path, table, context.style)}` };
   const printed = await printSnippet(path, table, context.style, '');
-  const content = applyEdits(path, text, [afterStatement(text, parsed, anchor, printed), ...addImportEdits(text, parsed, imports, { ...context.style, commonjs: false })], `in ${path}, after its last table`);
+  const content = applyEdits(path, text, [afterStatement(text, parsed, anchor, printed), ...await addImportEdits(path, text, parsed, imports, { ...context.style, commonjs: false })], `in ${path}, after its last table`);
   return { action: 'modify-file', path, summary, content };
 }
