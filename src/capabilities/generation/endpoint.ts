@@ -15,6 +15,7 @@ import { expressRoute, fastifyRoute, type Validation } from './route-source.js';
 import { prismaModels, prismaSchemaPath, schemaSteps } from './schema.js';
 import { autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
 import { nestEndpointSteps } from './nest.js';
+import { koaEndpointSteps, koaLayout } from './koa.js';
 import { sqlColumns } from './sql-migration.js';
 import { readTsconfig } from '../../project/tsconfig.js';
 import { snakeCase } from './names.js';
@@ -26,7 +27,7 @@ export type EndpointOptions = { cwd: string; context: ProjectContext; now?: Date
 
 const usage = (code: string, message: string, remedy: string): CadreError => new CadreError(code, message, { remedy, exitCode: exitCodes.usage });
 
-export type EndpointSupport = { kind: 'nest' | 'express' | 'fastify'; orm: string } | { kind: null; reason: string; code: string; remedy: string };
+export type EndpointSupport = { kind: 'nest' | 'koa' | 'express' | 'fastify'; orm: string } | { kind: null; reason: string; code: string; remedy: string };
 
 /** Which endpoint generator fits the project, or the real reason none does (the router says it, the generator throws it). */
 export function endpointSupport(context: ProjectContext): EndpointSupport {
@@ -37,8 +38,12 @@ export function endpointSupport(context: ProjectContext): EndpointSupport {
     const layer = orm(['TypeORM']);
     return layer ? { kind: 'nest', orm: layer } : unsupported('generation.no-orm', `offline NestJS endpoints go through a TypeORM repository; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add @nestjs/typeorm, or configure a model for other database layers.');
   }
+  if (has('Koa')) {
+    const layer = orm(['TypeORM']);
+    return layer ? { kind: 'koa', orm: layer } : unsupported('generation.no-orm', `offline Koa endpoints go through a TypeORM repository; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Configure a model for other database layers.');
+  }
   const server = has('Express') ? 'express' : has('Fastify') ? 'fastify' : null;
-  if (!server) return unsupported('generation.no-server-framework', `offline endpoints are generated for NestJS, Express and Fastify; this project uses ${context.frameworks.join(', ') || 'no detected server framework'}`, 'Configure a model for other frameworks.');
+  if (!server) return unsupported('generation.no-server-framework', `offline endpoints are generated for NestJS, Koa, Express and Fastify; this project uses ${context.frameworks.join(', ') || 'no detected server framework'}`, 'Configure a model for other frameworks.');
   const layer = orm(['Prisma', 'Knex']);
   return layer ? { kind: server, orm: layer } : unsupported('generation.no-orm', `offline ${server === 'express' ? 'Express' : 'Fastify'} endpoints query through Prisma or Knex; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add Prisma or Knex, or configure a model for other database layers.');
 }
@@ -50,6 +55,12 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
   if (support.kind === 'nest') {
     const { steps, url } = await nestEndpointSteps({ context, read: (path) => readProjectFile(cwd, path), task, compilerOptions: (await readTsconfig(cwd)).options });
     return { title: `Add ${task.method} ${url} (NestJS, ${support.orm})`, steps };
+  }
+  if (support.kind === 'koa') {
+    const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
+    const layout = await koaLayout(context, read);
+    if (!layout) throw usage('generation.no-app', 'cadre generates Koa endpoints as koa-swagger-decorator controller classes registered on a router, and found no such controller in this project.', 'Configure a model for other Koa layouts, or add the route by hand.');
+    return { title: `Add ${task.method} ${task.path} (Koa, ${support.orm})`, steps: await koaEndpointSteps({ context, read, task, compilerOptions: (await readTsconfig(cwd)).options }, layout) };
   }
   const server = support.kind === 'express' ? 'Express' : 'Fastify';
   const orm = support.orm as Orm;

@@ -4,7 +4,8 @@ import { type AstNode, child, children, identifierName, walk } from '../../proje
 import type { ProjectContext } from '../../project/context.js';
 import { type CompilerOptions } from '../../project/tsconfig.js';
 import type { PlanStep } from '../plan-draft.js';
-import { afterStatement, appendElement, applyEdits, indentationAt, parseExisting, startOf } from './ast-edit.js';
+import { appendElement, applyEdits, parseExisting } from './ast-edit.js';
+import { addMember } from './class-edit.js';
 import { existsError, findFile, isConventionSource } from './conventions.js';
 import { addImportEdits, importBlock, type ImportSpec } from './imports.js';
 import { camelCase, kebabCase, plural } from './names.js';
@@ -95,10 +96,10 @@ export async function nestEndpointSteps(input: NestInput): Promise<{ steps: Plan
   const existingController = await read(paths.controller);
   if (existingController !== null) {
     const entityImport = method.controller.includes(entity.className) ? [{ source: relativeImport(paths.controller, entity.path), named: [entity.className] }] : [];
-    steps.push(await addMember(context, paths.controller, existingController, method.controller, [...method.controllerImports(paths.controller, paths), ...entityImport]));
+    steps.push(await addMember(context, paths.controller, existingController, method.controller, mergeCommon([...method.controllerImports(paths.controller, paths), ...entityImport])));
     const service = await read(paths.service);
     if (service === null) throw existsError(`${paths.controller} exists but ${paths.service} does not; cadre adds routes only to resources shaped like the ones it generates.`);
-    if (!new RegExp(`\\b${method.serviceName}\\(`).test(service)) steps.push(await addMember(context, paths.service, service, method.service, method.serviceImports(paths.service, paths, entity.path)));
+    if (!new RegExp(`\\b${method.serviceName}\\(`).test(service)) steps.push(await addMember(context, paths.service, service, method.service, mergeCommon(method.serviceImports(paths.service, paths, entity.path))));
     if (method.dto === 'update' && (await read(paths.update)) === null) steps.push(await dtoStep(context, paths.update, className.update, className.create, fields, conventions, 'update'));
     return { steps, url };
   }
@@ -235,32 +236,6 @@ async function controllerStep(context: ProjectContext, paths: Record<string, str
 function mergeCommon(specs: ImportSpec[]): ImportSpec[] {
   const common = [...new Set(specs.filter((spec) => spec.source === '@nestjs/common').flatMap((spec) => spec.named ?? []))].sort();
   return [{ source: '@nestjs/common', named: common }, ...specs.filter((spec) => spec.source !== '@nestjs/common')];
-}
-
-/** A method appended to the exported class of an existing file, with the imports it needs. */
-async function addMember(context: ProjectContext, path: string, text: string, member: string, imports: ImportSpec[]): Promise<PlanStep> {
-  const parsed = parseExisting(path, text);
-  let body: AstNode | null = null;
-  walk(parsed.program, (node) => {
-    if (!body && node.type === 'ClassBody') body = node;
-    return !body;
-  });
-  const last = body ? children(body as AstNode, 'body').at(-1) : undefined;
-  if (!last) throw existsError(`${path} has no class to add the route to.`);
-  const name = /^\s*(?:async\s+)?(\w+)\(/m.exec(member.split('\n').find((line) => !line.startsWith('@')) ?? '')?.[1];
-  if (name && children(body as unknown as AstNode, 'body').some((candidate) => identifierName(child(candidate, 'key')) === name)) throw existsError(`${path} already has a ${name} method.`);
-  const indent = indentationAt(text, startOf(parsed, last));
-  const printed = await printClassMember(path, member, context, indent);
-  const content = applyEdits(path, text, [afterStatement(text, parsed, last, printed), ...await addImportEdits(path, text, parsed, mergeCommon(imports), { ...context.style, commonjs: false })], `as a method of the class in ${path}`);
-  return { action: 'modify-file', path, summary: `${name ?? 'a method'} added to ${posix.basename(path)}`, content };
-}
-
-/** A class member printed by wrapping it in a class (Prettier formats members only inside one), then unwrapped and indented. */
-async function printClassMember(path: string, member: string, context: ProjectContext, indent: string): Promise<string> {
-  const printed = await printSource(path, `class Wrapper {\n${member}\n}\n`, context.style);
-  const inner = printed.split('\n').slice(1, -2);
-  const unit = /^\s+/.exec(inner.find((line) => line.trim()) ?? '')?.[0] ?? '';
-  return `${inner.map((line) => (line ? `${indent}${line.slice(unit.length)}` : line)).join('\n')}\n`;
 }
 
 /** The module joins the root module's `imports` array. */
