@@ -16,6 +16,7 @@ import { prismaModels, prismaSchemaPath, schemaSteps } from './schema.js';
 import { autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
 import { nestEndpointSteps } from './nest.js';
 import { koaEndpointSteps, koaLayout } from './koa.js';
+import { layeredEndpointSteps, layeredLayout } from './express-layered.js';
 import { sqlColumns } from './sql-migration.js';
 import { readTsconfig } from '../../project/tsconfig.js';
 import { snakeCase } from './names.js';
@@ -44,8 +45,8 @@ export function endpointSupport(context: ProjectContext): EndpointSupport {
   }
   const server = has('Express') ? 'express' : has('Fastify') ? 'fastify' : null;
   if (!server) return unsupported('generation.no-server-framework', `offline endpoints are generated for NestJS, Koa, Express and Fastify; this project uses ${context.frameworks.join(', ') || 'no detected server framework'}`, 'Configure a model for other frameworks.');
-  const layer = orm(['Prisma', 'Knex']);
-  return layer ? { kind: server, orm: layer } : unsupported('generation.no-orm', `offline ${server === 'express' ? 'Express' : 'Fastify'} endpoints query through Prisma or Knex; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add Prisma or Knex, or configure a model for other database layers.');
+  const layer = orm(server === 'express' ? ['Prisma', 'Knex', 'Mongoose'] : ['Prisma', 'Knex']);
+  return layer ? { kind: server, orm: layer } : unsupported('generation.no-orm', `offline ${server === 'express' ? 'Express endpoints query through Prisma, Knex or Mongoose' : 'Fastify endpoints query through Prisma or Knex'}; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add Prisma or Knex, or configure a model for other database layers.');
 }
 
 export async function generateEndpoint(task: EndpointTask, options: EndpointOptions): Promise<PlanDraft> {
@@ -61,6 +62,12 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
     const layout = await koaLayout(context, read);
     if (!layout) throw usage('generation.no-app', 'cadre generates Koa endpoints as koa-swagger-decorator controller classes registered on a router, and found no such controller in this project.', 'Configure a model for other Koa layouts, or add the route by hand.');
     return { title: `Add ${task.method} ${task.path} (Koa, ${support.orm})`, steps: await koaEndpointSteps({ context, read, task, compilerOptions: (await readTsconfig(cwd)).options }, layout) };
+  }
+  if (support.orm === 'Mongoose') {
+    const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
+    const layers = await layeredLayout(context, read);
+    if (!layers) throw usage('generation.no-orm', 'Offline Express endpoints on Mongoose are generated in the layered style (route, controller, service, Joi validation, model), and this project is not laid out that way.', 'Configure a model for other layouts, or add the route by hand.');
+    return { title: `Add ${task.method} ${task.path} (Express, Mongoose, in the project's layers)`, steps: await layeredEndpointSteps(context, read, task, layers) };
   }
   const server = support.kind === 'express' ? 'Express' : 'Fastify';
   const orm = support.orm as Orm;
