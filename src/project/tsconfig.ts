@@ -54,6 +54,14 @@ export async function readTsconfig(cwd: string, file = 'tsconfig.json'): Promise
   const aliases = Object.entries(options.paths ?? {})
     .filter(([pattern, targets]) => pattern.endsWith('/*') && targets[0]?.endsWith('/*'))
     .map(([pattern, targets]) => ({ prefix: pattern.slice(0, -1), target: `${posix.normalize(posix.join(base, (targets[0] as string).slice(0, -1)))}/`.replace(/^\.\//, '').replace(/^\.?\/$/, '') }));
+  // A solution-style tsconfig (files: [], references to tsconfig.app.json…) keeps its aliases in the referenced configs.
+  if (aliases.length === 0 && references.length > 0) {
+    for (const reference of references) {
+      const target = posix.join(posix.dirname(file), reference);
+      const referenced = await readTsconfig(cwd, target.endsWith('.json') ? target : posix.join(target, 'tsconfig.json'));
+      if (referenced.aliases.length > 0) return { path: found ? file : '', options: { ...referenced.options, ...options }, aliases: referenced.aliases, references };
+    }
+  }
   return { path: found ? file : '', options, aliases, references };
 }
 

@@ -6,7 +6,10 @@ import { printSource, type PrintStyle } from './printer.js';
 
 export type ImportSpec = { source: string; default?: string; named?: string[]; namespace?: string; typeOnly?: boolean };
 
-export type ImportStyle = Pick<CodeStyle, 'importOrder' | 'sortImportSpecifiers'> & { commonjs: boolean };
+export type ImportStyle = Pick<CodeStyle, 'importOrder' | 'sortImportSpecifiers'> & { commonjs: boolean; layout?: ImportLayout | null };
+
+/** How a project lays out imports where no sorting plugin says: blank lines between groups, and the order inside a group. */
+export type ImportLayout = { blankLines: boolean; sortBy: 'name' | 'length' | 'as-written'; scopesApart: boolean };
 
 /** What edits of existing files need: the import style and how to print. */
 export type EditStyle = ImportStyle & PrintStyle;
@@ -57,16 +60,69 @@ function safeTest(pattern: string, source: string): boolean {
   }
 }
 
-/** The default order without a sorting plugin: built-ins, packages, aliases, then relative paths, each group as written. */
+/** The default order without a sorting plugin: types, built-ins, packages, aliases, then relative paths. */
 function defaultRank(spec: ImportSpec): number {
-  if (builtin(spec.source)) return 0;
-  if (relative(spec.source)) return spec.source.startsWith('../') ? 3 : 4;
-  return aliased(spec.source) ? 2 : 1;
+  if (builtin(spec.source)) return 1;
+  if (relative(spec.source)) return spec.source.startsWith('../') ? 4 : 5;
+  return aliased(spec.source) ? 3 : 2;
+}
+
+/** The group an import falls in under a learned layout: scoped packages (`@mui/…`) apart when the project keeps them apart. */
+function learnedGroup(spec: ImportSpec, layout: ImportLayout): string {
+  if (spec.typeOnly && layout.blankLines) return '0';
+  const scope = /^(@[\w-]+)\//.exec(spec.source)?.[1];
+  if (scope && !aliased(spec.source) && layout.scopesApart) return `2${scope}`;
+  return String(defaultRank(spec));
+}
+
+/** The import layout of the project's source files: blank lines between groups, sorted by name, by line length, or neither. */
+export function learnImportLayout(texts: string[]): ImportLayout {
+  let separated = 0;
+  let together = 0;
+  let byLength = 0;
+  let byName = 0;
+  let scopesApart = 0;
+  let scopesTogether = 0;
+  for (const text of texts) {
+    const head = text.split('\n');
+    const blocks: string[][] = [[]];
+    for (const line of head) {
+      if (/^import\s.*from\s+['"]/.test(line)) (blocks.at(-1) as string[]).push(line);
+      else if (line.trim() === '' && (blocks.at(-1) as string[]).length > 0) blocks.push([]);
+      else if (!/^import\b|^\s|^\}/.test(line) && line.trim() !== '') break;
+    }
+    const filled = blocks.filter((block) => block.length > 0);
+    if (filled.length > 1) separated += 1;
+    else if (filled[0] && new Set(filled[0].map((line) => defaultRank({ source: /from\s+['"]([^'"]+)/.exec(line)?.[1] ?? '' }))).size > 1) together += 1;
+    for (const block of filled) {
+      const sources = block.map((line) => /from\s+['"]([^'"]+)/.exec(line)?.[1] ?? '');
+      const scoped = sources.filter((source) => /^@[\w-]+\//.test(source) && !aliased(source));
+      const bare = sources.filter((source) => !/^[@.~#]|^src\//.test(source) && !builtin(source));
+      if (scoped.length > 0 && bare.length > 0) scopesTogether += 1;
+      else if (scoped.length > 0 && filled.length > 1) scopesApart += 1;
+      if (block.length < 3) continue;
+      const lengths = block.map((line) => line.length);
+      if (lengths.every((length, index) => index === 0 || length >= (lengths[index - 1] as number))) byLength += 1;
+      if (sources.every((source, index) => index === 0 || source.localeCompare(sources[index - 1] as string) >= 0)) byName += 1;
+    }
+  }
+  return { blankLines: separated > together, sortBy: byLength > byName && byLength > 0 ? 'length' : byName > byLength ? 'name' : 'as-written', scopesApart: scopesApart > scopesTogether };
 }
 
 /** The import block of a new file, ordered and grouped as the project's sorter would leave it. */
 export function importBlock(specs: ImportSpec[], style: ImportStyle): string {
   const merged = mergeSpecs(specs);
+  if (!style.importOrder && style.layout) {
+    const layout = style.layout;
+    const groups = new Map<string, ImportSpec[]>();
+    for (const spec of merged) groups.set(learnedGroup(spec, layout), [...(groups.get(learnedGroup(spec, layout)) ?? []), spec]);
+    return [...groups.entries()].sort(([left], [right]) => left.localeCompare(right)).map(([, group]) => {
+      const lines = group.map((spec) => importLine(spec, style));
+      if (layout.sortBy === 'length') lines.sort((left, right) => left.length - right.length);
+      if (layout.sortBy === 'name') lines.sort((left, right) => compareNames(/from '([^']+)/.exec(left)?.[1] ?? '', /from '([^']+)/.exec(right)?.[1] ?? ''));
+      return lines.join('\n');
+    }).join(layout.blankLines ? '\n\n' : '\n');
+  }
   if (!style.importOrder) {
     const ordered = [...merged].sort((left, right) => defaultRank(left) - defaultRank(right));
     return ordered.map((spec) => importLine(spec, style)).join('\n');
