@@ -127,7 +127,7 @@ describe('schemas for each database layer', () => {
     const { cwd, context } = await project(['drizzle-orm', 'pg'], { 'src/db/schema.ts': "import { pgTable, serial, text } from 'drizzle-orm/pg-core';\n\nexport const users = pgTable('users', {\n  id: serial('id').primaryKey(),\n  name: text('name').notNull(),\n});\n" });
     const plan = await generateFromTask(fields, { cwd, context });
     expect(plan.steps[0]).toMatchObject({ action: 'modify-file', path: 'src/db/schema.ts' });
-    expect(plan.steps[0]?.content).toMatch(/^import \{\n  pgTable,\n  serial,\n  text,\n  boolean,\n  doublePrecision,\n  varchar,\n\} from 'drizzle-orm\/pg-core';/);
+    expect(plan.steps[0]?.content).toMatch(/^import \{\n {2}pgTable,\n {2}serial,\n {2}text,\n {2}boolean,\n {2}doublePrecision,\n {2}varchar,\n\} from 'drizzle-orm\/pg-core';/);
     expect(plan.steps[0]?.content).toContain("  total: doublePrecision('total').notNull(),\n  paid: boolean('paid').notNull(),\n  notes: text('notes'),\n");
     expectParses(plan);
   });
