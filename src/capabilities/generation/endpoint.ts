@@ -15,6 +15,7 @@ import { expressRoute, fastifyRoute, type Validation } from './route-source.js';
 import { prismaModels, prismaSchemaPath, schemaSteps } from './schema.js';
 import { autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
 import { nestEndpointSteps } from './nest.js';
+import { nextRouteSteps } from './next-route.js';
 import { koaEndpointSteps, koaLayout } from './koa.js';
 import { layeredEndpointSteps, layeredLayout } from './express-layered.js';
 import { sqlColumns } from './sql-migration.js';
@@ -28,7 +29,7 @@ export type EndpointOptions = { cwd: string; context: ProjectContext; now?: Date
 
 const usage = (code: string, message: string, remedy: string): CadreError => new CadreError(code, message, { remedy, exitCode: exitCodes.usage });
 
-export type EndpointSupport = { kind: 'nest' | 'koa' | 'express' | 'fastify'; orm: string } | { kind: null; reason: string; code: string; remedy: string };
+export type EndpointSupport = { kind: 'nest' | 'koa' | 'next' | 'express' | 'fastify'; orm: string } | { kind: null; reason: string; code: string; remedy: string };
 
 /** Which endpoint generator fits the project, or the real reason none does (the router says it, the generator throws it). */
 export function endpointSupport(context: ProjectContext): EndpointSupport {
@@ -38,6 +39,10 @@ export function endpointSupport(context: ProjectContext): EndpointSupport {
   if (has('NestJS')) {
     const layer = orm(['TypeORM']);
     return layer ? { kind: 'nest', orm: layer } : unsupported('generation.no-orm', `offline NestJS endpoints go through a TypeORM repository; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add @nestjs/typeorm, or configure a model for other database layers.');
+  }
+  if (has('Next.js') && !has('Express') && !has('Fastify')) {
+    const layer = orm(['Prisma']);
+    return layer ? { kind: 'next', orm: layer } : unsupported('generation.no-orm', `offline Next.js route handlers query through Prisma; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Configure a model for other database layers.');
   }
   if (has('Koa')) {
     const layer = orm(['TypeORM']);
@@ -56,6 +61,19 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
   if (support.kind === 'nest') {
     const { steps, url } = await nestEndpointSteps({ context, read: (path) => readProjectFile(cwd, path), task, compilerOptions: (await readTsconfig(cwd)).options });
     return { title: `Add ${task.method} ${url} (NestJS, ${support.orm})`, steps };
+  }
+  if (support.kind === 'next') {
+    const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
+    const steps: PlanStep[] = [];
+    const model = await modelFacts(task, { context, orm: 'Prisma', read });
+    if (!model.exists) {
+      if (task.fields.length === 0) throw usage('generation.missing-fields', `${task.resource} is not in the database schema yet, and the task does not list its fields.`, `List them as name:type, e.g. "${task.method} ${task.path} with fields rating:int body:string".`);
+      steps.push(...await schemaSteps({ kind: 'schema', name: task.resource, fields: task.fields }, options));
+    }
+    const conventions = conventionsOf(context);
+    const db = await databaseClient({ context, orm: 'Prisma', conventions, steps, format: (source) => formatSource(source, conventions.style), extension: conventions.typescript ? 'ts' : 'js' });
+    steps.push(...await nextRouteSteps({ context, read, task, tsconfig: await readTsconfig(cwd), db, idIsNumber: model.id === 'int' }));
+    return { title: `Add ${task.method} ${task.path} (Next.js route handler, Prisma)`, steps };
   }
   if (support.kind === 'koa') {
     const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);

@@ -9,7 +9,7 @@ import { formatSource } from './format.js';
 import { drizzleTableStep } from './schema-drizzle.js';
 import { mongooseModelSteps } from './schema-mongoose.js';
 import { sequelizeModelStep } from './schema-sequelize.js';
-import { type IdKind, knexMigration, prismaModel, tableName } from './schema-source.js';
+import { type IdKind, knexMigration, prismaModel, prismaShape, tableName } from './schema-source.js';
 import { typeormEntity } from './schema-typeorm.js';
 import { sqlMigrationSteps } from './sql-migration.js';
 import type { SchemaTask } from './task.js';
@@ -59,7 +59,8 @@ export async function schemaSteps(task: SchemaTask, options: SchemaOptions): Pro
     const models = prismaModels(text);
     if (models.has(task.name)) throw exists();
     const id = [...models.values()][0]?.id ?? 'cuid';
-    return [{ action: context.files[path] ? 'modify-file' : 'create-file', path, summary: `Prisma model ${task.name} (${task.fields.length} fields, ${id} id)`, content: `${text.replace(/\n*$/, '\n')}\n${prismaModel(task.name, task.fields, id)}` }];
+    const shape = prismaShape(text);
+    return [{ action: context.files[path] ? 'modify-file' : 'create-file', path, summary: `Prisma model ${task.name} (${task.fields.length} fields, ${id} id${shape.tableMap ? `, table ${tableName(task.name)}` : ''})`, content: `${text.replace(/\n*$/, '\n')}\n${prismaModel(task.name, task.fields, id, shape)}` }];
   }
   if (orm === 'Drizzle') return [(await drizzleTableStep(context, read, task.name, task.fields, conventions.typescript)).step];
   if (orm === 'TypeORM') return [(await typeormEntity(context, read, task.name, task.fields, (await readTsconfig(cwd)).options)).step];
