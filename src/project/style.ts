@@ -26,6 +26,8 @@ export type CodeStyle = {
   sortImportSpecifiers: boolean;
   /** Whether a Tailwind plugin sorts class names (prettier-plugin-tailwindcss, eslint-plugin-tailwindcss). */
   sortsTailwindClasses: boolean;
+  /** Whether that plugin is pointed at the project's theme (tailwindStylesheet/tailwindConfig): without it, the theme's own classes count as unknown and go first. */
+  tailwindThemeConfigured: boolean;
   /** Where each setting came from. */
   sources: Partial<Record<'indent' | 'quotes' | 'semicolons' | 'printWidth' | 'trailingComma', 'editorconfig' | 'prettier' | 'eslint' | 'sampled' | 'default'>>;
 };
@@ -62,6 +64,7 @@ export function detectStyle(input: StyleInput): CodeStyle {
     importOrder: null,
     sortImportSpecifiers: false,
     sortsTailwindClasses: false,
+    tailwindThemeConfigured: false,
     sources: { indent: sampled.indent ? 'sampled' : 'default', quotes: sampled.quotes ? 'sampled' : 'default', semicolons: sampled.semicolons === null ? 'default' : 'sampled', printWidth: 'default', trailingComma: sampled.trailingComma ? 'sampled' : 'default' },
   };
   applyEslint(style, input.eslintConfigText);
@@ -121,7 +124,10 @@ function applyPrettier(style: CodeStyle, config: PrettierConfig | null, major: n
     style.importOrder = sorter.includes('@ianvs') ? patterns : patterns.filter(Boolean).flatMap((pattern, index) => (index > 0 && options.importOrderSeparation === true ? ['', pattern] : [pattern]));
     style.sortImportSpecifiers = sorter.includes('@ianvs') || options.importOrderSortSpecifiers === true;
   }
-  if (plugins.some((plugin) => /prettier-plugin-tailwindcss/.test(plugin))) style.sortsTailwindClasses = true;
+  if (plugins.some((plugin) => /prettier-plugin-tailwindcss/.test(plugin))) {
+    style.sortsTailwindClasses = true;
+    style.tailwindThemeConfigured = typeof options.tailwindStylesheet === 'string' || typeof options.tailwindConfig === 'string';
+  }
   style.sources = { ...style.sources, quotes: 'prettier', semicolons: 'prettier', indent: 'prettier', printWidth: 'prettier', trailingComma: 'prettier' };
 }
 

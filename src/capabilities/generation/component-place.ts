@@ -95,7 +95,8 @@ export async function reExportStep(context: ProjectContext, read: (path: string)
   const indexPath = ['index.ts', 'index.tsx', 'index.js', 'index.jsx'].map((file) => posix.join(folder, file)).find((path) => context.files[path]);
   if (!indexPath) return null;
   const text = await read(indexPath);
-  if (text === null) return null;
+  // An index that re-exports none of the folder's modules (a package's `cn` helper) is not where components are listed.
+  if (text === null || !/^export\s.*\bfrom\s+['"]\.\//m.test(text)) return null;
   const specifier = /\.vue$/.test(componentPath) ? `./${posix.basename(componentPath)}` : importSpecifier(indexPath, componentPath, conventions);
   const star = /^export \* from/m.test(text) && !/^export \{/m.test(text);
   const line = star ? `export * from '${specifier}';` : place.defaultExport ? `export { default as ${name} } from '${specifier}';` : `export { ${name} } from '${specifier}';`;

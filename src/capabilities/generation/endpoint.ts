@@ -16,6 +16,7 @@ import { prismaModels, prismaSchemaPath, schemaSteps } from './schema.js';
 import { autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
 import { nestEndpointSteps } from './nest.js';
 import { nextRouteSteps } from './next-route.js';
+import { trpcLayout, trpcSteps } from './trpc.js';
 import { koaEndpointSteps, koaLayout } from './koa.js';
 import { layeredEndpointSteps, layeredLayout } from './express-layered.js';
 import { sqlColumns } from './sql-migration.js';
@@ -29,7 +30,7 @@ export type EndpointOptions = { cwd: string; context: ProjectContext; now?: Date
 
 const usage = (code: string, message: string, remedy: string): CadreError => new CadreError(code, message, { remedy, exitCode: exitCodes.usage });
 
-export type EndpointSupport = { kind: 'nest' | 'koa' | 'next' | 'express' | 'fastify'; orm: string } | { kind: null; reason: string; code: string; remedy: string };
+export type EndpointSupport = { kind: 'nest' | 'koa' | 'trpc' | 'next' | 'express' | 'fastify'; orm: string } | { kind: null; reason: string; code: string; remedy: string };
 
 /** Which endpoint generator fits the project, or the real reason none does (the router says it, the generator throws it). */
 export function endpointSupport(context: ProjectContext): EndpointSupport {
@@ -39,6 +40,11 @@ export function endpointSupport(context: ProjectContext): EndpointSupport {
   if (has('NestJS')) {
     const layer = orm(['TypeORM']);
     return layer ? { kind: 'nest', orm: layer } : unsupported('generation.no-orm', `offline NestJS endpoints go through a TypeORM repository; this project uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Add @nestjs/typeorm, or configure a model for other database layers.');
+  }
+  const trpc = Object.entries(context.files).some(([path, entry]) => isConventionSource(context, path) && (entry.facts?.imports.some((fact) => fact.source === '@trpc/server') ?? false));
+  if (trpc) {
+    const layer = orm(['Drizzle']);
+    return layer ? { kind: 'trpc', orm: layer } : unsupported('generation.no-orm', `this project's API is tRPC; offline tRPC procedures query through Drizzle, and it uses ${context.orm.join(', ') || 'no detected database layer'}`, 'Configure a model for other database layers.');
   }
   if (has('Next.js') && !has('Express') && !has('Fastify')) {
     const layer = orm(['Prisma']);
@@ -61,6 +67,12 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
   if (support.kind === 'nest') {
     const { steps, url } = await nestEndpointSteps({ context, read: (path) => readProjectFile(cwd, path), task, compilerOptions: (await readTsconfig(cwd)).options });
     return { title: `Add ${task.method} ${url} (NestJS, ${support.orm})`, steps };
+  }
+  if (support.kind === 'trpc') {
+    const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
+    const layout = await trpcLayout(context, read);
+    if (!layout) throw usage('generation.no-app', 'cadre found no tRPC router (an object of procedures merged with createTRPCRouter) to write the procedure like.', 'Configure a model, or add the procedure by hand.');
+    return { title: `Add ${task.method} ${task.path} as a tRPC procedure (Drizzle)`, steps: await trpcSteps(context, read, task, layout) };
   }
   if (support.kind === 'next') {
     const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);

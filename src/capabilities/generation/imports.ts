@@ -127,23 +127,7 @@ export function importBlock(specs: ImportSpec[], style: ImportStyle): string {
     const ordered = [...merged].sort((left, right) => defaultRank(left) - defaultRank(right));
     return ordered.map((spec) => importLine(spec, style)).join('\n');
   }
-  const patterns = style.importOrder;
-  const byGroup = new Map<number, ImportSpec[]>();
-  for (const spec of merged) byGroup.set(groupOf(spec, patterns), [...(byGroup.get(groupOf(spec, patterns)) ?? []), spec]);
-  const lines: string[] = [];
-  let pendingBlank = false;
-  for (let index = -1; index < patterns.length; index += 1) {
-    if (index >= 0 && patterns[index] === '') {
-      pendingBlank = lines.length > 0;
-      continue;
-    }
-    const group = byGroup.get(index);
-    if (!group) continue;
-    if (pendingBlank) lines.push('');
-    pendingBlank = false;
-    lines.push(...group.sort((left, right) => compareNames(left.source, right.source)).map((spec) => importLine(spec, style)));
-  }
-  return lines.join('\n');
+  return orderedLines(merged.map((spec) => ({ spec, line: importLine(spec, style) })), style.importOrder);
 }
 
 /** Two specs from one source become one import (a type-only one stays apart from value imports). */
@@ -212,7 +196,8 @@ export function importedNames(parsed: ParsedSource): Set<string> {
  */
 export async function addImportEdits(path: string, text: string, parsed: ParsedSource, specs: ImportSpec[], style: EditStyle): Promise<Edit[]> {
   const existing = existingImports(parsed);
-  const edits: Edit[] = [];
+  const replaced = new Map<AstNode, string>();
+  const added: { spec: ImportSpec; line: string }[] = [];
   for (const spec of mergeSpecs(specs)) {
     const same = existing.find((candidate) => candidate.source === spec.source && candidate.typeOnly === Boolean(spec.typeOnly) && !candidate.namespace);
     const missing = (spec.named ?? []).filter((name) => !same?.names.includes(name));
@@ -225,15 +210,54 @@ export async function addImportEdits(path: string, text: string, parsed: ParsedS
       const names = style.sortImportSpecifiers ? [...kept, ...missing].sort(compareNames) : [...kept, ...missing];
       const head = text.slice(start, end).replace(/\{[\s\S]*\}\s*from[\s\S]*$/, '').replace(/\s*from[\s\S]*$/, '').replace(/^import\s+(type\s+)?/, '').replace(/,\s*$/, '').trim();
       const declaration = `import ${same.typeOnly ? 'type ' : ''}${head ? `${head}, ` : ''}{ ${names.join(', ')} } from '${spec.source}';`;
-      edits.push({ offset: start, remove: end - start, text: (await printSource(path, declaration, style)).trimEnd() });
+      replaced.set(same.node, (await printSource(path, declaration, style)).trimEnd());
       continue;
     }
-    const line = await printSource(path, importLine(spec, style), style);
+    added.push({ spec, line: (await printSource(path, importLine(spec, style), style)).trimEnd() });
+  }
+  const declarations = existing.filter((candidate) => candidate.node.type === 'ImportDeclaration');
+  // With a sorting plugin the plugin owns the whole import block: the block is laid out again in its order and groups.
+  if (style.importOrder && added.length > 0 && declarations.length > 0 && contiguous(text, parsed, declarations)) {
+    const items = [
+      ...declarations.map((candidate) => ({ spec: { source: candidate.source, typeOnly: candidate.typeOnly }, line: replaced.get(candidate.node) ?? text.slice(startOf(parsed, candidate.node), endOf(parsed, candidate.node)) })),
+      ...added,
+    ];
+    const first = declarations[0] as ExistingImport;
+    const last = declarations.at(-1) as ExistingImport;
+    return [{ offset: startOf(parsed, first.node), remove: endOf(parsed, last.node) - startOf(parsed, first.node), text: orderedLines(items, style.importOrder) }];
+  }
+  const edits: Edit[] = [...replaced.entries()].map(([node, line]) => ({ offset: startOf(parsed, node), remove: endOf(parsed, node) - startOf(parsed, node), text: line }));
+  for (const { spec, line } of added) {
     const anchor = insertionAnchor(existing, spec, style);
-    if (anchor) edits.push({ offset: lineEnd(text, endOf(parsed, anchor.node)), text: line });
-    else edits.push({ offset: firstStatementLine(text, parsed), text: line });
+    if (anchor) edits.push({ offset: lineEnd(text, endOf(parsed, anchor.node)), text: `${line}\n` });
+    else edits.push({ offset: firstStatementLine(text, parsed), text: `${line}\n` });
   }
   return edits;
+}
+
+/** Whether only blank lines separate the import declarations (no code or comment between them). */
+function contiguous(text: string, parsed: ParsedSource, declarations: ExistingImport[]): boolean {
+  return declarations.every((candidate, index) => index === 0 || text.slice(endOf(parsed, (declarations[index - 1] as ExistingImport).node), startOf(parsed, candidate.node)).trim() === '');
+}
+
+/** Import lines grouped and ordered as a sorting plugin leaves them ('' patterns put a blank line between non-empty groups). */
+function orderedLines(items: { spec: ImportSpec; line: string }[], patterns: string[]): string {
+  const byGroup = new Map<number, { spec: ImportSpec; line: string }[]>();
+  for (const item of items) byGroup.set(groupOf(item.spec, patterns), [...(byGroup.get(groupOf(item.spec, patterns)) ?? []), item]);
+  const out: string[] = [];
+  let pendingBlank = false;
+  for (let index = -1; index < patterns.length; index += 1) {
+    if (index >= 0 && patterns[index] === '') {
+      pendingBlank = out.length > 0;
+      continue;
+    }
+    const group = byGroup.get(index);
+    if (!group) continue;
+    if (pendingBlank) out.push('');
+    pendingBlank = false;
+    out.push(...group.sort((left, right) => compareNames(left.spec.source, right.spec.source)).map((item) => item.line));
+  }
+  return out.join('\n');
 }
 
 function insertionAnchor(existing: ExistingImport[], spec: ImportSpec, style: ImportStyle): ExistingImport | undefined {

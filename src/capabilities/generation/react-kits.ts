@@ -34,14 +34,20 @@ function primitive(context: ProjectContext, tsconfig: Tsconfig, target: string, 
 
 const quote = (text: string): string => text.replace(/[{}<>]/g, '');
 
+/** Classes of the theme's own colour tokens (shadcn's), which Tailwind's default theme does not know. */
+const themeClass = /^(?:bg|text|border)-(?:card|muted|primary|secondary|accent|popover|destructive|foreground|background|input|ring)(?:-foreground)?$/;
+
 /** Tailwind with shadcn/ui: the Button and Input primitives, and the theme's semantic colour tokens (bg-card, text-muted-foreground). */
 function tailwindKit(context: ProjectContext, tsconfig: Tsconfig, target: string, tokens: boolean): ReactKit {
   const button = primitive(context, tsconfig, target, 'button');
   const input = primitive(context, tsconfig, target, 'input');
   const used = new Set<string>();
-  const surface = tokens ? 'flex flex-col gap-3 rounded-lg border bg-card p-4 text-card-foreground' : 'flex flex-col gap-3 rounded-lg border border-gray-200 bg-white p-4 text-gray-900';
+  // prettier-plugin-tailwindcss puts classes it does not know first: the theme's tokens, when it is not pointed at the theme.
+  const known = context.style.tailwindThemeConfigured || !context.style.sortsTailwindClasses || Object.keys(context.files).some((path) => /(?:^|\/)tailwind\.config\.[cm]?[jt]s$/.test(path));
+  const sorted = (classes: string): string => (known ? classes : [...classes.split(' ').filter((name) => themeClass.test(name)), ...classes.split(' ').filter((name) => !themeClass.test(name))].join(' '));
+  const surface = sorted(tokens ? 'flex flex-col gap-3 rounded-lg border bg-card p-4 text-card-foreground' : 'flex flex-col gap-3 rounded-lg border border-gray-200 bg-white p-4 text-gray-900');
   const muted = tokens ? 'text-muted-foreground' : 'text-gray-500';
-  const plainButton = tokens ? 'rounded-md bg-primary px-3 py-1.5 text-sm font-medium text-primary-foreground' : 'rounded-md bg-gray-900 px-3 py-1.5 text-sm font-medium text-white';
+  const plainButton = sorted(tokens ? 'rounded-md bg-primary px-3 py-1.5 text-sm font-medium text-primary-foreground' : 'rounded-md bg-gray-900 px-3 py-1.5 text-sm font-medium text-white');
   const makeInput = (type: string, label: string, value: string, setter: string, placeholder: string | null): string => {
     const attributes = `type="${type}" aria-label="${quote(label)}" value={${value}} onChange={(event) => ${setter}(event.target.value)}${placeholder ? ` placeholder={${placeholder}}` : ''}`;
     if (!input) return `<input ${attributes} className="flex-1 rounded-md border px-3 py-1.5 text-sm" />`;

@@ -20,7 +20,7 @@ const callbackColumns: Record<Dialect, Record<FieldSpec['type'], string>> = {
 
 /** The schema file and the table it gains, or a new schema file when the project has none. */
 export async function drizzleTableStep(context: ProjectContext, read: (path: string) => Promise<string | null>, name: string, fields: FieldSpec[], typescript: boolean): Promise<{ step: PlanStep; variable: string; insertSchema: string | null; path: string }> {
-  const path = findFile(context, (_path, entry) => entry.facts?.imports.some((fact) => /^drizzle-orm\/(?:pg|sqlite|mysql)-core$/.test(fact.source)) ?? false) ?? `src/db/schema.${typescript ? 'ts' : 'js'}`;
+  const path = findFile(context, (_path, entry) => entry.facts?.imports.some((fact) => /^drizzle-orm\/(?:pg|sqlite|mysql)-core$/.test(fact.source) && fact.names.some((name) => /Table$/.test(name))) ?? false) ?? `src/db/schema.${typescript ? 'ts' : 'js'}`;
   const text = await read(path);
   const dialect: Dialect = /sqlite-core/.test(text ?? '') ? 'sqlite' : /mysql-core/.test(text ?? '') ? 'mysql' : 'pg';
   const builder = { pg: 'pgTable', mysql: 'mysqlTable', sqlite: 'sqliteTable' }[dialect];
