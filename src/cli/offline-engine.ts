@@ -21,8 +21,9 @@ async function draftGenerated(input: DraftPlanInput, capability: string, deps: {
   const context = await contextOf(deps.cwd);
   let draft;
   if (capability === 'generate-docs') {
-    const { documentProject, documentationKindsOf, documentationKinds } = await import('../capabilities/documentation/index.js');
-    draft = await documentProject(documentationKindsOf(input.text) ?? documentationKinds, { cwd: deps.cwd, context });
+    const { documentProject, documentationRequest, documentationKinds } = await import('../capabilities/documentation/index.js');
+    const request = documentationRequest(input.text, context) ?? { kinds: [...documentationKinds], symbols: [] };
+    draft = await documentProject(request.kinds, { cwd: deps.cwd, context, symbols: request.symbols });
   } else {
     const { generateFromTask, parseGenerationTask } = await import('../capabilities/generation/index.js');
     let task = parseGenerationTask(input.text);
@@ -36,12 +37,26 @@ async function draftGenerated(input: DraftPlanInput, capability: string, deps: {
     }
     draft = await generateFromTask(task, { cwd: deps.cwd, context });
   }
+  await markOverwrites(draft, deps.cwd);
   const { isSecuritySensitive } = await import('../agents/plan/sensitive.js');
   const planId = `${input.taskId}-${deps.plans.size + 1}`;
   const sensitiveReason = isSecuritySensitive(input.text, draft, deps.cwd);
   deps.plans.set(planId, { draft, task: input.text, sensitiveReason, applied: null });
   deps.emit(say(`Drafted "${draft.title}" offline, from the project's own conventions (${draft.steps.length} step(s)).`, 'dim'));
   return { planId, summary: draft.title, sensitive: sensitiveReason !== null };
+}
+
+/** Flags each step that takes away text the file has now (PlanStep.overwrites), for the approval's sensitivity check. */
+async function markOverwrites(draft: { steps: { path: string; content: string | null; overwrites?: { removedLines: number } }[] }, cwd: string): Promise<void> {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  for (const step of draft.steps) {
+    const current = await readFile(join(cwd, step.path), 'utf8').catch(() => null);
+    if (current === null) continue;
+    const kept = new Set((step.content ?? '').split('\n'));
+    const removedLines = current.split('\n').filter((line) => line.trim() && !kept.has(line)).length;
+    if (step.content === null || removedLines > 0) step.overwrites = { removedLines: step.content === null ? current.split('\n').filter((line) => line.trim()).length : removedLines };
+  }
 }
 
 const analysisKinds = { 'analyze-security': 'security', 'analyze-quality': 'quality', 'analyze-performance': 'performance' } as const;

@@ -55,4 +55,16 @@ describe('offline generation', () => {
     const draft = draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string', specialist: null, feedback: 'this looks wrong' }, deps(cwd));
     await expect(draft).rejects.toMatchObject({ code: 'offline.feedback-not-used', message: expect.stringContaining('"this looks wrong"') });
   });
+
+  it('marks a step that takes text out of a file (PlanStep.overwrites), and not one that only adds to it', async () => {
+    const readme = '# api\n\nHow we deploy: ask Sam.\n\n<!-- cadre:scripts -->\n## Scripts\n\nAn old list cadre wrote.\n<!-- /cadre:scripts -->\n';
+    const cwd = await project({ ...prismaProject, 'README.md': readme, 'package.json': JSON.stringify({ name: 'api', scripts: { test: 'vitest run' }, dependencies: { '@prisma/client': '*' } }) });
+    const context = deps(cwd);
+    const result = await draftOffline.draft({ taskId: 't1', text: 'write a README', specialist: null, feedback: null }, context);
+    const step = context.plans.get(result.planId ?? '')?.draft.steps.find((candidate) => candidate.path === 'README.md');
+    expect(step?.content).toContain('How we deploy: ask Sam.');
+    expect(step?.overwrites).toEqual({ removedLines: 1 });
+    const schema = await draftOffline.draft({ taskId: 't2', text: 'create a model Tag with fields name:string', specialist: null, feedback: null }, context);
+    expect(context.plans.get(schema.planId ?? '')?.draft.steps[0]?.overwrites).toBeUndefined();
+  });
 });
