@@ -35,15 +35,15 @@ const prismaProject = {
 describe('offline generation', () => {
   it('says the real reason an endpoint does not fit (NestJS on Mongoose), not that the task asks for something else', async () => {
     const cwd = await project({ 'package.json': JSON.stringify({ name: 'api', dependencies: { '@nestjs/core': '*', mongoose: '*' } }), 'src/main.ts': 'export {};\n' });
-    const draft = draftOffline.draft({ taskId: 't1', text: 'add an endpoint POST /reviews with fields rating:int', specialist: null, feedback: null }, deps(cwd));
+    const draft = draftOffline.draft({ taskId: 't1', text: 'add an endpoint POST /reviews with fields rating:int', specialist: null, feedback: null, followUp: false }, deps(cwd));
     await expect(draft).rejects.toMatchObject({ code: 'model.none', message: expect.stringMatching(/NestJS endpoints go through a TypeORM repository; this project uses Mongoose/) });
   });
 
   it('uses a rejection\'s reason: a field added, a field left out', async () => {
     const cwd = await project(prismaProject);
     const context = deps(cwd);
-    const first = await draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string notes:text', specialist: null, feedback: null }, context);
-    const revised = await draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string notes:text', specialist: null, feedback: 'add color:string, without notes' }, context);
+    const first = await draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string notes:text', specialist: null, feedback: null, followUp: false }, context);
+    const revised = await draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string notes:text', specialist: null, feedback: 'add color:string, without notes', followUp: false }, context);
     const content = (planId: string | null): string => context.plans.get(planId ?? '')?.draft.steps[0]?.content ?? '';
     expect(content(first.planId)).toMatch(/notes +String/);
     expect(content(revised.planId)).toMatch(/color +String/);
@@ -52,7 +52,7 @@ describe('offline generation', () => {
 
   it('says it cannot use a reason it does not understand, instead of drafting the same plan again', async () => {
     const cwd = await project(prismaProject);
-    const draft = draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string', specialist: null, feedback: 'this looks wrong' }, deps(cwd));
+    const draft = draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string', specialist: null, feedback: 'this looks wrong', followUp: false }, deps(cwd));
     await expect(draft).rejects.toMatchObject({ code: 'offline.feedback-not-used', message: expect.stringContaining('"this looks wrong"') });
   });
 
@@ -60,11 +60,11 @@ describe('offline generation', () => {
     const readme = '# api\n\nHow we deploy: ask Sam.\n\n<!-- cadre:scripts -->\n## Scripts\n\nAn old list cadre wrote.\n<!-- /cadre:scripts -->\n';
     const cwd = await project({ ...prismaProject, 'README.md': readme, 'package.json': JSON.stringify({ name: 'api', scripts: { test: 'vitest run' }, dependencies: { '@prisma/client': '*' } }) });
     const context = deps(cwd);
-    const result = await draftOffline.draft({ taskId: 't1', text: 'write a README', specialist: null, feedback: null }, context);
+    const result = await draftOffline.draft({ taskId: 't1', text: 'write a README', specialist: null, feedback: null, followUp: false }, context);
     const step = context.plans.get(result.planId ?? '')?.draft.steps.find((candidate) => candidate.path === 'README.md');
     expect(step?.content).toContain('How we deploy: ask Sam.');
     expect(step?.overwrites).toEqual({ removedLines: 1 });
-    const schema = await draftOffline.draft({ taskId: 't2', text: 'create a model Tag with fields name:string', specialist: null, feedback: null }, context);
+    const schema = await draftOffline.draft({ taskId: 't2', text: 'create a model Tag with fields name:string', specialist: null, feedback: null, followUp: false }, context);
     expect(context.plans.get(schema.planId ?? '')?.draft.steps[0]?.overwrites).toBeUndefined();
   });
 });
