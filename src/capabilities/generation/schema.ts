@@ -8,7 +8,7 @@ import { busiestFolder, conventionsOf, existsError, findFile, readProjectFile } 
 import { formatSource } from './format.js';
 import { drizzleTableStep } from './schema-drizzle.js';
 import { mongooseModelSteps } from './schema-mongoose.js';
-import { sequelizeModelStep } from './schema-sequelize.js';
+import { sequelizeModelSteps } from './schema-sequelize.js';
 import { type IdKind, knexMigration, prismaModel, prismaShape, tableName } from './schema-source.js';
 import { typeormEntity } from './schema-typeorm.js';
 import { sqlMigrationSteps } from './sql-migration.js';
@@ -65,7 +65,7 @@ export async function schemaSteps(task: SchemaTask, options: SchemaOptions): Pro
   if (orm === 'Drizzle') return [(await drizzleTableStep(context, read, task.name, task.fields, conventions.typescript)).step];
   if (orm === 'TypeORM') return [(await typeormEntity(context, read, task.name, task.fields, (await readTsconfig(cwd)).options)).step];
   if (orm === 'Mongoose') return mongooseModelSteps(context, read, task.name, task.fields, conventions.typescript);
-  if (orm === 'Sequelize') return [await sequelizeModelStep(context, read, task.name, task.fields, conventions)];
+  if (orm === 'Sequelize') return sequelizeModelSteps(context, read, task.name, task.fields, conventions);
   const migrations = Object.keys(context.files).filter((path) => /(?:^|\/)migrations?\//.test(path));
   const knexMigrations = migrations.some((path) => /\.[cm]?[jt]s$/.test(path));
   if (orm === 'Knex' && (knexMigrations || !migrations.some((path) => path.endsWith('.sql')))) {
