@@ -5,14 +5,18 @@ import { type AstNode, type ParsedSource, child, children, identifierName, parse
 /** Text put in at `offset`, replacing `remove` characters there (none by default). */
 export type Edit = { offset: number; text: string; remove?: number };
 
+/** The parse of a file, or null when the parser throws. */
+function tryParse(path: string, text: string): ParsedSource | null {
+  try {
+    return parseSource(path, text);
+  } catch {
+    return null;
+  }
+}
+
 /** Parses an existing file; one that does not parse is refused (cadre never edits code it cannot read). */
 export function parseExisting(path: string, text: string): ParsedSource {
-  let parsed: ParsedSource | null = null;
-  try {
-    parsed = parseSource(path, text);
-  } catch {
-    parsed = null;
-  }
+  const parsed = tryParse(path, text);
   if (!parsed || parsed.errors.length > 0) {
     throw new CadreError('generation.unparsable-file', `${path} does not parse${parsed?.errors[0] ? ` (${parsed.errors[0]})` : ''}, so cadre will not edit it.`, {
       remedy: `Fix the syntax error in ${path} first, then run the task again.`,
@@ -26,12 +30,7 @@ export function parseExisting(path: string, text: string): ParsedSource {
 export function applyEdits(path: string, text: string, edits: Edit[], where: string): string {
   let out = text;
   for (const edit of [...edits].sort((left, right) => right.offset - left.offset)) out = `${out.slice(0, edit.offset)}${edit.text}${out.slice(edit.offset + (edit.remove ?? 0))}`;
-  let parsed: ParsedSource | null = null;
-  try {
-    parsed = parseSource(path, out);
-  } catch {
-    parsed = null;
-  }
+  const parsed = tryParse(path, out);
   if (!parsed || parsed.errors.length > 0) {
     throw new CadreError('generation.edit-refused', `cadre could not add its change to ${path} without breaking the file.`, {
       remedy: `Add it by hand ${where}; the rest of the plan does not depend on how.`,
