@@ -9,7 +9,7 @@ const effectModules = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'examples/**', 'coverage/**', 'test/capabilities/corpus/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'examples/**', 'coverage/**', 'test/capabilities/corpus/**', 'test/fixtures/real/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

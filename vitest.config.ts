@@ -1,12 +1,33 @@
-// Test runner configuration: unit, model-based and integration tests live under test/.
+// Test runner configuration: unit, model-based and integration tests live under test/; the corpus checks (real projects' own
+// type check, lint, format and tests after generation) are a project of their own that runs after the others, one file at a time.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
     pool: 'forks',
     reporters: ['default'],
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/corpus-checks/**'],
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'corpus-checks',
+          include: ['test/corpus-checks/**/*.test.ts'],
+          testTimeout: 1_800_000,
+          hookTimeout: 1_800_000,
+          pool: 'forks',
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

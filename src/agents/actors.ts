@@ -11,7 +11,7 @@ import { addUsage, type ModelClient } from '../model/types.js';
 import { applyPlan, lastAppliedPlan, undoPlan, type AppliedPlan } from './plan/apply.js';
 import { stepCounts } from './plan/render.js';
 import { isSecuritySensitive } from './plan/sensitive.js';
-import { verifyPlan } from './plan/verify.js';
+import { checkAppliedPlan, describeTypeCheck } from './plan/verify.js';
 import { createPermissions, defaultRules } from './tools/permissions.js';
 import { markPlanRejected, type AgentSessionState } from './session-state.js';
 import type { ProjectContext } from '../project/context.js';
@@ -141,12 +141,14 @@ export function createPlanActors(deps: Pick<UniversalAgentDeps, 'config' | 'sess
       deps.emit(say(`Applied "${stored.draft.title}": ${stored.applied.files.length} file(s) changed. /undo restores them.`, 'success'));
     }),
 
-    verifyPlan: fromPromise<VerifyPlanOutput, PlanEffectInput>(async ({ input }) => {
+    verifyPlan: fromPromise<VerifyPlanOutput, PlanEffectInput>(async ({ input, signal }) => {
       const stored = storedPlan(deps.plans, input.planId);
-      const differences = verifyPlan(stored.draft, cwd);
+      // What is on disk, then the type check of each package the plan touched (a plan that does not compile is not a success).
+      const { differences, typeChecks } = await checkAppliedPlan(stored.draft, cwd, { signal });
       if (deps.session.lastPlan?.plan === stored.draft) deps.session.lastPlan = { ...deps.session.lastPlan, differences };
       if (differences.length === 0) deps.emit(say('Checked: every step of the plan is on disk.', 'success'));
       else deps.emit(say(`Checked: the disk differs from the plan:\n${differences.map((d) => `  - ${d}`).join('\n')}`, 'warn'));
+      for (const check of typeChecks) deps.emit(say(describeTypeCheck(check), !check.ran ? 'dim' : check.ok ? 'success' : 'warn'));
       return { differences };
     }),
 

@@ -21,18 +21,42 @@ async function draftGenerated(input: DraftPlanInput, capability: string, deps: {
   const context = await contextOf(deps.cwd);
   let draft;
   if (capability === 'generate-docs') {
-    const { documentProject, documentationKindsOf, documentationKinds } = await import('../capabilities/documentation/index.js');
-    draft = await documentProject(documentationKindsOf(input.text) ?? documentationKinds, { cwd: deps.cwd, context });
+    const { documentProject, documentationRequest, documentationKinds } = await import('../capabilities/documentation/index.js');
+    const request = documentationRequest(input.text, context) ?? { kinds: [...documentationKinds], symbols: [] };
+    draft = await documentProject(request.kinds, { cwd: deps.cwd, context, symbols: request.symbols });
   } else {
-    const { generateFromTask } = await import('../capabilities/generation/index.js');
-    draft = await generateFromTask(input.text, { cwd: deps.cwd, context });
+    const { generateFromTask, parseGenerationTask } = await import('../capabilities/generation/index.js');
+    let task = parseGenerationTask(input.text);
+    if (input.feedback !== null) {
+      // A rejection's reason is used when it says what to change; otherwise cadre says it cannot, rather than drafting the same plan again.
+      const { reviseTask, feedbackNotUsable } = await import('../capabilities/generation/feedback.js');
+      const revised = reviseTask(task, input.feedback);
+      if (!revised) throw feedbackNotUsable(input.feedback);
+      deps.emit(say(`Revising the plan with the reason given: "${input.feedback.trim()}".`, 'dim'));
+      task = revised;
+    }
+    draft = await generateFromTask(task, { cwd: deps.cwd, context });
   }
+  await markOverwrites(draft, deps.cwd);
   const { isSecuritySensitive } = await import('./plan/sensitive.js');
   const planId = `${input.taskId}-${deps.plans.size + 1}`;
   const sensitiveReason = isSecuritySensitive(input.text, draft, deps.cwd);
   deps.plans.set(planId, { draft, task: input.text, sensitiveReason, applied: null });
   deps.emit(say(`Drafted "${draft.title}" offline, from the project's own conventions (${draft.steps.length} step(s)).`, 'dim'));
   return { planId, summary: draft.title, sensitive: sensitiveReason !== null };
+}
+
+/** Flags each step that takes away text the file has now (PlanStep.overwrites), for the approval's sensitivity check. */
+async function markOverwrites(draft: { steps: { path: string; content: string | null; overwrites?: { removedLines: number } }[] }, cwd: string): Promise<void> {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  for (const step of draft.steps) {
+    const current = await readFile(join(cwd, step.path), 'utf8').catch(() => null);
+    if (current === null) continue;
+    const kept = new Set((step.content ?? '').split('\n'));
+    const removedLines = current.split('\n').filter((line) => line.trim() && !kept.has(line)).length;
+    if (step.content === null || removedLines > 0) step.overwrites = { removedLines: step.content === null ? current.split('\n').filter((line) => line.trim()).length : removedLines };
+  }
 }
 
 const analysisKinds = { 'analyze-security': 'security', 'analyze-quality': 'quality', 'analyze-performance': 'performance' } as const;
@@ -63,8 +87,16 @@ export const draftOffline = {
       const counts = Object.entries(report.counts).filter(([, n]) => n > 0).map(([severity, n]) => `${n} ${severity}`).join(', ');
       return { planId: null, summary: `The ${kind} analysis found ${report.findings.length} issue(s)${counts ? ` (${counts})` : ''}; nothing was changed.` };
     }
+    if (route.capability === 'generate-docs' && input.feedback !== null) {
+      const { feedbackNotUsable } = await import('../capabilities/generation/feedback.js');
+      throw feedbackNotUsable(input.feedback);
+    }
     if (route.capability?.startsWith('generate-') && !route.needsModel) return draftGenerated(input, route.capability, deps);
     const { modelSetupHint } = await import('../model/resolve.js');
+    if (route.capability?.startsWith('generate-')) {
+      // The router knows why the generator does not fit (NestJS without TypeORM, a task with no name…): say that, not "something else".
+      throw new CadreError('model.none', `${route.reason.replace(/\.$/, '')}. Offline, cadre cannot do this one; a model can.`, { remedy: modelSetupHint, exitCode: exitCodes.notAvailable });
+    }
     throw new CadreError('model.none', 'This task needs a model. Offline, universal-agent runs the security, quality and performance analyses and /analyze-project, and generates components, API endpoints, database schemas and documentation from the project\'s own conventions; this task asks for something else.', {
       remedy: modelSetupHint,
       exitCode: exitCodes.notAvailable,

@@ -9,6 +9,11 @@ export interface PlanStep {
   summary: string;
   /** The file's full new content; null for a deletion. */
   content: string | null;
+  /**
+   * Set when the step takes away text that is in the file now (a deletion, or lines of the current content missing from the new
+   * one): the file a person wrote loses something, so the plan is sensitive and asks even in /auto.
+   */
+  overwrites?: { removedLines: number };
 }
 
 export interface PlanDraft {

@@ -1,6 +1,7 @@
 // The offline router: task text + project context → specialist, capability, confidence and a one-line reason.
 import type { ProjectContext } from '../project/context.js';
 import { documentationKindsOf } from './documentation/index.js';
+import { endpointSupport } from './generation/endpoint.js';
 import { generationKind, parseGenerationTask } from './generation/task.js';
 
 export type Specialist = 'react' | 'frontend' | 'backend' | 'devops';
@@ -78,7 +79,6 @@ function routeCreation(text: string, lower: string, context: ProjectContext | nu
   }
   if (!kind) return null;
   const frameworks = context?.frameworks ?? [];
-  const orm = context?.orm ?? [];
   let confidence = 0.8;
   let reason: string;
   try {
@@ -92,11 +92,13 @@ function routeCreation(text: string, lower: string, context: ProjectContext | nu
     confidence = 0.45;
     reason = `Asks to generate a ${kind === 'endpoint' ? 'API endpoint' : kind === 'schema' ? 'database schema' : 'component'}, but ${error instanceof Error ? error.message.charAt(0).toLowerCase() + error.message.slice(1) : 'the task is incomplete'}`;
   }
+  const endpoint = kind === 'endpoint' && context ? endpointSupport(context) : null;
   const fits = kind === 'component' ? frameworks.some((name) => ['React', 'Next.js', 'Preact', 'Remix', 'Vue', 'Nuxt'].includes(name)) || /\b(?:react|vue)\b/.test(lower)
-    : kind === 'endpoint' ? frameworks.some((name) => name === 'Express' || name === 'Fastify') && orm.some((name) => name === 'Prisma' || name === 'Knex') : true;
+    : kind === 'endpoint' ? endpoint !== null && endpoint.kind !== null : true;
   if (!fits) {
     confidence = Math.min(confidence, 0.35);
-    reason += kind === 'component' ? ' (no React or Vue detected)' : ' (offline endpoints need Express or Fastify with Prisma or Knex)';
+    // The real reason, which the engine says instead of a generic "needs a model".
+    reason += kind === 'component' ? ' (no React or Vue detected)' : ` (${endpoint && endpoint.kind === null ? endpoint.reason : 'no server framework detected'})`;
   }
   const name: Specialist = kind === 'component' ? (frameworks.some((framework) => ['Vue', 'Nuxt'].includes(framework)) || /\bvue\b/.test(lower) ? 'frontend' : 'react') : 'backend';
   const mentions = [...new Set(lower.match(new RegExp(specialistWords[name].source, 'gi')) ?? [])].slice(0, 2).map((word) => `"${word}"`);

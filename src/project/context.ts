@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { isParsablePath, parseSource } from './ast.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { type PackageJson, type Stack, detectStack } from './detect.js';
+import { type PackageJson, type Stack, allDependencies, detectStack } from './detect.js';
 import { type FileFacts, extractFacts } from './facts.js';
 import { contentHash, languageOf, listProjectFiles } from './files.js';
+import { readPrettierConfig } from './prettier-config.js';
+import { isRuntimeSource } from './roles.js';
 import { resolveImport } from './resolve.js';
 import { type CodeStyle, detectStyle } from './style.js';
 import { summarizeContext } from './summary.js';
 
 /** Bumped whenever the shape or the extraction changes; older caches are rebuilt. */
-export const contextVersion = 1;
+export const contextVersion = 2;
 
 export type FileEntry = {
   hash: string;
@@ -74,7 +76,6 @@ export async function analyzeProject(options: { cwd: string; onProgress?: (done:
   let changed = 0;
   let reused = 0;
   let done = 0;
-  const samples: string[] = [];
   const queue = [...listed];
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
@@ -92,7 +93,6 @@ export async function analyzeProject(options: { cwd: string; onProgress?: (done:
           files[item.path] = indexFile(item.path, text, hash, item);
           changed += 1;
         }
-        if (samples.length < 40 && /\.[cm]?[jt]sx?$/.test(item.path)) samples.push(text);
       }
       done += 1;
       options.onProgress?.(done, listed.length);
@@ -100,12 +100,22 @@ export async function analyzeProject(options: { cwd: string; onProgress?: (done:
   };
   await Promise.all(Array.from({ length: 8 }, worker));
   const ordered = Object.fromEntries(listed.map((item) => [item.path, files[item.path] as FileEntry]));
-  const context = await buildContext(cwd, ordered, samples);
+  const context = await buildContext(cwd, ordered, await styleSamples(cwd, ordered));
   const removed = previous ? Object.keys(previous.files).filter((path) => !(path in ordered)).length : 0;
   if (changed > 0 || removed > 0 || !previous || JSON.stringify(stripVolatile(previous)) !== JSON.stringify(stripVolatile(context))) {
     await writeFileAtomic(contextPath(cwd), JSON.stringify(context));
   }
   return { context, summary: summarizeContext(context, { changed, reused }), changed: changed + removed, reused };
+}
+
+/**
+ * Up to 40 runtime source files to sample the code style from, read whether or not they changed (a warm cache must detect the
+ * same style as a cold one); tests, mocks, fixtures, stories and generated files are not the project's own style.
+ */
+async function styleSamples(cwd: string, files: Record<string, FileEntry>): Promise<string[]> {
+  const paths = Object.keys(files).filter((path) => /\.[cm]?[jt]sx?$/.test(path) && isRuntimeSource(path) && files[path]?.facts?.generated !== true).slice(0, 40);
+  const texts = await Promise.all(paths.map((path) => readFile(join(cwd, path), 'utf8').catch(() => null)));
+  return texts.filter((text): text is string => text !== null);
 }
 
 function stripVolatile(context: ProjectContext): unknown {
@@ -165,7 +175,8 @@ async function buildContext(cwd: string, files: Record<string, FileEntry>, sampl
   });
   const style = detectStyle({
     editorconfig: await readText(join(cwd, '.editorconfig')),
-    prettier: await loadPrettier(cwd, packageJson),
+    prettier: await readPrettierConfig(cwd, packageJson, await workspacePackages(cwd, Object.keys(files))),
+    prettierMajor: prettierMajor(packageJson),
     eslintConfigText: await firstText(cwd, ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', '.eslintrc.json', '.eslintrc.js', '.eslintrc.cjs', '.eslintrc', '.eslintrc.yml']),
     samples,
     sourcePaths: Object.keys(files).filter((path) => /\.[cm]?[jt]sx?$/.test(path)),
@@ -201,19 +212,20 @@ async function firstText(cwd: string, names: string[]): Promise<string | null> {
   return null;
 }
 
-/** Prettier options from `.prettierrc(.json)` or package.json; `{}` when only a JS config exists (its defaults apply). */
-async function loadPrettier(cwd: string, packageJson: PackageJson | null): Promise<Record<string, unknown> | null> {
-  const fromPackage = (packageJson as { prettier?: unknown } | null)?.prettier;
-  if (typeof fromPackage === 'object' && fromPackage !== null) return fromPackage as Record<string, unknown>;
-  for (const name of ['.prettierrc', '.prettierrc.json']) {
-    const config = await readJson<Record<string, unknown>>(join(cwd, name));
-    if (config) return config;
+/** The major version of the prettier dependency, or null when the project does not depend on it. */
+function prettierMajor(packageJson: PackageJson | null): number | null {
+  const range = allDependencies(packageJson).prettier;
+  if (range === undefined) return null;
+  const major = /(\d+)/.exec(range)?.[1];
+  return major ? Number(major) : 3;
+}
+
+/** Workspace packages of a monorepo by name → folder, from the indexed package.json files below the root. */
+async function workspacePackages(cwd: string, paths: string[]): Promise<Map<string, string>> {
+  const packages = new Map<string, string>();
+  for (const path of paths.filter((candidate) => candidate.endsWith('/package.json'))) {
+    const name = (await readJson<{ name?: unknown }>(join(cwd, path)))?.name;
+    if (typeof name === 'string') packages.set(name, path.slice(0, -'/package.json'.length));
   }
-  const jsConfig = await firstText(cwd, ['prettier.config.js', 'prettier.config.mjs', 'prettier.config.cjs', '.prettierrc.js', '.prettierrc.cjs', '.prettierrc.mjs']);
-  if (jsConfig === null) return null;
-  const options: Record<string, unknown> = {};
-  for (const match of jsConfig.matchAll(/\b(singleQuote|semi|useTabs)\s*:\s*(true|false)/g)) options[match[1] as string] = match[2] === 'true';
-  const tabWidth = /\btabWidth\s*:\s*(\d+)/.exec(jsConfig)?.[1];
-  if (tabWidth) options.tabWidth = Number(tabWidth);
-  return options;
+  return packages;
 }

@@ -57,6 +57,7 @@ const frameworkRules: Rule[] = [
 
 const themingRules: Rule[] = [
   { name: 'Tailwind CSS', packages: ['tailwindcss', '@tailwindcss/vite', '@tailwindcss/postcss'], files: [/^tailwind\.config\.[cm]?[jt]s$/] },
+  { name: 'UnoCSS', packages: ['unocss', '@unocss/vite', '@unocss/nuxt'], files: [/^uno\.config\.[cm]?[jt]s$/] },
   { name: 'styled-components', packages: ['styled-components'] },
   { name: 'Emotion', packages: ['@emotion/react', '@emotion/styled', '@emotion/css'] },
   { name: 'MUI theme', packages: ['@mui/material', '@material-ui/core'] },

@@ -1,4 +1,5 @@
 // Detects the code style: from .editorconfig, prettier and eslint configuration, else sampled from the code.
+import type { PrettierConfig } from './prettier-config.js';
 
 export type CodeStyle = {
   indent: { kind: 'space' | 'tab'; size: number };
@@ -9,13 +10,33 @@ export type CodeStyle = {
   /** How functions and variables are named. */
   identifierNaming: 'camelCase' | 'snake_case' | 'mixed';
   importStyle: 'esm' | 'commonjs' | 'mixed';
+  /** The line length the formatter wraps at. */
+  printWidth: number;
+  trailingComma: 'all' | 'es5' | 'none';
+  bracketSpacing: boolean;
+  arrowParens: 'always' | 'avoid';
+  jsxQuotes: 'single' | 'double';
+  /** `function name (a)` as standard/neostandard want, rather than `function name(a)`. */
+  spaceBeforeFunctionParen: boolean;
+  /** What enforces the style: Prettier (its output is the style), ESLint's stylistic rules, or nothing. */
+  formatter: 'prettier' | 'eslint' | null;
+  /** The import order a Prettier import-sorting plugin enforces (its `importOrder` patterns, '' for a blank line between groups), or null. */
+  importOrder: string[] | null;
+  /** Whether that plugin sorts the names inside an import's braces. */
+  sortImportSpecifiers: boolean;
+  /** Whether a Tailwind plugin sorts class names (prettier-plugin-tailwindcss, eslint-plugin-tailwindcss). */
+  sortsTailwindClasses: boolean;
+  /** Whether that plugin is pointed at the project's theme (tailwindStylesheet/tailwindConfig): without it, the theme's own classes count as unknown and go first. */
+  tailwindThemeConfigured: boolean;
   /** Where each setting came from. */
-  sources: Partial<Record<'indent' | 'quotes' | 'semicolons', 'editorconfig' | 'prettier' | 'eslint' | 'sampled' | 'default'>>;
+  sources: Partial<Record<'indent' | 'quotes' | 'semicolons' | 'printWidth' | 'trailingComma', 'editorconfig' | 'prettier' | 'eslint' | 'sampled' | 'default'>>;
 };
 
 export type StyleInput = {
   editorconfig: string | null;
-  prettier: Record<string, unknown> | null;
+  prettier: PrettierConfig | null;
+  /** The major version of Prettier the project depends on (its defaults changed in 3), or null when it has none. */
+  prettierMajor?: number | null;
   eslintConfigText: string | null;
   /** A sample of source texts. */
   samples: readonly string[];
@@ -33,11 +54,22 @@ export function detectStyle(input: StyleInput): CodeStyle {
     fileNaming: fileNaming(input.sourcePaths),
     identifierNaming: identifierNaming(input.identifiers),
     importStyle: input.importKinds.esm && input.importKinds.commonjs ? (input.importKinds.esm >= 4 * input.importKinds.commonjs ? 'esm' : input.importKinds.commonjs >= 4 * input.importKinds.esm ? 'commonjs' : 'mixed') : input.importKinds.commonjs ? 'commonjs' : 'esm',
-    sources: { indent: sampled.indent ? 'sampled' : 'default', quotes: sampled.quotes ? 'sampled' : 'default', semicolons: sampled.semicolons === null ? 'default' : 'sampled' },
+    printWidth: 80,
+    trailingComma: sampled.trailingComma ?? 'all',
+    bracketSpacing: true,
+    arrowParens: 'always',
+    jsxQuotes: 'double',
+    spaceBeforeFunctionParen: sampled.spaceBeforeFunctionParen,
+    formatter: null,
+    importOrder: null,
+    sortImportSpecifiers: false,
+    sortsTailwindClasses: false,
+    tailwindThemeConfigured: false,
+    sources: { indent: sampled.indent ? 'sampled' : 'default', quotes: sampled.quotes ? 'sampled' : 'default', semicolons: sampled.semicolons === null ? 'default' : 'sampled', printWidth: 'default', trailingComma: sampled.trailingComma ? 'sampled' : 'default' },
   };
   applyEslint(style, input.eslintConfigText);
   applyEditorconfig(style, input.editorconfig);
-  applyPrettier(style, input.prettier);
+  if (input.prettier || input.prettierMajor) applyPrettier(style, input.prettier, input.prettierMajor ?? null);
   return style;
 }
 
@@ -63,51 +95,113 @@ function applyEditorconfig(style: CodeStyle, text: string | null): void {
     } else if (key === 'quote_type' && (value === 'single' || value === 'double')) {
       style.quotes = value;
       style.sources.quotes = 'editorconfig';
+    } else if (key === 'max_line_length' && value && /^\d+$/.test(value)) {
+      style.printWidth = Number(value);
+      style.sources.printWidth = 'editorconfig';
     }
   }
 }
 
-function applyPrettier(style: CodeStyle, config: Record<string, unknown> | null): void {
-  if (!config) return;
-  // Prettier's own defaults apply when a project uses prettier without setting an option.
-  style.quotes = config.singleQuote === true ? 'single' : 'double';
-  style.semicolons = config.semi !== false;
-  style.indent = { kind: config.useTabs === true ? 'tab' : 'space', size: typeof config.tabWidth === 'number' ? config.tabWidth : 2 };
-  style.sources = { ...style.sources, quotes: 'prettier', semicolons: 'prettier', indent: 'prettier' };
+function applyPrettier(style: CodeStyle, config: PrettierConfig | null, major: number | null): void {
+  // Prettier's own defaults apply when a project uses prettier without setting an option (trailing commas became "all" in 3).
+  const options = config?.options ?? {};
+  style.formatter = 'prettier';
+  style.quotes = options.singleQuote === true ? 'single' : 'double';
+  style.jsxQuotes = options.jsxSingleQuote === true ? 'single' : 'double';
+  style.semicolons = options.semi !== false;
+  style.indent = { kind: options.useTabs === true ? 'tab' : 'space', size: typeof options.tabWidth === 'number' ? options.tabWidth : 2 };
+  style.printWidth = typeof options.printWidth === 'number' ? options.printWidth : 80;
+  const trailing = options.trailingComma;
+  style.trailingComma = trailing === 'all' || trailing === 'es5' || trailing === 'none' ? trailing : major !== null && major < 3 ? 'es5' : 'all';
+  style.bracketSpacing = options.bracketSpacing !== false;
+  style.arrowParens = options.arrowParens === 'avoid' ? 'avoid' : 'always';
+  style.spaceBeforeFunctionParen = false;
+  const plugins = config?.plugins ?? [];
+  const sorter = plugins.find((plugin) => /sort-imports/.test(plugin));
+  if (sorter && Array.isArray(options.importOrder)) {
+    const patterns = options.importOrder.filter((pattern): pattern is string => typeof pattern === 'string');
+    // @ianvs marks blank lines with '' entries; @trivago puts one between every group when importOrderSeparation is on.
+    style.importOrder = sorter.includes('@ianvs') ? patterns : patterns.filter(Boolean).flatMap((pattern, index) => (index > 0 && options.importOrderSeparation === true ? ['', pattern] : [pattern]));
+    style.sortImportSpecifiers = sorter.includes('@ianvs') || options.importOrderSortSpecifiers === true;
+  }
+  if (plugins.some((plugin) => /prettier-plugin-tailwindcss/.test(plugin))) {
+    style.sortsTailwindClasses = true;
+    style.tailwindThemeConfigured = typeof options.tailwindStylesheet === 'string' || typeof options.tailwindConfig === 'string';
+  }
+  style.sources = { ...style.sources, quotes: 'prettier', semicolons: 'prettier', indent: 'prettier', printWidth: 'prettier', trailingComma: 'prettier' };
+}
+
+/** A rule's options as written in an ESLint config (flat or legacy, JSON or JS): `'name': ['error', …]`. */
+function ruleOption(text: string, names: string, option: string): RegExpExecArray | null {
+  return new RegExp(`['"]?(?:@stylistic/(?:js/|ts/)?)?(?:${names})['"]?\\s*:\\s*\\[\\s*['"]?(?:error|warn|1|2)['"]?\\s*,\\s*${option}`).exec(text);
 }
 
 function applyEslint(style: CodeStyle, text: string | null): void {
   if (!text) return;
-  const quotes = /['"]?quotes['"]?\s*:\s*\[\s*['"]?(?:error|warn|1|2)['"]?\s*,\s*['"](single|double)['"]/.exec(text);
+  // Shared configs that set the style: standard and neostandard (no semicolons, a space before function parentheses, no
+  // trailing commas), antfu's (no semicolons, trailing commas on multi-line literals).
+  if (/\bneostandard\b|['"](?:eslint-config-)?standard(?:-with-typescript)?['"]|\bts-standard\b/.test(text)) {
+    Object.assign(style, { semicolons: false, quotes: 'single', spaceBeforeFunctionParen: true, trailingComma: 'none', formatter: 'eslint' });
+    Object.assign(style.sources, { semicolons: 'eslint', quotes: 'eslint', trailingComma: 'eslint' });
+  } else if (/@antfu\/eslint-config/.test(text)) {
+    Object.assign(style, { semicolons: false, quotes: 'single', spaceBeforeFunctionParen: false, trailingComma: 'all', formatter: 'eslint', arrowParens: 'avoid' });
+    Object.assign(style.sources, { semicolons: 'eslint', quotes: 'eslint', trailingComma: 'eslint' });
+  }
+  const quotes = ruleOption(text, 'quotes', `['"](single|double)['"]`);
   if (quotes?.[1] === 'single' || quotes?.[1] === 'double') {
     style.quotes = quotes[1];
     style.sources.quotes = 'eslint';
   }
-  const semi = /['"]?semi['"]?\s*:\s*\[\s*['"]?(?:error|warn|1|2)['"]?\s*,\s*['"](always|never)['"]/.exec(text);
+  const semi = ruleOption(text, 'semi', `['"](always|never)['"]`);
   if (semi) {
     style.semicolons = semi[1] === 'always';
     style.sources.semicolons = 'eslint';
   }
-  const indent = /['"]?indent['"]?\s*:\s*\[\s*['"]?(?:error|warn|1|2)['"]?\s*,\s*(?:(\d+)|['"]tab['"])/.exec(text);
+  const indent = ruleOption(text, 'indent', `(?:(\\d+)|['"]tab['"])`);
   if (indent) {
     style.indent = indent[1] ? { kind: 'space', size: Number(indent[1]) } : { kind: 'tab', size: 1 };
     style.sources.indent = 'eslint';
   }
+  const dangle = ruleOption(text, 'comma-dangle', `(?:['"](never|always-multiline|always|only-multiline)['"]|\\{[^}]*?\\bobjects['"]?\\s*:\\s*['"](never|always-multiline|always|only-multiline)['"])`);
+  if (dangle) {
+    style.trailingComma = (dangle[1] ?? dangle[2]) === 'never' ? 'none' : 'all';
+    style.sources.trailingComma = 'eslint';
+  }
+  const spaceBefore = ruleOption(text, 'space-before-function-paren', `(?:['"](always|never)['"]|\\{[^}]*?\\bnamed['"]?\\s*:\\s*['"](always|never)['"])`);
+  if (spaceBefore) style.spaceBeforeFunctionParen = (spaceBefore[1] ?? spaceBefore[2]) === 'always';
+  const maxLength = ruleOption(text, 'max-len', `(?:(\\d+)|\\{[^}]*?\\bcode['"]?\\s*:\\s*(\\d+))`);
+  if (maxLength) {
+    style.printWidth = Number(maxLength[1] ?? maxLength[2]);
+    style.sources.printWidth = 'eslint';
+  }
+  if (/eslint-plugin-tailwindcss|['"]tailwindcss['"]\s*[\],]|plugin:tailwindcss\//.test(text)) style.sortsTailwindClasses = true;
 }
 
-function sampleStyle(samples: readonly string[]): { indent: CodeStyle['indent'] | null; quotes: CodeStyle['quotes'] | null; semicolons: boolean | null } {
+function sampleStyle(samples: readonly string[]): { indent: CodeStyle['indent'] | null; quotes: CodeStyle['quotes'] | null; semicolons: boolean | null; trailingComma: CodeStyle['trailingComma'] | null; spaceBeforeFunctionParen: boolean } {
   let tabs = 0;
+  let trailing = 0;
+  let bare = 0;
+  let spaced = 0;
+  let tight = 0;
   const spaceWidths = new Map<number, number>();
   let single = 0;
   let double = 0;
   let withSemicolon = 0;
   let withoutSemicolon = 0;
   for (const text of samples) {
+    let previous: string | null = null;
     for (const line of text.split('\n')) {
       const indent = /^(\t+| +)\S/.exec(line)?.[1];
       if (indent?.startsWith('\t')) tabs += 1;
       else if (indent) spaceWidths.set(indent.length, (spaceWidths.get(indent.length) ?? 0) + 1);
       const trimmed = line.trim();
+      if (/^[\]}]\)?[,;]?$/.test(trimmed) && previous !== null) {
+        if (previous.endsWith(',')) trailing += 1;
+        else if (/[\w'"`\])}]$/.test(previous)) bare += 1;
+      }
+      if (/\bfunction\s*[\w$]*\s+\(/.test(trimmed)) spaced += 1;
+      else if (/\bfunction\s*[\w$]*\(/.test(trimmed)) tight += 1;
+      previous = trimmed;
       if (/^(?:import|export)\b.*\bfrom\s+'/.test(trimmed) || /require\('/.test(trimmed)) single += 1;
       if (/^(?:import|export)\b.*\bfrom\s+"/.test(trimmed) || /require\("/.test(trimmed)) double += 1;
       if (/^(?:import|export|const|let|var|return)\b/.test(trimmed) && !/[{(,[]$/.test(trimmed) && !/=>\s*$/.test(trimmed)) {
@@ -116,13 +210,13 @@ function sampleStyle(samples: readonly string[]): { indent: CodeStyle['indent'] 
       }
     }
   }
-  const spaced = [...spaceWidths.values()].reduce((sum, count) => sum + count, 0);
+  const indented = [...spaceWidths.values()].reduce((sum, count) => sum + count, 0);
   let indent: CodeStyle['indent'] | null = null;
-  if (tabs + spaced > 0) {
-    if (tabs > spaced) indent = { kind: 'tab', size: 1 };
+  if (tabs + indented > 0) {
+    if (tabs > indented) indent = { kind: 'tab', size: 1 };
     else {
       // The smallest width used by at least a tenth of the indented lines is the unit.
-      const unit = [...spaceWidths.entries()].filter(([, count]) => count * 10 >= spaced).map(([width]) => width).sort((a, b) => a - b)[0] ?? 2;
+      const unit = [...spaceWidths.entries()].filter(([, count]) => count * 10 >= indented).map(([width]) => width).sort((a, b) => a - b)[0] ?? 2;
       indent = { kind: 'space', size: unit === 4 || unit === 2 || unit === 3 ? unit : 2 };
     }
   }
@@ -130,6 +224,8 @@ function sampleStyle(samples: readonly string[]): { indent: CodeStyle['indent'] 
     indent,
     quotes: single + double === 0 ? null : single >= double ? 'single' : 'double',
     semicolons: withSemicolon + withoutSemicolon === 0 ? null : withSemicolon >= withoutSemicolon,
+    trailingComma: trailing + bare < 3 ? null : trailing >= bare ? 'all' : 'none',
+    spaceBeforeFunctionParen: spaced > tight,
   };
 }
 

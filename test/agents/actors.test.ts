@@ -1,5 +1,5 @@
 // universal-agent's actor logic inside the real task and plan statecharts: route, draft, reject with a reason, apply, verify, undo.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createActor, fromPromise, waitFor } from 'xstate';
@@ -113,3 +113,20 @@ it('in auto mode a security-sensitive task still asks for approval, and says why
   expect(events).toContainEqual({ type: 'output.message', level: 'warn', text: 'Auto mode, but this plan still asks for approval: the task mentions "password", which looks security-sensitive.' });
   task.stop();
 });
+
+it('after apply, the plan is type-checked with the project\'s own TypeScript, and a failure is said, naming the file', async () => {
+  const cwd = makeProject({ 'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ['src'] }), 'src/index.ts': 'export {};\n' });
+  mkdirSync(join(cwd, 'node_modules'), { recursive: true });
+  symlinkSync(join(process.cwd(), 'node_modules', 'typescript'), join(cwd, 'node_modules', 'typescript'));
+  const events: OutputEvent[] = [];
+  const plans: PlanStore = new Map();
+  const deps = { config: { cwd }, model: null, session: createAgentSessionState(), plans, projectContext: async () => null, emit: (e: OutputEvent) => events.push(e) };
+  plans.set('p1', { draft: { title: 'Add a count', steps: [{ action: 'create-file', path: 'src/count.ts', summary: 'count', content: 'export const count: number = "three";\n' }] }, task: 'add a count', sensitiveReason: null, applied: null });
+  const plan = createActor(planMachine.provide({ actors: createPlanActors(deps as never) }), {
+    input: { planId: 'p1', steps: toMachineSteps(plans.get('p1')!.draft, cwd), autoApprove: true },
+  }).start();
+  plan.send({ type: 'plan.ready' });
+  await waitFor(plan, (s) => s.matches('applied'), { timeout: 60_000 });
+  const said = events.flatMap((e) => (e.type === 'output.message' ? [e.text] : []));
+  expect(said.find((line) => line.startsWith('Type check'))).toMatch(/^Type check FAILED: tsc --noEmit -p tsconfig\.json \(in \.\): 1 error\(s\) in files this plan changed[\s\S]*src\/count\.ts/);
+}, 90_000);

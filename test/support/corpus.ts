@@ -1,28 +1,70 @@
-// Unpacks a project of the shared real-project corpus (../shared/corpus) into a temporary folder, checking its sha256 first.
+// The real-project corpus beside the checkout (../shared/corpus): its MANIFEST, and fresh copies of a project unpacked into a temporary folder.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+/** vitest runs from the repository root; the corpus sits beside the checkout. */
 export const corpusDir = resolve(process.cwd(), '../shared/corpus');
 
-export interface UnpackedProject {
-  root: string;
-  dispose(): void;
+export type ManifestCheck = { step: string; command: string; result: 'pass' | 'fail' | 'timeout'; exit_code: number; seconds: number; notes?: string };
+
+export type ManifestEntry = {
+  name: string;
+  category: string;
+  archive: { file: string; sha256: string };
+  install: ManifestCheck;
+  checks: ManifestCheck[];
+};
+
+let manifest: { projects: ManifestEntry[] } | null = null;
+
+/** The MANIFEST entry of a project; a missing corpus or project fails loudly (a skipped real-world check looks like a passing one). */
+export function corpusEntry(name: string): ManifestEntry {
+  if (!manifest) {
+    try {
+      manifest = JSON.parse(readFileSync(join(corpusDir, 'MANIFEST.json'), 'utf8')) as { projects: ManifestEntry[] };
+    } catch (error) {
+      throw new Error(`The real-project corpus is missing at ${corpusDir} (expected MANIFEST.json there): ${(error as Error).message}`);
+    }
+  }
+  const entry = manifest.projects.find((project) => project.name === name);
+  if (!entry) throw new Error(`The corpus has no project named ${name}.`);
+  return entry;
 }
 
-/** A fresh copy of the project; a missing corpus or a changed archive fails (never skips). */
-export function unpackCorpus(name: string): UnpackedProject {
-  const manifestFile = join(corpusDir, 'MANIFEST.json');
-  if (!existsSync(manifestFile)) throw new Error(`the real-project corpus is missing at ${corpusDir}`);
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { projects: { name: string; archive: { file: string; sha256: string } }[] };
-  const entry = manifest.projects.find((project) => project.name === name);
-  if (!entry) throw new Error(`the corpus has no project named ${name}`);
-  const archive = join(corpusDir, entry.archive.file);
-  const sha = createHash('sha256').update(readFileSync(archive)).digest('hex');
-  if (sha !== entry.archive.sha256) throw new Error(`${name}: the archive differs from MANIFEST.json`);
-  const tmp = mkdtempSync(join(tmpdir(), `corpus-${name}-`));
-  execFileSync('tar', ['-xzf', archive, '-C', tmp]);
-  return { root: join(tmp, name), dispose: () => rmSync(tmp, { recursive: true, force: true }) };
+/** The sha256 of a project's archive, checked against MANIFEST (the guard that the archive was not modified). */
+export function corpusArchive(name: string): { path: string; sha256: string } {
+  const entry = corpusEntry(name);
+  const path = join(corpusDir, entry.archive.file);
+  const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
+  if (sha256 !== entry.archive.sha256) throw new Error(`${name}: the archive differs from MANIFEST.json (sha256 ${sha256}).`);
+  return { path, sha256 };
 }
+
+export type CorpusCopy = { root: string; entry: ManifestEntry; dispose: () => void };
+
+/** A fresh copy of a corpus project (the name other tests use for it). */
+export type UnpackedProject = CorpusCopy;
+
+/** A fresh copy of the project in a new temporary folder; `dispose` removes the folder. */
+export function unpackCorpus(name: string): CorpusCopy {
+  const archive = corpusArchive(name);
+  const tmp = mkdtempSync(join(tmpdir(), `corpus-${name}-`));
+  try {
+    execFileSync('tar', ['-xzf', archive.path, '-C', tmp]);
+  } catch (error) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw error;
+  }
+  return { root: join(tmp, name), entry: corpusEntry(name), dispose: () => rmSync(tmp, { recursive: true, force: true }) };
+}
+
+/** The real, non-vulnerable projects: the ones generation must fit. */
+export const generationProjects = [
+  'prisma-rest-express', 'node-express-boilerplate', 'fastify-demo', 'nestjs-boilerplate', 'koa-typescript-rest',
+  'shadcn-admin', 'material-kit-react', 'taxonomy', 'vitesse', 'create-t3-turbo',
+] as const;
+
+export type GenerationProject = (typeof generationProjects)[number];

@@ -47,6 +47,15 @@ function overwrite(plan: PlanDraft, cwd: string): string | null {
   return null;
 }
 
+/** The first step that takes away lines of a file the person wrote (PlanStep.overwrites, set when the plan is drafted). */
+function removesText(plan: PlanDraft, cwd: string): string | null {
+  const step = plan.steps.find((candidate) => candidate.content !== null && (candidate.overwrites?.removedLines ?? 0) > 0);
+  if (!step) return null;
+  if (createdByCadre(cwd).has(step.path)) return null;
+  const count = step.overwrites?.removedLines ?? 0;
+  return `it changes or removes ${count} existing line${count === 1 ? '' : 's'} of ${step.path}, a file you wrote`;
+}
+
 /** A reason to ask for approval even in auto mode, or null when the plan is routine. */
 export function isSecuritySensitive(task: string, plan: PlanDraft, cwd: string): string | null {
   const word = sensitiveTask.exec(task)?.[0];
@@ -57,6 +66,8 @@ export function isSecuritySensitive(task: string, plan: PlanDraft, cwd: string):
   if (deletions > 0) return `it deletes ${deletions} file${deletions === 1 ? '' : 's'}`;
   const replaced = overwrite(plan, cwd);
   if (replaced) return replaced;
+  const removing = removesText(plan, cwd);
+  if (removing) return removing;
   if (plan.steps.length > 8) return `it changes ${plan.steps.length} files, a complex change`;
   const secret = plan.steps.find((step) => step.content && /(-----BEGIN [A-Z ]*PRIVATE KEY-----|(api[_-]?key|secret|password)\s*[:=]\s*['"][^'"]{8,})/i.test(step.content));
   if (secret) return `${secret.path} would contain what looks like a secret`;

@@ -1,9 +1,8 @@
 // API documentation: the HTTP routes (method, path, where) and every exported symbol by module, with parameters and kinds.
 import type { ProjectContext } from '../../project/context.js';
-import { exportsOf, projectName, routesOf } from './facts.js';
+import { exportsOf, projectName, type RouteDoc } from './facts.js';
 
-export function apiMarkdown(context: ProjectContext): string {
-  const routes = routesOf(context);
+export function apiMarkdown(context: ProjectContext, routes: RouteDoc[]): string {
   const lines = [`# ${projectName(context)}: API`, ''];
   if (routes.length > 0) {
     lines.push('## HTTP routes', '', '| Method | Path | Parameters | Defined in |', '| --- | --- | --- | --- |');

@@ -6,10 +6,11 @@ import { exportsOf } from './facts.js';
 
 const verbs = new Set(['get', 'set', 'create', 'build', 'make', 'load', 'save', 'find', 'validate', 'require', 'handle', 'parse', 'format', 'render', 'fetch', 'update', 'delete', 'remove', 'add', 'list', 'check', 'read', 'write', 'send', 'start', 'stop', 'run', 'compute', 'convert', 'apply', 'register', 'resolve', 'verify', 'sign', 'open', 'close', 'show', 'hide', 'toggle', 'select', 'sort', 'filter', 'map', 'merge', 'init', 'initialize', 'connect', 'emit']);
 
-export async function docCommentSteps(context: ProjectContext, read: (path: string) => Promise<string | null>): Promise<PlanStep[]> {
+/** Doc comments for the undocumented exports (only `only` when given: a task about one symbol changes that symbol). */
+export async function docCommentSteps(context: ProjectContext, read: (path: string) => Promise<string | null>, only?: string[]): Promise<PlanStep[]> {
   const byFile = new Map<string, SymbolFact[]>();
   for (const symbol of exportsOf(context)) {
-    if (symbol.documented || !/\.[cm]?[jt]sx?$/.test(symbol.file)) continue;
+    if (symbol.documented || !/\.[cm]?[jt]sx?$/.test(symbol.file) || (only && only.length > 0 && !only.includes(symbol.name))) continue;
     byFile.set(symbol.file, [...(byFile.get(symbol.file) ?? []), symbol]);
   }
   const steps: PlanStep[] = [];

@@ -1,10 +1,9 @@
 // Usage examples: how to call the HTTP routes (curl) and use the exported components and functions, from the code itself.
 import type { ProjectContext } from '../../project/context.js';
-import { exportsOf, projectName, routesOf } from './facts.js';
+import { exportsOf, projectName, type RouteDoc } from './facts.js';
 
-export async function examplesMarkdown(context: ProjectContext, read: (path: string) => Promise<string | null>, baseUrl: string): Promise<string> {
+export async function examplesMarkdown(context: ProjectContext, read: (path: string) => Promise<string | null>, baseUrl: string, routes: RouteDoc[]): Promise<string> {
   const lines = [`# ${projectName(context)}: usage examples`, ''];
-  const routes = routesOf(context);
   if (routes.length > 0) {
     lines.push('## HTTP', '', `With the server running on ${baseUrl}:`, '', '```sh');
     for (const route of routes) {

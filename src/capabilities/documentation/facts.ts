@@ -5,13 +5,6 @@ import type { SymbolFact } from '../../project/facts.js';
 export type RouteDoc = { method: string; path: string; file: string; line: number };
 export type ExportDoc = SymbolFact & { file: string };
 
-export function routesOf(context: ProjectContext): RouteDoc[] {
-  return Object.entries(context.files)
-    .flatMap(([file, entry]) => (entry.facts?.routes ?? []).map((route) => ({ ...route, file })))
-    .filter((route) => !isTestFile(route.file))
-    .sort((left, right) => left.path.localeCompare(right.path) || left.method.localeCompare(right.method));
-}
-
 /** Environment variables the code reads, each with the files that read it. */
 export function envVarsOf(context: ProjectContext): Map<string, string[]> {
   const found = new Map<string, string[]>();

@@ -1,12 +1,11 @@
 // README with setup instructions: what the project is, its stack, install, environment variables the code reads, scripts, routes.
 import type { ProjectContext } from '../../project/context.js';
-import { describeScript, envVarsOf, installCommand, projectName, routesOf, runCommand } from './facts.js';
+import { describeScript, envVarsOf, installCommand, projectName, type RouteDoc, runCommand } from './facts.js';
 
-export function readmeMarkdown(context: ProjectContext, envExample: Map<string, string>): string {
+export function readmeMarkdown(context: ProjectContext, envExample: Map<string, string>, routes: RouteDoc[]): string {
   const name = projectName(context);
   const scripts = Object.entries(context.packageJson?.scripts ?? {});
   const env = envVarsOf(context);
-  const routes = routesOf(context);
   const stack = [...context.frameworks, ...context.orm, ...context.theming].join(', ');
   const lines = [`# ${name}`, ''];
   if (context.packageJson?.description) lines.push(context.packageJson.description, '');

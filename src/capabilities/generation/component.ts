@@ -1,13 +1,17 @@
-// Component generation: a React or Vue component in the project's folder, naming, style and theming, its test, and the index re-export.
+// Component generation: a React or Vue component where the project keeps its components, named, styled (its theme, its UI primitives) and tested the project's way, and exported where its index or package exports them.
 import { posix } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import type { ProjectContext } from '../../project/context.js';
+import { readTsconfig } from '../../project/tsconfig.js';
 import type { PlanDraft, PlanStep } from '../plan-draft.js';
-import { reactComponentTestSource, testRunnerOf, vueComponentTestSource } from './component-test.js';
-import { type Conventions, busiestFolder, conventionsOf, importSpecifier, readProjectFile } from './conventions.js';
-import { formatSource } from './format.js';
-import { fileBaseName } from './names.js';
+import { componentSpec } from './component-model.js';
+import { componentTestSource, testConvention } from './component-test.js';
+import { componentPlacement, cssVariableNames, learnedLayout, packageExportStep, propsStyle, reExportStep, uiShortcuts } from './component-place.js';
+import { conventionsOf, importSpecifier, readProjectFile } from './conventions.js';
+import { importBlock } from './imports.js';
+import { printSource } from './printer.js';
 import { reactComponentSource } from './react-component.js';
+import { attributeKit, themeKit } from './react-kits.js';
 import { chooseStyling, themeTokens } from './styling.js';
 import type { ComponentTask } from './task.js';
 import { vueComponentScript, vueComponentTemplate, vueStyling } from './vue-component.js';
@@ -20,74 +24,64 @@ export async function generateComponent(task: ComponentTask, options: { cwd: str
   }
   const conventions = conventionsOf(context);
   const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
-  const tokens = await themeTokens(context, read);
-  const folder = componentFolder(context, framework);
-  const existing = Object.keys(context.files);
-  const steps: PlanStep[] = [];
-  let componentPath: string;
-  let testSource: string | null = null;
-  const runner = testRunnerOf(context);
-  if (framework === 'react') {
-    const extension = conventions.typescript ? 'tsx' : 'jsx';
-    const base = componentFileName(context, folder, task.name);
-    componentPath = posix.join(folder, `${base}.${extension}`);
-    const defaultExport = usesDefaultExports(context, folder);
-    const styling = chooseStyling({ name: base, context, conventions, tokens });
-    steps.push({ action: 'create-file', path: componentPath, summary: `${task.name} component styled with ${styling.approach}`, content: formatSource(reactComponentSource(task, styling, { typescript: conventions.typescript, defaultExport }), conventions.style) });
-    if (styling.stylesheet) steps.push({ action: 'create-file', path: posix.join(folder, styling.stylesheet.fileName), summary: `${task.name} styles`, content: styling.stylesheet.content });
-    if (runner) {
-      const testPath = posix.join(folder, `${base}.test.${extension}`);
-      testSource = formatSource(reactComponentTestSource(task, { runner, componentImport: importSpecifier(testPath, componentPath, conventions), defaultExport }), conventions.style);
-      steps.push({ action: 'create-tests', path: testPath, summary: `${runner} test: ${task.name} renders its title and props`, content: testSource });
-    }
-    const indexStep = await reExport({ folder, existing, read, conventions, name: task.name, componentPath, defaultExport });
-    if (indexStep) steps.push(indexStep);
-  } else {
-    const base = componentFileName(context, folder, task.name);
-    componentPath = posix.join(folder, `${base}.vue`);
-    const styling = vueStyling(task, context, tokens);
-    const script = formatSource(vueComponentScript(task, { typescript: conventions.typescript }), conventions.style);
-    const content = `<script setup${conventions.typescript ? ' lang="ts"' : ''}>\n${script}</script>\n\n${vueComponentTemplate(task, styling.classes)}${styling.style ? `\n${styling.style}` : ''}`;
-    steps.push({ action: 'create-file', path: componentPath, summary: `${task.name} component (script setup) styled with ${styling.approach}`, content });
-    if (runner) {
-      const testPath = posix.join(folder, `${base}.test.${conventions.typescript ? 'ts' : 'js'}`);
-      steps.push({ action: 'create-tests', path: testPath, summary: `${runner} test: ${task.name} renders its title and props`, content: formatSource(vueComponentTestSource(task, { runner, componentImport: importSpecifier(testPath, componentPath, conventions) }), conventions.style) });
-    }
-    const indexStep = await reExport({ folder, existing, read, conventions, name: task.name, componentPath, defaultExport: true });
-    if (indexStep) steps.push(indexStep);
-  }
-  if (existing.includes(componentPath)) {
+  const spec = componentSpec(task);
+  const place = componentPlacement(context, framework, spec.name, conventions.typescript);
+  const componentPath = place.path;
+  if (context.files[componentPath] || (await read(componentPath)) !== null) {
     throw new CadreError('generation.exists', `${componentPath} already exists.`, { remedy: 'Choose another component name, or ask for a change to the existing component (that needs a model).', exitCode: exitCodes.usage });
   }
-  return { title: `Create the ${task.name} ${framework === 'react' ? 'React' : 'Vue'} component`, steps };
+  const style = { ...context.style, commonjs: false, layout: context.style.importOrder ? null : await learnedLayout(context, read, posix.dirname(componentPath)) };
+  const tsconfig = await readTsconfig(cwd, place.tsconfig);
+  const tokens = await themeTokens(context, read);
+  const steps: PlanStep[] = [];
+  const convention = testConvention(context, framework);
+  if (framework === 'react') {
+    const typescript = conventions.typescript;
+    const kit = themeKit(context, tsconfig, componentPath, await cssVariableNames(context, read)) ?? (() => {
+      const styling = chooseStyling({ name: posix.basename(componentPath).replace(/\.[jt]sx$/, ''), context, conventions, tokens });
+      if (styling.stylesheet) steps.push({ action: 'create-file', path: posix.join(posix.dirname(componentPath), styling.stylesheet.fileName), summary: `${spec.name} styles`, content: styling.stylesheet.content });
+      const kitImports = styling.imports.map((line) => {
+        const source = /from '([^']+)'|import '([^']+)'/.exec(line)?.slice(1).find(Boolean) ?? '';
+        const named = /\{([^}]*)\}/.exec(line)?.[1]?.split(',').map((name) => name.trim()).filter(Boolean);
+        const fallback = /^import (\w+) from/.exec(line)?.[1];
+        return { source, ...(named ? { named } : fallback ? { default: fallback } : {}) };
+      });
+      return { kit: attributeKit(styling.approach, (part) => (part === 'field' ? '' : styling[part].attributes), { root: styling.root.tag, title: styling.title.tag, button: styling.button.tag }, kitImports), declarations: styling.declarations };
+    })();
+    const reactKit = 'kit' in kit ? kit.kit : kit;
+    const declarations = 'kit' in kit ? kit.declarations : '';
+    const { body, imports } = reactComponentSource(spec, reactKit, { typescript, defaultExport: place.defaultExport, propsStyle: propsStyle(context), declarations, extraImports: [] });
+    const source = `${importBlock(imports, style)}\n\n${body}`;
+    steps.unshift({ action: 'create-file', path: componentPath, summary: `${spec.name}: ${describe(spec)}, styled with ${reactKit.approach}`, content: await printSource(componentPath, source, context.style) });
+    if (convention) {
+      const testPath = posix.join(convention.folder(componentPath), convention.fileName(posix.basename(componentPath).replace(/\.[jt]sx$/, ''), typescript ? 'tsx' : 'jsx'));
+      const importPath = componentImportFor(testPath, componentPath, conventions);
+      steps.push({ action: 'create-tests', path: testPath, summary: `${convention.runner} test (${convention.library}): ${spec.name} renders its props`, content: await printSource(testPath, componentTestSource(spec, convention, importPath, { defaultExport: place.defaultExport, commonjs: false, style }), context.style) });
+    }
+  } else {
+    const styling = vueStyling(spec.name, context, tokens, await uiShortcuts(context, read));
+    const autoImports = Object.keys(context.files).some((path) => /(?:^|\/)auto-imports\.d\.ts$/.test(path));
+    const script = await printSource(`${componentPath}.ts`, vueComponentScript(spec, { typescript: conventions.typescript, autoImports }), context.style);
+    const content = `<script setup${conventions.typescript ? ' lang="ts"' : ''}>\n${script}</script>\n\n${vueComponentTemplate(spec, styling)}${styling.style ? `\n${styling.style}` : ''}`;
+    steps.push({ action: 'create-file', path: componentPath, summary: `${spec.name} (script setup): ${describe(spec)}, styled with ${styling.approach}`, content: context.style.formatter === 'prettier' ? await printSource(componentPath, content, context.style) : content });
+    if (convention) {
+      const testPath = posix.join(convention.folder(componentPath), convention.fileName(posix.basename(componentPath).replace(/\.vue$/, ''), conventions.typescript ? 'ts' : 'js'));
+      steps.push({ action: 'create-tests', path: testPath, summary: `${convention.runner} test (${convention.library}): ${spec.name} renders its props`, content: await printSource(testPath, componentTestSource(spec, convention, componentImportFor(testPath, componentPath, conventions), { defaultExport: true, commonjs: false, style }), context.style) });
+    }
+  }
+  const index = await reExportStep(context, read, place, componentPath, spec.name, conventions);
+  if (index) steps.push(index);
+  const exported = await packageExportStep(context, read, componentPath);
+  if (exported) steps.push(exported);
+  return { title: `Create the ${spec.name} ${framework === 'react' ? 'React' : 'Vue'} component`, steps };
 }
 
-function componentFolder(context: ProjectContext, framework: 'react' | 'vue'): string {
-  const isComponentFile = framework === 'vue'
-    ? (path: string): boolean => path.endsWith('.vue') && !/(?:^|\/)(?:pages|views|layouts)\//.test(path)
-    : (path: string, entry: ProjectContext['files'][string]): boolean => /\.[jt]sx$/.test(path) && !/\.test\.|\.spec\./.test(path) && (entry.facts?.symbols.some((symbol) => symbol.kind === 'component' && symbol.exported) ?? false) && !/(?:^|\/)(?:App|main|index)\.[jt]sx$/.test(path);
-  return busiestFolder(context, isComponentFile, 'src/components');
+function componentImportFor(from: string, target: string, conventions: ReturnType<typeof conventionsOf>): string {
+  return /\.vue$/.test(target) ? posix.relative(posix.dirname(from), target).replace(/^(?!\.)/, './') : importSpecifier(from, target, conventions);
 }
 
-/** Component files are named after the component (PascalCase) when the folder's are; otherwise in the project's file naming. */
-function componentFileName(context: ProjectContext, folder: string, name: string): string {
-  const bases = Object.keys(context.files).filter((path) => posix.dirname(path) === folder && /\.(?:[jt]sx|vue)$/.test(path)).map((path) => posix.basename(path).split('.')[0] ?? '');
-  if (bases.length === 0 || bases.filter((base) => /^[A-Z]/.test(base)).length * 2 >= bases.length) return name;
-  return fileBaseName(name, context.style.fileNaming);
-}
-
-function usesDefaultExports(context: ProjectContext, folder: string): boolean {
-  const entries = Object.entries(context.files).filter(([path]) => posix.dirname(path) === folder && /\.[jt]sx$/.test(path));
-  const defaults = entries.filter(([, entry]) => entry.facts?.exports.includes('default')).length;
-  return entries.length > 0 && defaults * 2 > entries.length;
-}
-
-async function reExport(input: { folder: string; existing: string[]; read: (path: string) => Promise<string | null>; conventions: Conventions; name: string; componentPath: string; defaultExport: boolean }): Promise<PlanStep | null> {
-  const indexPath = ['index.ts', 'index.tsx', 'index.js', 'index.jsx'].map((file) => posix.join(input.folder, file)).find((path) => input.existing.includes(path));
-  if (!indexPath) return null;
-  const text = await input.read(indexPath);
-  if (text === null) return null;
-  const specifier = importSpecifier(indexPath, input.componentPath, input.conventions);
-  const line = formatSource(input.defaultExport ? `export { default as ${input.name} } from '${specifier}';` : `export { ${input.name} } from '${specifier}';`, input.conventions.style);
-  return { action: 'update-exports', path: indexPath, summary: `re-export ${input.name}`, content: `${text.replace(/\n*$/, '\n')}${line}` };
+function describe(spec: ReturnType<typeof componentSpec>): string {
+  const form = spec.parts.find((part) => part.kind === 'form');
+  const shown = spec.parts.filter((part) => part.kind === 'fields').flatMap((part) => (part.kind === 'fields' ? part.items : []));
+  return [form && form.kind === 'form' ? `a ${form.input.type} input whose ${form.submit.label.toLowerCase()} calls ${form.submit.handler.name}(${form.input.state})` : null, shown.length > 0 ? `shows ${shown.map((item) => item.prop.name).join(', ')}` : null, spec.state.length > 0 ? `${spec.state.length} state value(s)` : null].filter(Boolean).join('; ') || 'no props';
 }

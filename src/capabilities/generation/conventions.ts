@@ -1,8 +1,10 @@
 // What generators read from the project context: language, import specifier style, where things live, existing helpers.
 import { readFile } from 'node:fs/promises';
+import { CadreError, exitCodes } from '../../errors.js';
 import { dirname, join, posix } from 'node:path';
 import type { ProjectContext } from '../../project/context.js';
 import { allDependencies } from '../../project/detect.js';
+import { isRuntimeSource } from '../../project/roles.js';
 import type { SourceStyle } from './format.js';
 
 export type Conventions = {
@@ -14,10 +16,17 @@ export type Conventions = {
   esm: boolean;
 };
 
+/** Whether conventions and imports may come from this file: runtime source, never tests, mocks, fixtures, stories or generated code. */
+export function isConventionSource(context: ProjectContext, path: string): boolean {
+  const entry = context.files[path];
+  return isRuntimeSource(path) && entry?.facts?.generated !== true;
+}
+
 export function conventionsOf(context: ProjectContext): Conventions {
   let withJs = 0;
   let bare = 0;
-  for (const entry of Object.values(context.files)) {
+  for (const [path, entry] of Object.entries(context.files)) {
+    if (!isConventionSource(context, path)) continue;
     for (const fact of entry.facts?.imports ?? []) {
       if (!fact.source.startsWith('.')) continue;
       if (/\.[cm]?js$/.test(fact.source)) withJs += 1;
@@ -43,26 +52,36 @@ export function importSpecifier(from: string, target: string, conventions: Conve
   return `${relative}${conventions.importSuffix}`;
 }
 
-/** The first indexed file for which `test` holds, preferring paths under src/. */
+/** The first runtime source file for which `test` holds, preferring paths under src/. */
 export function findFile(context: ProjectContext, test: (path: string, entry: ProjectContext['files'][string]) => boolean): string | null {
-  const paths = Object.keys(context.files).filter((path) => test(path, context.files[path] as ProjectContext['files'][string]));
+  const paths = Object.keys(context.files).filter((path) => isConventionSource(context, path) && test(path, context.files[path] as ProjectContext['files'][string]));
   return paths.sort((left, right) => Number(!left.startsWith('src/')) - Number(!right.startsWith('src/')) || left.length - right.length)[0] ?? null;
 }
 
-/** An exported symbol's declaring file, when the project has one with that name and kind. */
+/** An exported symbol's declaring runtime source file, when the project has one with that name and kind. */
 export function findExport(context: ProjectContext, name: string, kinds?: string[]): string | null {
-  const places = (context.symbols[name] ?? []).filter((place) => place.exported && (!kinds || kinds.includes(place.kind)));
+  const places = (context.symbols[name] ?? []).filter((place) => place.exported && (!kinds || kinds.includes(place.kind)) && isConventionSource(context, place.file) && exportsName(context, place.file, name));
   return places.sort((left, right) => left.file.length - right.file.length)[0]?.file ?? null;
+}
+
+/** Whether `file` exports `name` (`default` for a default export), as an import of it would need. */
+export function exportsName(context: ProjectContext, file: string, name: string): boolean {
+  return context.files[file]?.facts?.exports.includes(name) ?? false;
 }
 
 /** The folder (project-relative) holding most files that match, or `fallback`. */
 export function busiestFolder(context: ProjectContext, test: (path: string, entry: ProjectContext['files'][string]) => boolean, fallback: string): string {
   const counts = new Map<string, number>();
   for (const [path, entry] of Object.entries(context.files)) {
-    if (test(path, entry)) counts.set(dirname(path), (counts.get(dirname(path)) ?? 0) + 1);
+    if (isConventionSource(context, path) && test(path, entry)) counts.set(dirname(path), (counts.get(dirname(path)) ?? 0) + 1);
   }
   const best = [...counts.entries()].sort((left, right) => right[1] - left[1] || left[0].length - right[0].length)[0];
   return best && best[0] !== '.' ? best[0] : fallback;
+}
+
+/** A generation that would overwrite something that exists, or put it where the project would not find it. */
+export function existsError(message: string): CadreError {
+  return new CadreError('generation.exists', message, { remedy: 'Choose another name, or ask for a change to the existing code (that needs a model).', exitCode: exitCodes.usage });
 }
 
 export async function readProjectFile(cwd: string, path: string): Promise<string | null> {

@@ -1,53 +1,61 @@
-// The canonical source of a React function component: props interface, state, event handlers, styled root.
-import type { ComponentStyling } from './styling.js';
-import { labelOf, tsType } from './fields.js';
+// The source of a React function component from its spec: typed props, state, a form handler that passes the entered value, and JSX built by the styling kit.
+import { handlerName, type UiSpec } from './component-model.js';
+import type { ImportSpec } from './imports.js';
 import { pascalCase } from './names.js';
-import type { ComponentTask, FieldSpec } from './task.js';
+import type { ReactKit } from './react-kits.js';
+import type { FieldSpec } from './task.js';
 
-export function reactComponentSource(task: ComponentTask, styling: ComponentStyling, options: { typescript: boolean; defaultExport: boolean }): string {
-  const { name, props, state } = task;
+export type ReactOptions = { typescript: boolean; defaultExport: boolean; propsStyle: { keyword: 'interface' | 'type'; exported: boolean }; declarations: string; extraImports: ImportSpec[] };
+
+export function reactComponentSource(spec: UiSpec, kit: ReactKit, options: ReactOptions): { body: string; imports: ImportSpec[] } {
   const typed = options.typescript;
-  const handlers = props.filter((prop) => prop.type === 'handler');
-  const shown = props.filter((prop) => prop.type !== 'handler');
-  const lines: string[] = [`// ${name}: ${describe(task, styling)}.`];
-  if (state.length > 0) lines.push('import { useState } from \'react\';');
-  lines.push(...styling.imports, '');
-  if (typed && props.length > 0) {
-    lines.push(`export interface ${name}Props {`, ...props.map((prop) => `  ${prop.name}${prop.optional ? '?' : ''}: ${tsType(prop)};`), '}', '');
+  const lines: string[] = [];
+  const propsName = `${spec.name}Props`;
+  if (typed && spec.props.length > 0) {
+    const members = spec.props.map(({ field, type }) => `  ${field.name}${field.optional ? '?' : ''}: ${type};`);
+    const exported = options.propsStyle.exported ? 'export ' : '';
+    lines.push(options.propsStyle.keyword === 'type' ? `${exported}type ${propsName} = {` : `${exported}interface ${propsName} {`, ...members, options.propsStyle.keyword === 'type' ? '};' : '}', '');
   }
-  if (styling.declarations) lines.push(styling.declarations, '');
-  const parameter = props.length === 0 ? '' : `{ ${props.map((prop) => prop.name).join(', ')} }${typed ? `: ${name}Props` : ''}`;
-  lines.push(`${options.defaultExport ? 'export default' : 'export'} function ${name}(${parameter}) {`);
-  for (const field of state) {
-    const setter = `set${pascalCase(field.name)}`;
-    lines.push(`  const [${field.name}, ${setter}] = useState${typed ? `<${stateType(field)}>` : ''}(${initialValue(field)});`);
+  if (options.declarations) lines.push(options.declarations, '');
+  const parameter = spec.props.length === 0 ? '' : `{ ${spec.props.map(({ field }) => field.name).join(', ')} }${typed ? `: ${propsName}` : ''}`;
+  lines.push(`${options.defaultExport ? 'export default' : 'export'} function ${spec.name}(${parameter}) {`);
+  // A setter nothing calls is left out of the destructuring (projects with noUnusedLocals reject it).
+  const controlled = (field: FieldSpec): boolean => !field.list && field.type !== 'json';
+  for (const field of spec.state) lines.push(`  const [${field.name}${controlled(field) ? `, set${pascalCase(field.name)}` : ''}] = useState${typed && needsTypeArgument(field) ? `<${stateType(field)}>` : ''}(${initialValue(field)});`);
+  const children: string[] = [];
+  for (const part of spec.parts) {
+    if (part.kind === 'title') children.push(kit.title(part.text));
+    else if (part.kind === 'fields') children.push(...kit.fields(part.items.map(({ label, prop }) => ({ label, value: display(prop) }))));
+    else if (part.kind === 'form') {
+      const name = handlerName(part.submit.handler);
+      lines.push(`  function ${name}(event${typed ? ': React.FormEvent<HTMLFormElement>' : ''}) {`, '    event.preventDefault();', `    ${part.submit.handler.name}${part.submit.handler.optional ? '?.' : ''}(${part.input.state});`, '  }');
+      children.push(...kit.form({ handler: name, label: part.input.label, value: part.input.state, setter: `set${pascalCase(part.input.state)}`, type: part.input.type, placeholder: part.input.placeholder || null, submit: part.submit.label }));
+    } else if (part.kind === 'state') children.push(...stateControl(part.field, kit));
+    else children.push(kit.button(part.label, part.handler.name));
   }
-  for (const handler of handlers) {
-    lines.push(`  const ${handlerName(handler)} = () => {`, `    ${handler.name}${handler.optional ? '?.' : ''}();`, '  };');
-  }
-  const open = (part: { tag: string; attributes: string }, extra = ''): string => `<${part.tag}${part.attributes}${extra}>`;
-  const buttonType = styling.button.attributes.includes('type=') || styling.button.tag !== 'button' ? '' : ' type="button"';
-  lines.push('  return (', `    ${open(styling.root)}`, `      ${open(styling.title)}${labelOf(name)}</${styling.title.tag}>`);
-  if (shown.length > 0) {
-    lines.push('      <dl>');
-    for (const prop of shown) lines.push(`        <dt>${labelOf(prop.name)}</dt>`, `        <dd>{${display(prop)}}</dd>`);
-    lines.push('      </dl>');
-  }
-  for (const field of state) lines.push(...stateControl(field, styling, buttonType));
-  for (const handler of handlers) {
-    lines.push(`      ${open(styling.button, `${buttonType} onClick={${handlerName(handler)}}`)}${labelOf(handler.name.replace(/^on/, ''))}</${styling.button.tag}>`);
-  }
-  lines.push(`    </${styling.root.tag}>`, '  );', '}');
-  return `${lines.join('\n')}\n`;
+  lines.push('  return (', ...kit.root(children).map((line) => `    ${line}`), '  );', '}');
+  const imports: ImportSpec[] = [...(spec.state.length > 0 ? [{ source: 'react', named: ['useState'] }] : []), ...options.extraImports, ...kit.imports()];
+  return { body: `${lines.join('\n')}\n`, imports };
 }
 
-function describe(task: ComponentTask, styling: ComponentStyling): string {
-  const parts = [`${task.props.length} prop(s)`, `${task.state.length} state value(s)`];
-  return `${labelOf(task.name).toLowerCase()}, with ${parts.join(' and ')}, styled with ${styling.approach}`;
+function needsTypeArgument(field: FieldSpec): boolean {
+  return field.list || field.type === 'date' || field.type === 'json';
 }
 
-export function handlerName(handler: FieldSpec): string {
-  return `handle${handler.name.replace(/^on/, '')}`;
+function stateType(field: FieldSpec): string {
+  const base = { string: 'string', text: 'string', int: 'number', number: 'number', boolean: 'boolean', date: 'Date', json: 'Record<string, unknown>', handler: 'string' }[field.type];
+  return field.list ? `${base}[]` : field.type === 'date' ? 'Date | null' : base;
+}
+
+function initialValue(field: FieldSpec): string {
+  if (field.list) return '[]';
+  switch (field.type) {
+    case 'string': case 'text': case 'handler': return '\'\'';
+    case 'int': case 'number': return '0';
+    case 'boolean': return 'false';
+    case 'json': return '{}';
+    case 'date': return 'null';
+  }
 }
 
 function display(prop: FieldSpec): string {
@@ -61,35 +69,16 @@ function display(prop: FieldSpec): string {
   }
 }
 
-function stateType(field: FieldSpec): string {
-  return field.type === 'date' && !field.list ? 'Date | null' : tsType(field);
-}
-
-function initialValue(field: FieldSpec): string {
-  if (field.list) return '[]';
-  switch (field.type) {
-    case 'string': case 'text': return '\'\'';
-    case 'int': case 'number': return '0';
-    case 'boolean': return 'false';
-    case 'json': return '{}';
-    default: return 'null';
-  }
-}
-
-function stateControl(field: FieldSpec, styling: ComponentStyling, buttonType: string): string[] {
+function stateControl(field: FieldSpec, kit: ReactKit): string[] {
   const setter = `set${pascalCase(field.name)}`;
-  const button = (handler: string, label: string): string => `      <${styling.button.tag}${styling.button.attributes}${buttonType} onClick={${handler}}>${label}</${styling.button.tag}>`;
-  if (field.list) return [`      <p>${labelOf(field.name)}: {${field.name}.length}</p>`];
+  const label = field.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  const title = label.charAt(0).toUpperCase() + label.slice(1);
+  if (field.list) return [kit.line(`${title}: {${field.name}.length}`)];
   switch (field.type) {
-    case 'boolean':
-      return [`      <p>${labelOf(field.name)}: {${field.name} ? 'Yes' : 'No'}</p>`, button(`() => ${setter}((current) => !current)`, `Toggle ${labelOf(field.name).toLowerCase()}`)];
-    case 'string': case 'text':
-      return ['      <label>', `        ${labelOf(field.name)}`, `        <input value={${field.name}} onChange={(event) => ${setter}(event.target.value)} />`, '      </label>'];
-    case 'int': case 'number':
-      return [`      <p>${labelOf(field.name)}: {${field.name}}</p>`, button(`() => ${setter}((current) => current + 1)`, `Increase ${labelOf(field.name).toLowerCase()}`)];
-    case 'date':
-      return [`      <p>${labelOf(field.name)}: {${field.name}?.toLocaleDateString() ?? 'not set'}</p>`, button(`() => ${setter}(new Date())`, `Set ${labelOf(field.name).toLowerCase()}`)];
-    default:
-      return [`      <p>${labelOf(field.name)}: {JSON.stringify(${field.name})}</p>`];
+    case 'boolean': return [kit.line(`${title}: {${field.name} ? 'Yes' : 'No'}`), kit.button(`Toggle ${label}`, `() => ${setter}((current) => !current)`)];
+    case 'int': case 'number': return [kit.line(`${title}: {${field.name}}`), kit.button(`Increase ${label}`, `() => ${setter}((current) => current + 1)`)];
+    case 'date': return [kit.line(`${title}: {${field.name}?.toLocaleDateString() ?? 'not set'}`), kit.button(`Set ${label}`, `() => ${setter}(new Date())`)];
+    case 'json': return [kit.line(`${title}: {JSON.stringify(${field.name})}`)];
+    default: return [kit.input(title, field.name, setter)];
   }
 }

@@ -1,31 +1,24 @@
-// Registers a generated router in the app: an import and `app.use(router)` (Express, before the error handler) or `app.register(plugin)` (Fastify).
+// Registers a generated router in the app through the syntax tree: an import and `app.use(router)` (Express, before the error handler) or `app.register(plugin)` (Fastify), at a statement boundary of the scope that sets the app up.
 import { CadreError, exitCodes } from '../../errors.js';
 import type { ProjectContext } from '../../project/context.js';
 import type { PlanStep } from '../plan-draft.js';
-import { type Conventions, addImports, importSpecifier } from './conventions.js';
-import { formatSource } from './format.js';
+import { afterStatement, applyEdits, indentationAt, startOf } from './ast-edit.js';
+import { type Conventions, importSpecifier } from './conventions.js';
+import { anchorStatement, findExpressApp } from './express-app.js';
+import { addImportEdits } from './imports.js';
+import { printSnippet } from './printer.js';
 
 export async function registerRouter(input: { context: ProjectContext; read: (path: string) => Promise<string | null>; server: 'Express' | 'Fastify'; routerName: string; routePath: string; conventions: Conventions }): Promise<PlanStep> {
-  const creates = input.server === 'Express' ? /\bexpress\(\s*\)/ : /\b[Ff]astify\(/;
-  const module = input.server === 'Express' ? 'express' : 'fastify';
-  const candidates = Object.entries(input.context.files)
-    .filter(([, entry]) => entry.facts?.imports.some((fact) => fact.source === module))
-    .map(([path]) => path)
-    .sort((left, right) => left.length - right.length);
-  for (const path of candidates) {
-    const text = await input.read(path);
-    const instance = text ? new RegExp(`(\\w+)\\s*=\\s*(?:await\\s+)?${creates.source}`).exec(text)?.[1] : undefined;
-    if (!text || !instance) continue;
-    const importLine = formatSource(`import { ${input.routerName} } from '${importSpecifier(path, input.routePath, input.conventions)}';`, input.conventions.style).trimEnd();
-    const call = formatSource(input.server === 'Express' ? `${instance}.use(${input.routerName});` : `${instance}.register(${input.routerName});`, input.conventions.style).trimEnd();
-    const rows = addImports(text, [importLine]).split('\n');
-    const escaped = instance.replace(/\$/g, '\\$');
-    const uses = rows.map((row, index) => ({ row, index })).filter(({ row }) => new RegExp(`^\\s*${escaped}\\.(?:use|register)\\(`).test(row));
-    const errorHandler = uses.find(({ row }) => /error/i.test(row));
-    const anchor = input.server === 'Express' && errorHandler ? errorHandler.index : (uses.at(-1)?.index ?? -1) + 1 || rows.findIndex((row) => creates.test(row)) + 1;
-    const indent = /^\s*/.exec(rows[anchor] ?? rows[anchor - 1] ?? '')?.[0] ?? '';
-    rows.splice(anchor, 0, `${indent}${call}`);
-    return { action: 'modify-file', path, summary: `register ${input.routerName} in the app${errorHandler && input.server === 'Express' ? ' (before the error handler)' : ''}`, content: rows.join('\n') };
+  const app = await findExpressApp(input.context, input.read, input.server === 'Express' ? 'express' : 'fastify');
+  if (!app) {
+    throw new CadreError('generation.no-app', `Cannot find where the ${input.server} app is created (a file calling ${input.server === 'Express' ? 'express()' : 'Fastify()'}).`, { remedy: `Register ${input.routerName} by hand after applying the plan (${input.server === 'Express' ? `app.use(${input.routerName})` : `app.register(${input.routerName})`} where the app is set up).`, exitCode: exitCodes.usage });
   }
-  throw new CadreError('generation.no-app', `Cannot find where the ${input.server} app is created (a file calling ${input.server === 'Express' ? 'express()' : 'Fastify()'}).`, { remedy: 'Generate the endpoint in a project whose app is created in its own code, or register the router by hand after applying the plan.', exitCode: exitCodes.usage });
+  const style = input.context.style;
+  const anchor = anchorStatement(app, input.server === 'Express' ? 'use' : 'register');
+  const call = input.server === 'Express' ? `${app.instance}.use(${input.routerName});` : `${anchor.type === 'ExpressionStatement' && /^\s*await\b/.test(app.text.slice(startOf(app.parsed, anchor))) ? 'await ' : ''}${app.instance}.register(${input.routerName});`;
+  const printed = await printSnippet(app.path, call, style, indentationAt(app.text, startOf(app.parsed, anchor)));
+  const importSpec = { source: importSpecifier(app.path, input.routePath, input.conventions), named: [input.routerName] };
+  const edits = [afterStatement(app.text, app.parsed, anchor, printed, { blankLine: false }), ...await addImportEdits(app.path, app.text, app.parsed, [importSpec], { ...style, commonjs: !input.conventions.esm })];
+  const content = applyEdits(app.path, app.text, edits, `in ${app.path}: ${call}`);
+  return { action: 'modify-file', path: app.path, summary: `register ${input.routerName} in the app${input.server === 'Express' ? ' (before the error handler)' : ''}`, content };
 }

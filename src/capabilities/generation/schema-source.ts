@@ -4,16 +4,32 @@ import type { FieldSpec } from './task.js';
 
 export type IdKind = 'cuid' | 'uuid' | 'int';
 
-export function prismaModel(name: string, fields: FieldSpec[], id: IdKind): string {
-  const idLine = id === 'int' ? 'Int      @id @default(autoincrement())' : `String   @id @default(${id}())`;
+/** How the schema's models map to the database: `@@map(name: "users")` / `@@map("users")` table names, snake_case `@map` for createdAt. */
+export type PrismaShape = { tableMap: 'named' | 'plain' | null; snakeTimestamps: boolean };
+
+export function prismaShape(schema: string): PrismaShape {
+  const models = schema.match(/^model\s+\w+\s*\{/gm)?.length ?? 0;
+  const named = schema.match(/@@map\(\s*name:/g)?.length ?? 0;
+  const plain = schema.match(/@@map\(\s*"/g)?.length ?? 0;
+  return { tableMap: named * 2 > models ? 'named' : plain * 2 > models ? 'plain' : null, snakeTimestamps: /createdAt\s+DateTime[^\n]*@map\(\s*(?:name:\s*)?"created_at"/.test(schema) };
+}
+
+export function prismaModel(name: string, fields: FieldSpec[], id: IdKind, shape: PrismaShape = { tableMap: null, snakeTimestamps: false }): string {
+  const idLine = id === 'int' ? 'Int @id @default(autoincrement())' : `String @id @default(${id}())`;
   const prismaType = (field: FieldSpec): string => {
     const base = { string: 'String', text: 'String', int: 'Int', number: 'Float', boolean: 'Boolean', date: 'DateTime', json: 'Json', handler: 'String' }[field.type];
     return `${base}${field.list ? '[]' : field.optional ? '?' : ''}`;
   };
   const rows: [string, string][] = [['id', idLine], ...fields.filter((field) => field.name !== 'id').map((field): [string, string] => [field.name, prismaType(field)])];
-  if (!fields.some((field) => field.name === 'createdAt')) rows.push(['createdAt', 'DateTime @default(now())']);
+  if (!fields.some((field) => field.name === 'createdAt')) rows.push(['createdAt', `DateTime @default(now())${shape.snakeTimestamps ? ' @map(name: "created_at")' : ''}`]);
   const width = Math.max(...rows.map(([field]) => field.length));
-  return `model ${name} {\n${rows.map(([field, type]) => `  ${field.padEnd(width)} ${type}`).join('\n')}\n}\n`;
+  const typeWidth = Math.max(...rows.map(([, type]) => type.split(' ')[0]?.length ?? 0));
+  const row = ([field, type]: [string, string]): string => {
+    const [kind, ...attributes] = type.split(/ +/);
+    return `  ${field.padEnd(width)} ${attributes.length > 0 ? `${(kind ?? '').padEnd(typeWidth)} ${attributes.join(' ')}` : kind}`;
+  };
+  const map = shape.tableMap === 'named' ? `\n\n  @@map(name: "${tableName(name)}")` : shape.tableMap === 'plain' ? `\n\n  @@map("${tableName(name)}")` : '';
+  return `model ${name} {\n${rows.map(row).join('\n')}${map}\n}\n`;
 }
 
 export function tableName(name: string): string {

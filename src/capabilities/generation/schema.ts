@@ -3,10 +3,15 @@ import { posix } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import type { ProjectContext } from '../../project/context.js';
 import type { PlanDraft, PlanStep } from '../plan-draft.js';
-import { addImports, busiestFolder, conventionsOf, findFile, readProjectFile } from './conventions.js';
+import { readTsconfig } from '../../project/tsconfig.js';
+import { busiestFolder, conventionsOf, existsError, findFile, readProjectFile } from './conventions.js';
 import { formatSource } from './format.js';
-import { fileBaseName } from './names.js';
-import { type IdKind, drizzleTable, knexMigration, mongooseModel, prismaModel, sqlTable, tableName, typeormEntity } from './schema-source.js';
+import { drizzleTableStep } from './schema-drizzle.js';
+import { mongooseModelSteps } from './schema-mongoose.js';
+import { sequelizeModelSteps } from './schema-sequelize.js';
+import { type IdKind, knexMigration, prismaModel, prismaShape, tableName } from './schema-source.js';
+import { typeormEntity } from './schema-typeorm.js';
+import { sqlMigrationSteps } from './sql-migration.js';
 import type { SchemaTask } from './task.js';
 
 export type SchemaOptions = { cwd: string; context: ProjectContext; now?: Date };
@@ -28,56 +33,51 @@ export function prismaSchemaPath(context: ProjectContext): string | null {
   return findFile(context, (path) => /(?:^|\/)schema\.prisma$/.test(path));
 }
 
-export async function generateSchema(task: SchemaTask, options: SchemaOptions): Promise<PlanDraft> {
-  const step = await schemaStep(task, options);
-  return { title: `Add the ${task.name} ${step.summary.includes('table') ? 'table' : 'model'}`, steps: [step] };
+/** The database layer a schema goes to: the one the task names, else the project's most specific one (an ORM before a query builder before plain SQL). */
+export function chooseOrm(context: ProjectContext, requested: string | null): string {
+  const order = ['Prisma', 'Drizzle', 'TypeORM', 'Sequelize', 'Mongoose', 'MikroORM', 'Knex', 'plain SQL'];
+  if (requested) return order.find((name) => name.toLowerCase() === requested.toLowerCase()) ?? requested;
+  return order.find((name) => context.orm.includes(name)) ?? 'plain SQL';
 }
 
-/** The one step that adds the model to the project's schema. */
-export async function schemaStep(task: SchemaTask, options: SchemaOptions): Promise<PlanStep> {
+export async function generateSchema(task: SchemaTask, options: SchemaOptions): Promise<PlanDraft> {
+  const steps = await schemaSteps(task, options);
+  const first = steps[0] as PlanStep;
+  return { title: `Add the ${task.name} ${/table/.test(first.summary) ? 'table' : 'model'}`, steps };
+}
+
+/** The steps that add the model to the project's schema (a model file and its index, a migration pair…). */
+export async function schemaSteps(task: SchemaTask, options: SchemaOptions): Promise<PlanStep[]> {
   const { context, cwd } = options;
   const conventions = conventionsOf(context);
-  const orm = context.orm[0] ?? 'plain SQL';
+  const orm = chooseOrm(context, task.orm ?? null);
   const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
-  const exists = (): CadreError => new CadreError('generation.exists', `${task.name} already exists in the schema.`, { remedy: 'Choose another name; changing an existing model needs a model-backed task.', exitCode: exitCodes.usage });
+  const exists = (): CadreError => existsError(`${task.name} already exists in the schema.`);
   if (orm === 'Prisma') {
     const path = prismaSchemaPath(context) ?? 'prisma/schema.prisma';
     const text = (await read(path)) ?? 'generator client {\n  provider = "prisma-client-js"\n}\n\ndatasource db {\n  provider = "postgresql"\n  url      = env("DATABASE_URL")\n}\n';
     const models = prismaModels(text);
     if (models.has(task.name)) throw exists();
     const id = [...models.values()][0]?.id ?? 'cuid';
-    return { action: context.files[path] ? 'modify-file' : 'create-file', path, summary: `Prisma model ${task.name} (${task.fields.length} fields, ${id} id)`, content: `${text.replace(/\n*$/, '\n')}\n${prismaModel(task.name, task.fields, id)}` };
+    const shape = prismaShape(text);
+    return [{ action: context.files[path] ? 'modify-file' : 'create-file', path, summary: `Prisma model ${task.name} (${task.fields.length} fields, ${id} id${shape.tableMap ? `, table ${tableName(task.name)}` : ''})`, content: `${text.replace(/\n*$/, '\n')}\n${prismaModel(task.name, task.fields, id, shape)}` }];
   }
-  if (orm === 'Drizzle') {
-    const path = findFile(context, (_path, entry) => entry.facts?.imports.some((fact) => /^drizzle-orm\/(?:pg|sqlite|mysql)-core$/.test(fact.source)) ?? false) ?? `src/db/schema.${conventions.typescript ? 'ts' : 'js'}`;
-    const text = (await read(path)) ?? '// The database schema.\n';
-    const dialect = /sqlite-core/.test(text) || conventions.dependencies.has('better-sqlite3') ? 'sqlite' : /mysql-core/.test(text) || conventions.dependencies.has('mysql2') ? 'mysql' : 'pg';
-    const { imports, table } = drizzleTable(task.name, task.fields, dialect);
-    if (new RegExp(`Table\\('${tableName(task.name)}'`).test(text)) throw exists();
-    const existingImport = new RegExp(`import \\{([^}]*)\\} from '${imports.split('from \'')[1]?.replace(/';$/, '')}';`).exec(text);
-    let merged = text;
-    if (existingImport) {
-      const names = new Set([...(existingImport[1] ?? '').split(',').map((name) => name.trim()).filter(Boolean), ...(/\{([^}]*)\}/.exec(imports)?.[1] ?? '').split(',').map((name) => name.trim())]);
-      merged = text.replace(existingImport[0], imports.replace(/\{[^}]*\}/, `{ ${[...names].sort().join(', ')} }`));
-    } else merged = addImports(text, [formatSource(imports, conventions.style).trimEnd()]);
-    return { action: context.files[path] ? 'modify-file' : 'create-file', path, summary: `Drizzle table ${tableName(task.name)}`, content: `${merged.replace(/\n*$/, '\n')}\n${formatSource(table, conventions.style)}` };
-  }
-  if (orm === 'Knex') {
+  if (orm === 'Drizzle') return [(await drizzleTableStep(context, read, task.name, task.fields, conventions.typescript)).step];
+  if (orm === 'TypeORM') return [(await typeormEntity(context, read, task.name, task.fields, (await readTsconfig(cwd)).options)).step];
+  if (orm === 'Mongoose') return mongooseModelSteps(context, read, task.name, task.fields, conventions.typescript);
+  if (orm === 'Sequelize') return sequelizeModelSteps(context, read, task.name, task.fields, conventions);
+  const migrations = Object.keys(context.files).filter((path) => /(?:^|\/)migrations?\//.test(path));
+  const knexMigrations = migrations.some((path) => /\.[cm]?[jt]s$/.test(path));
+  if (orm === 'Knex' && (knexMigrations || !migrations.some((path) => path.endsWith('.sql')))) {
     const folder = busiestFolder(context, (path) => /(?:^|\/)migrations\//.test(path), 'migrations');
     const stamp = (options.now ?? new Date()).toISOString().replace(/\D/g, '').slice(0, 14);
     const path = posix.join(folder, `${stamp}_create_${tableName(task.name)}.${conventions.typescript ? 'ts' : 'js'}`);
-    return { action: 'create-file', path, summary: `Knex migration creating the ${tableName(task.name)} table`, content: formatSource(knexMigration(task.name, task.fields, { typescript: conventions.typescript }), conventions.style) };
+    return [{ action: 'create-file', path, summary: `Knex migration creating the ${tableName(task.name)} table`, content: formatSource(knexMigration(task.name, task.fields, { typescript: conventions.typescript }), conventions.style) }];
   }
-  if (orm === 'TypeORM' || orm === 'Mongoose') {
-    const folder = busiestFolder(context, (path) => /(?:^|\/)(?:entities|entity|models)\//.test(path), orm === 'TypeORM' ? 'src/entities' : 'src/models');
-    const base = orm === 'TypeORM' ? task.name : fileBaseName(task.name, context.style.fileNaming);
-    const path = posix.join(folder, `${base}.${conventions.typescript ? 'ts' : 'js'}`);
-    if (context.files[path]) throw exists();
-    const source = orm === 'TypeORM' ? typeormEntity(task.name, task.fields) : mongooseModel(task.name, task.fields);
-    return { action: 'create-file', path, summary: `${orm} ${orm === 'TypeORM' ? 'entity' : 'model'} ${task.name}`, content: formatSource(source, conventions.style) };
+  if (orm !== 'Knex' && orm !== 'plain SQL') {
+    throw new CadreError('generation.unsupported-orm', `cadre does not generate ${orm} schemas offline.`, { remedy: 'Configure a model for this database layer, or name another one in the task (Prisma, Drizzle, TypeORM, Sequelize, Mongoose, Knex, SQL).', exitCode: exitCodes.usage });
   }
-  const folder = busiestFolder(context, (path) => path.endsWith('.sql'), 'sql');
-  const path = posix.join(folder, `create_${tableName(task.name)}.sql`);
-  if (context.files[path]) throw exists();
-  return { action: 'create-file', path, summary: `SQL table ${tableName(task.name)}`, content: `-- The ${tableName(task.name)} table.\n${sqlTable(task.name, task.fields, 'int')}` };
+  const existingSql = (await Promise.all(migrations.filter((path) => path.endsWith('.sql')).slice(0, 5).map(read))).join('\n');
+  if (new RegExp(`CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?[\`"]?${tableName(task.name)}[\`"]?\\s*\\(`, 'i').test(existingSql)) throw exists();
+  return sqlMigrationSteps(context, task.name, task.fields, { existingSql, now: options.now ?? new Date() });
 }

@@ -8,7 +8,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export type ComponentTask = { kind: 'component'; name: string; props: FieldSpec[]; state: FieldSpec[]; framework: 'react' | 'vue' | null };
 export type EndpointTask = { kind: 'endpoint'; method: HttpMethod; path: string; resource: string; fields: FieldSpec[] };
-export type SchemaTask = { kind: 'schema'; name: string; fields: FieldSpec[] };
+export type SchemaTask = { kind: 'schema'; name: string; fields: FieldSpec[]; /** The database layer the task names ("a mongoose model"), when it names one. */ orm?: string | null };
 export type GenerationTask = ComponentTask | EndpointTask | SchemaTask;
 
 const typeWords: Record<string, FieldType> = {
@@ -74,7 +74,8 @@ function parseSchema(text: string): SchemaTask {
   if (!name) throw usage('generation.missing-name', 'The task does not say what the model or table is called.', 'Name it, e.g. "create a model Review with fields rating:int body:text".');
   const fields = parseFields(text);
   if (fields.length === 0) throw usage('generation.missing-fields', `The task does not list the fields of ${name}.`, 'List them as name:type, e.g. "create a model Review with fields rating:int body:text productId:string" (types: string, text, int, number, boolean, date, json; add ? for optional).');
-  return { kind: 'schema', name: pascalCase(singular(name)), fields };
+  const orm = /\b(prisma|drizzle|typeorm|sequelize|mongoose|knex)\b/i.exec(text)?.[1] ?? (/\b(?:plain )?sql\b/i.test(text) ? 'plain SQL' : null);
+  return { kind: 'schema', name: pascalCase(singular(name)), fields, orm };
 }
 
 function findName(text: string, patterns: RegExp[]): string | null {

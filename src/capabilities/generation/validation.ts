@@ -28,18 +28,28 @@ export function inputInterface(name: string, fields: FieldSpec[]): string {
   return `interface ${name} {\n${fields.map((field) => `  ${field.name}${field.optional ? '?' : ''}: ${type(field)};`).join('\n')}\n}`;
 }
 
-/** A canonical-source Express middleware checking each field's type by hand (projects without zod). */
-export function handValidator(resource: string, fields: FieldSpec[], typed: boolean): string {
+/** Statements collecting `issues` for a request body held in `body` (an object of unknown values), one `if` per field. */
+export function fieldChecks(fields: FieldSpec[], typed: boolean, body = 'body'): string[] {
   const check = (field: FieldSpec): string => {
     const test = { string: 'typeof value === \'string\' && value.length > 0', text: 'typeof value === \'string\'', int: 'Number.isInteger(value)', number: 'typeof value === \'number\'', boolean: 'typeof value === \'boolean\'', date: 'typeof value === \'string\' && !Number.isNaN(Date.parse(value))', json: 'typeof value === \'object\' && value !== null', handler: 'typeof value === \'string\'' }[field.type];
-    const condition = field.list ? `Array.isArray(body.${field.name}) && body.${field.name}.every((value${typed ? ': unknown' : ''}) => ${test})` : test.replaceAll('value', `body.${field.name}`);
-    return `  if (${field.optional ? `body.${field.name} !== undefined && ` : ''}!(${condition})) issues.push('${field.name} must be ${describeType(field)}');`;
+    const value = `${body}.${field.name}`;
+    const condition = field.list ? `Array.isArray(${value}) && ${value}.every((value${typed ? ': unknown' : ''}) => ${test})` : test.replaceAll('value', value);
+    return `if (${field.optional ? `${value} !== undefined && ` : ''}!(${condition})) issues.push('${field.name} must be ${describeType(field)}');`;
   };
+  return [`const issues${typed ? ': string[]' : ''} = [];`, ...fields.map(check)];
+}
+
+/** The request body as an object of unknown values, for `fieldChecks`. */
+export function bodyRecord(expression: string, typed: boolean): string {
+  return `(typeof ${expression} === 'object' && ${expression} !== null ? ${expression} : {})${typed ? ' as Record<string, unknown>' : ''}`;
+}
+
+/** A canonical-source Express middleware checking each field's type by hand (projects without zod). */
+export function handValidator(resource: string, fields: FieldSpec[], typed: boolean): string {
   return [
     `function validate${pascalCase(resource)}(req${typed ? ': Request' : ''}, res${typed ? ': Response' : ''}, next${typed ? ': NextFunction' : ''})${typed ? ': void' : ''} {`,
-    `  const body = (typeof req.body === 'object' && req.body !== null ? req.body : {})${typed ? ' as Record<string, unknown>' : ''};`,
-    `  const issues${typed ? ': string[]' : ''} = [];`,
-    ...fields.map(check),
+    `  const body = ${bodyRecord('req.body', typed)};`,
+    ...fieldChecks(fields, typed).map((line) => `  ${line}`),
     '  if (issues.length > 0) {',
     '    res.status(400).json({ error: \'Invalid request body\', issues });',
     '    return;',

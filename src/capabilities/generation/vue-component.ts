@@ -1,77 +1,112 @@
-// The canonical source of a Vue single-file component (script setup): typed props, emits for handlers, refs for state, styling.
+// A Vue single-file component (script setup) from its spec: typed props, events for handlers (a form emits the entered value), refs for state, and a template styled the project's way (utility classes and its own shortcuts, or scoped styles on its theme variables).
 import type { ProjectContext } from '../../project/context.js';
-import { labelOf, tsType } from './fields.js';
-import { kebabCase, pascalCase } from './names.js';
+import type { UiSpec } from './component-model.js';
+import { handlerName } from './component-model.js';
+import { kebabCase } from './names.js';
 import type { ThemeTokens } from './styling.js';
-import type { ComponentTask, FieldSpec } from './task.js';
+import type { FieldSpec } from './task.js';
 
-export function vueComponentScript(task: ComponentTask, options: { typescript: boolean }): string {
-  const shown = task.props.filter((prop) => prop.type !== 'handler');
-  const handlers = task.props.filter((prop) => prop.type === 'handler');
+export type VueStyling = { approach: string; classes: { root: string; title: string; button: string; field: string; fields: string; form: string }; style: string };
+
+const eventName = (handler: FieldSpec): string => {
+  const event = handler.name.replace(/^on/, '');
+  return event.charAt(0).toLowerCase() + event.slice(1);
+};
+
+/** The `<script setup>` body (canonical; printed with the project's style), without auto-imported Vue functions when the project auto-imports them. */
+export function vueComponentScript(spec: UiSpec, options: { typescript: boolean; autoImports: boolean }): string {
+  const shown = spec.props.filter(({ field }) => field.type !== 'handler');
+  const handlers = spec.props.filter(({ field }) => field.type === 'handler');
   const lines: string[] = [];
-  if (task.state.length > 0) lines.push('import { ref } from \'vue\';', '');
+  if (spec.state.length > 0 && !options.autoImports) lines.push('import { ref } from \'vue\';', '');
   if (shown.length > 0) {
     lines.push(options.typescript
-      ? `const props = defineProps<{ ${shown.map((prop) => `${prop.name}${prop.optional ? '?' : ''}: ${tsType(prop)}`).join('; ')} }>();`
-      : `const props = defineProps({ ${shown.map((prop) => `${prop.name}: { type: ${runtimeType(prop)}, required: ${!prop.optional} }`).join(', ')} });`);
+      ? `defineProps<{\n${shown.map(({ field, type }) => `  ${field.name}${field.optional ? '?' : ''}: ${type};`).join('\n')}\n}>();`
+      : `defineProps({ ${shown.map(({ field }) => `${field.name}: { type: ${runtimeType(field)}, required: ${!field.optional} }`).join(', ')} });`);
   }
   if (handlers.length > 0) {
     lines.push(options.typescript
-      ? `const emit = defineEmits<{ ${handlers.map((handler) => `(event: '${eventName(handler)}'): void`).join('; ')} }>();`
-      : `const emit = defineEmits([${handlers.map((handler) => `'${eventName(handler)}'`).join(', ')}]);`);
+      ? `const emit = defineEmits<{\n${handlers.map(({ field, type }) => `  ${eventName(field)}: [${/^\((\w+): string\)/.exec(type)?.[1] ? `${/^\((\w+)/.exec(type)?.[1]}: string` : ''}];`).join('\n')}\n}>();`
+      : `const emit = defineEmits([${handlers.map(({ field }) => `'${eventName(field)}'`).join(', ')}]);`);
   }
-  for (const field of task.state) lines.push(`const ${field.name} = ref${options.typescript ? `<${field.type === 'date' && !field.list ? 'Date | null' : tsType(field)}>` : ''}(${initial(field)});`);
-  for (const handler of handlers) lines.push(`function handle${handler.name.replace(/^on/, '')}() {`, `  emit('${eventName(handler)}');`, '}');
+  if (lines.length > 0) lines.push('');
+  for (const field of spec.state) lines.push(`const ${field.name} = ref${options.typescript && (field.list || field.type === 'date' || field.type === 'json') ? `<${stateType(field)}>` : ''}(${initial(field)});`);
+  for (const part of spec.parts) {
+    if (part.kind === 'form') lines.push('', `function ${handlerName(part.submit.handler)}() {`, `  emit('${eventName(part.submit.handler)}', ${part.input.state}.value);`, '}');
+    if (part.kind === 'action') lines.push('', `function ${handlerName(part.handler)}() {`, `  emit('${eventName(part.handler)}');`, '}');
+  }
   return `${lines.join('\n')}\n`;
 }
 
-export function vueComponentTemplate(task: ComponentTask, classes: { root: string; title: string; button: string }): string {
-  const shown = task.props.filter((prop) => prop.type !== 'handler');
-  const handlers = task.props.filter((prop) => prop.type === 'handler');
-  const lines = [`  <section ${classes.root}>`, `    <h2 ${classes.title}>${labelOf(task.name)}</h2>`];
-  if (shown.length > 0) {
-    lines.push('    <dl>');
-    for (const prop of shown) lines.push(`      <dt>${labelOf(prop.name)}</dt>`, `      <dd>{{ ${display(prop)} }}</dd>`);
-    lines.push('    </dl>');
+/** The template, in the shape Vue's style guide lints for: two-space indent, element text on its own line. */
+export function vueComponentTemplate(spec: UiSpec, styling: VueStyling): string {
+  const cls = (value: string): string => (value ? ` ${value}` : '');
+  const c = styling.classes;
+  const element = (tag: string, attributes: string, text: string, indent: string): string[] => [`${indent}<${tag}${attributes}>`, `${indent}  ${text}`, `${indent}</${tag}>`];
+  const lines = [`  <section${cls(c.root)}>`];
+  for (const part of spec.parts) {
+    if (part.kind === 'title') lines.push(...element('h2', cls(c.title), part.text, '    '));
+    if (part.kind === 'fields') {
+      lines.push(`    <dl${cls(c.fields)}>`);
+      for (const { label, prop } of part.items) lines.push(...element('dt', '', label, '      '), ...element('dd', '', `{{ ${display(prop)} }}`, '      '));
+      lines.push('    </dl>');
+    }
+    if (part.kind === 'form') {
+      lines.push(`    <form${cls(c.form)} @submit.prevent="${handlerName(part.submit.handler)}">`);
+      lines.push(`      <input v-model="${part.input.state}" type="${part.input.type}" aria-label="${part.input.label}"${part.input.placeholder ? ` :placeholder="${part.input.placeholder}"` : ''}${cls(c.field)}>`);
+      lines.push(...element('button', ` type="submit"${cls(c.button)}`, part.submit.label, '      '), '    </form>');
+    }
+    if (part.kind === 'state') lines.push(...stateControl(part.field, c, element));
+    if (part.kind === 'action') lines.push(...element('button', ` type="button"${cls(c.button)} @click="${handlerName(part.handler)}"`, part.label, '    '));
   }
-  for (const field of task.state) {
-    if (field.type === 'boolean' && !field.list) lines.push(`    <button type="button" ${classes.button} @click="${field.name} = !${field.name}">Toggle ${labelOf(field.name).toLowerCase()}</button>`);
-    else if ((field.type === 'string' || field.type === 'text') && !field.list) lines.push(`    <label>${labelOf(field.name)} <input v-model="${field.name}" /></label>`);
-    else if ((field.type === 'int' || field.type === 'number') && !field.list) lines.push(`    <button type="button" ${classes.button} @click="${field.name} += 1">${labelOf(field.name)}: {{ ${field.name} }}</button>`);
-    else lines.push(`    <p>${labelOf(field.name)}: {{ ${field.name} }}</p>`);
-  }
-  for (const handler of handlers) lines.push(`    <button type="button" ${classes.button} @click="handle${handler.name.replace(/^on/, '')}">${labelOf(handler.name.replace(/^on/, ''))}</button>`);
   lines.push('  </section>');
   return `<template>\n${lines.join('\n')}\n</template>\n`;
 }
 
-/** Class bindings and the `<style>` block for the project's theming approach. */
-export function vueStyling(task: ComponentTask, context: ProjectContext, tokens: ThemeTokens): { approach: string; classes: { root: string; title: string; button: string }; style: string } {
-  if (context.theming.includes('Tailwind CSS')) {
-    return { approach: 'Tailwind CSS utility classes', style: '', classes: { root: 'class="flex flex-col gap-2 rounded-lg bg-white p-4 shadow-sm"', title: 'class="text-lg font-semibold"', button: 'class="rounded-md bg-blue-600 px-3 py-1 text-white"' } };
+function stateControl(field: FieldSpec, c: VueStyling['classes'], element: (tag: string, attributes: string, text: string, indent: string) => string[]): string[] {
+  const label = field.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  const title = label.charAt(0).toUpperCase() + label.slice(1);
+  const button = c.button ? ` ${c.button}` : '';
+  if (field.list) return element('p', '', `${title}: {{ ${field.name}.length }}`, '    ');
+  switch (field.type) {
+    case 'boolean': return [...element('p', '', `${title}: {{ ${field.name} ? 'Yes' : 'No' }}`, '    '), ...element('button', ` type="button"${button} @click="${field.name} = !${field.name}"`, `Toggle ${label}`, '    ')];
+    case 'int': case 'number': return [...element('p', '', `${title}: {{ ${field.name} }}`, '    '), ...element('button', ` type="button"${button} @click="${field.name} += 1"`, `Increase ${label}`, '    ')];
+    case 'string': case 'text': return [`    <input v-model="${field.name}" type="text" aria-label="${title}"${c.field ? ` ${c.field}` : ''}>`];
+    default: return element('p', '', `${title}: {{ ${field.name} }}`, '    ');
+  }
+}
+
+/** Utility classes (Tailwind or UnoCSS, with the project's own shortcuts such as `btn`), else scoped styles on the theme's variables. */
+export function vueStyling(name: string, context: ProjectContext, tokens: ThemeTokens, shortcuts: string[]): VueStyling {
+  const utility = context.theming.includes('Tailwind CSS') || context.theming.includes('UnoCSS');
+  if (utility) {
+    const button = shortcuts.includes('btn') ? 'class="btn"' : 'class="rounded px-3 py-1 text-sm border"';
+    return {
+      approach: `${context.theming.includes('UnoCSS') ? 'UnoCSS' : 'Tailwind CSS'} utility classes${shortcuts.includes('btn') ? ' and the project\'s btn shortcut' : ''}`,
+      style: '',
+      classes: { root: 'class="flex flex-col gap-3 p-4"', title: 'class="text-lg font-semibold"', button, field: 'class="border rounded px-3 py-1"', fields: 'class="grid grid-cols-2 gap-1 text-sm"', form: 'class="flex items-center gap-2"' },
+    };
   }
   const lang = context.theming.includes('Sass') ? ' lang="scss"' : context.theming.includes('Less') ? ' lang="less"' : '';
+  const base = kebabCase(name);
   const rules = `{\n  display: flex;\n  flex-direction: column;\n  gap: ${tokens.space};\n  padding: ${tokens.space};\n  background: ${tokens.surface};\n  color: ${tokens.text};\n  border-radius: ${tokens.radius};\n}`;
   const button = `{\n  align-self: flex-start;\n  border: none;\n  border-radius: ${tokens.radius};\n  background: ${tokens.accent};\n  color: ${tokens.surface};\n}`;
   if (context.theming.includes('CSS modules')) {
-    return { approach: 'a CSS module', style: `<style module${lang}>\n.root ${rules}\n.title {\n  margin: 0;\n}\n.button ${button}\n</style>\n`, classes: { root: ':class="$style.root"', title: ':class="$style.title"', button: ':class="$style.button"' } };
+    return { approach: 'a CSS module', style: `<style module${lang}>\n.root ${rules}\n.title {\n  margin: 0;\n}\n.button ${button}\n</style>\n`, classes: { root: ':class="$style.root"', title: ':class="$style.title"', button: ':class="$style.button"', field: '', fields: '', form: '' } };
   }
-  const base = kebabCase(task.name);
-  return { approach: `scoped styles${context.theming.includes('CSS variables') ? ' on the theme\'s CSS variables' : ''}`,
+  return {
+    approach: `scoped styles${context.theming.includes('CSS variables') ? ' on the theme\'s CSS variables' : ''}`,
     style: `<style scoped${lang}>\n.${base} ${rules}\n.${base}__title {\n  margin: 0;\n}\n.${base}__button ${button}\n</style>\n`,
-    classes: { root: `class="${base}"`, title: `class="${base}__title"`, button: `class="${base}__button"` } };
-}
-
-function eventName(handler: FieldSpec): string {
-  return kebabCase(pascalCase(handler.name.replace(/^on/, '')));
+    classes: { root: `class="${base}"`, title: `class="${base}__title"`, button: `class="${base}__button"`, field: '', fields: '', form: '' },
+  };
 }
 
 function display(prop: FieldSpec): string {
   const access = prop.optional ? '?.' : '.';
-  if (prop.list) return `props.${prop.name}${access}join(', ')`;
-  if (prop.type === 'boolean') return `props.${prop.name} ? 'Yes' : 'No'`;
-  if (prop.type === 'date') return `props.${prop.name}${access}toLocaleDateString()`;
-  return `props.${prop.name}`;
+  if (prop.list) return `${prop.name}${access}join(', ')`;
+  if (prop.type === 'boolean') return `${prop.name} ? 'Yes' : 'No'`;
+  if (prop.type === 'date') return `${prop.name}${access}toLocaleDateString()`;
+  return prop.name;
 }
 
 function runtimeType(prop: FieldSpec): string {
@@ -79,7 +114,13 @@ function runtimeType(prop: FieldSpec): string {
   return { string: 'String', text: 'String', int: 'Number', number: 'Number', boolean: 'Boolean', date: 'Date', json: 'Object', handler: 'Function' }[prop.type];
 }
 
+function stateType(field: FieldSpec): string {
+  const base = { string: 'string', text: 'string', int: 'number', number: 'number', boolean: 'boolean', date: 'Date', json: 'Record<string, unknown>', handler: 'string' }[field.type];
+  return field.list ? `${base}[]` : field.type === 'date' ? 'Date | null' : base;
+}
+
 function initial(field: FieldSpec): string {
   if (field.list) return '[]';
-  return { string: '\'\'', text: '\'\'', int: '0', number: '0', boolean: 'false', date: 'null', json: '{}', handler: 'null' }[field.type];
+  return { string: '\'\'', text: '\'\'', int: '0', number: '0', boolean: 'false', date: 'null', json: '{}', handler: '\'\'' }[field.type];
 }
+

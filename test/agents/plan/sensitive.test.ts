@@ -18,6 +18,13 @@ describe('overwriting what the person wrote', () => {
     expect(isSecuritySensitive('document the project', rewrite(handWritten.replace('Postgres 16', 'Postgres 17')), cwd)).toBeNull();
   });
 
+  it('asks when a drafted step takes away lines of a file the person wrote (PlanStep.overwrites), even a few', () => {
+    const cwd = makeProject({ 'src/app.js': 'const express = require("express");\nconst app = express();\napp.listen(3000);\n' });
+    const edit: PlanDraft = { title: 'Add a route', steps: [{ action: 'modify-file', path: 'src/app.js', summary: 'route', content: 'const express = require("express");\nconst app = express();\napp.get("/x", (req, res) => res.end());\napp.listen(Number(process.env.PORT));\n', overwrites: { removedLines: 1 } }] };
+    expect(isSecuritySensitive('add an endpoint', edit, cwd)).toMatch(/changes or removes 1 existing line of src\/app\.js/);
+    expect(isSecuritySensitive('add an endpoint', { ...edit, steps: [{ ...edit.steps[0]!, overwrites: { removedLines: 0 } }] }, cwd)).toBeNull();
+  });
+
   it('does not ask for a file an earlier plan of cadre created', async () => {
     const cwd = makeProject({});
     await applyPlan({ title: 'Create', steps: [{ action: 'create-file', path: 'README.md', summary: 'README', content: handWritten }] }, cwd, { planId: 'p0' });

@@ -36,9 +36,12 @@ describe('component generation on react-shop', () => {
       ['update-exports', 'src/components/index.ts'],
     ]);
     const [component, stylesheet, test, index] = plan.steps.map((step) => step.content ?? '');
-    expect(component).toContain('export interface SearchBoxProps {\n  title: string;\n  count?: number;\n  tags: string[];\n  onSearch: () => void;\n}');
-    expect(component).toContain('const [open, setOpen] = useState<boolean>(false);');
-    expect(component).toContain('onClick={handleSearch}');
+    expect(component).toContain('export interface SearchBoxProps {\n  title: string;\n  count?: number;\n  tags: string[];\n  onSearch: (query: string) => void;\n}');
+    expect(component).toContain('const [open, setOpen] = useState(false);');
+    // A search box has a search input; submitting it calls onSearch with what was typed.
+    expect(component).toMatch(/<input\s+type="search"[\s\S]*value=\{query\}/);
+    expect(component).toContain('<form onSubmit={handleSearch}>');
+    expect(component).toContain('onSearch(query);');
     expect(component).toContain('import styles from \'./SearchBox.module.css\';');
     expect(stylesheet).toContain('background: var(--color-surface);');
     expect(stylesheet).toContain('background: var(--color-primary);');

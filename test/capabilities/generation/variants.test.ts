@@ -70,11 +70,11 @@ describe('formatSource', () => {
 
 describe('components in each theming approach', () => {
   const cases: [string, string[], Record<string, string>, RegExp[]][] = [
-    ['Tailwind CSS', ['react', 'tailwindcss'], {}, [/className="flex flex-col gap-2/, /^(?![\s\S]*\.css')/]],
-    ['styled-components', ['react', 'styled-components'], {}, [/import styled from 'styled-components';/, /const Root = styled\.section`/, /<ActionButton type="button" onClick=\{handleSelect\}>Select<\/ActionButton>/]],
+    ['Tailwind CSS', ['react', 'tailwindcss'], {}, [/className="flex flex-col gap-3 rounded-lg border border-gray-200 bg-white/, /^(?![\s\S]*\.css')/]],
+    ['styled-components', ['react', 'styled-components'], {}, [/import styled from 'styled-components';/, /const Root = styled\.section`/, /<ActionButton type="button" onClick=\{onSelect\}>\s*Select\s*<\/ActionButton>/]],
     ['Emotion', ['react', '@emotion/react', '@emotion/styled'], {}, [/import styled from '@emotion\/styled';/]],
-    ['MUI theme', ['react', '@mui/material'], {}, [/import \{ Box, Button, Typography \} from '@mui\/material';/, /sx=\{\{ p: 2/, /<Button variant="contained" onClick=\{handleSelect\}>/]],
-    ['Chakra UI theme', ['react', '@chakra-ui/react'], {}, [/from '@chakra-ui\/react';/, /<Heading as="h2" size="md">User badge<\/Heading>/]],
+    ['MUI theme', ['react', '@mui/material'], {}, [/import \{ Box, Button, Card, Typography \} from '@mui\/material';/, /sx=\{\{ p: 3/, /<Button variant="outlined" onClick=\{onSelect\}>/, /color: 'text\.secondary'/]],
+    ['Chakra UI theme', ['react', '@chakra-ui/react'], {}, [/from '@chakra-ui\/react';/, /<Heading as="h2" size="md">\s*User badge\s*<\/Heading>/]],
     ['Sass', ['react', 'sass'], { 'src/components/Card.tsx': 'export function Card() {\n  return null;\n}\n', 'src/styles/base.scss': '$gap: 4px;\n' }, [/import '\.\/UserBadge\.scss';/, /className="user-badge"/]],
   ];
   it.each(cases)('%s', async (_name, dependencies, files, patterns) => {
@@ -95,7 +95,7 @@ describe('components in each theming approach', () => {
     });
     const plan = await generateFromTask(task, { cwd, context });
     expect(plan.steps.map((step) => step.path)).toEqual(['src/widgets/user-badge.tsx', 'src/widgets/user-badge.css', 'src/widgets/user-badge.test.tsx', 'src/widgets/index.ts']);
-    expect(plan.steps[0]?.content).toContain('export default function UserBadge({ name, admin, onSelect }: UserBadgeProps) {\n    const [expanded, setExpanded] = useState<boolean>(false)\n');
+    expect(plan.steps[0]?.content).toContain('export default function UserBadge({ name, admin, onSelect }: UserBadgeProps) {\n    const [expanded, setExpanded] = useState(false)\n');
     expect(plan.steps[3]?.content).toBe('export { default as OrderList } from "./order-list"\nexport { default as UserBadge } from "./user-badge"\n');
     expectParses(plan);
   });
@@ -105,9 +105,9 @@ describe('components in each theming approach', () => {
     const plan = await generateFromTask(task, { cwd, context });
     expect(plan.steps.map((step) => step.path)).toEqual(['src/components/UserBadge.vue', 'src/components/UserBadge.test.ts']);
     const sfc = plan.steps[0]?.content ?? '';
-    expect(sfc).toContain('const props = defineProps<{ name: string; admin: boolean }>();');
-    expect(sfc).toContain('const emit = defineEmits<{ (event: \'select\'): void }>();');
-    expect(sfc).toContain('<button type="button" class="user-badge__button" @click="expanded = !expanded">Toggle expanded</button>');
+    expect(sfc).toContain('defineProps<{\n  name: string;\n  admin: boolean;\n}>();');
+    expect(sfc).toContain('const emit = defineEmits<{\n  select: [];\n}>();');
+    expect(sfc).toContain('<button type="button" class="user-badge__button" @click="expanded = !expanded">');
     expect(sfc).toContain('background: var(--brand-primary);');
     expect(plan.steps[1]?.content).toContain('import { renderToString } from \'vue/server-renderer\';');
     expectParses(plan);
@@ -127,18 +127,18 @@ describe('schemas for each database layer', () => {
     const { cwd, context } = await project(['drizzle-orm', 'pg'], { 'src/db/schema.ts': "import { pgTable, serial, text } from 'drizzle-orm/pg-core';\n\nexport const users = pgTable('users', {\n  id: serial('id').primaryKey(),\n  name: text('name').notNull(),\n});\n" });
     const plan = await generateFromTask(fields, { cwd, context });
     expect(plan.steps[0]).toMatchObject({ action: 'modify-file', path: 'src/db/schema.ts' });
-    expect(plan.steps[0]?.content).toContain("import { boolean, doublePrecision, pgTable, serial, text, varchar } from 'drizzle-orm/pg-core';");
+    expect(plan.steps[0]?.content).toMatch(/^import \{\n {2}pgTable,\n {2}serial,\n {2}text,\n {2}boolean,\n {2}doublePrecision,\n {2}varchar,\n\} from 'drizzle-orm\/pg-core';/);
     expect(plan.steps[0]?.content).toContain("  total: doublePrecision('total').notNull(),\n  paid: boolean('paid').notNull(),\n  notes: text('notes'),\n");
     expectParses(plan);
   });
   it('TypeORM, Mongoose and plain SQL', async () => {
     const typeorm = await generateFromTask(fields, await project(['typeorm']));
-    expect(typeorm.steps[0]).toMatchObject({ path: 'src/entities/Invoice.ts' });
-    expect(typeorm.steps[0]?.content).toContain('  @Column({ type: \'text\', nullable: true })\n  notes?: string;');
+    expect(typeorm.steps[0]).toMatchObject({ path: 'src/entities/invoice.entity.ts' });
+    expect(typeorm.steps[0]?.content).toContain('  @Column({ type: \'text\', nullable: true })\n  notes?: string | null;');
     const mongoose = await generateFromTask(fields, await project(['mongoose']));
-    expect(mongoose.steps[0]?.content).toContain('  paid: { type: Boolean, required: true },');
+    expect(mongoose.steps[0]?.content).toContain('    paid: {\n      type: Boolean,\n      required: true,\n    },');
     const sql = await generateFromTask(fields, await project(['pg']));
-    expect(sql.steps[0]).toMatchObject({ path: 'sql/create_invoices.sql' });
+    expect(sql.steps[0]).toMatchObject({ path: 'migrations/create_invoices.sql' });
     expect(sql.steps[0]?.content).toContain('  total DOUBLE PRECISION NOT NULL,\n  paid BOOLEAN NOT NULL,\n  notes TEXT,');
     for (const plan of [typeorm, mongoose]) expectParses(plan);
   });
