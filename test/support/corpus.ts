@@ -12,12 +12,22 @@ export interface UnpackedProject {
   dispose(): void;
 }
 
-/** A fresh copy of the project; a missing corpus or a changed archive fails (never skips). */
-export function unpackCorpus(name: string): UnpackedProject {
+type CorpusEntry = { name: string; archive: { file: string; sha256: string } };
+
+function manifest(): { projects: CorpusEntry[] } {
   const manifestFile = join(corpusDir, 'MANIFEST.json');
   if (!existsSync(manifestFile)) throw new Error(`the real-project corpus is missing at ${corpusDir}`);
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { projects: { name: string; archive: { file: string; sha256: string } }[] };
-  const entry = manifest.projects.find((project) => project.name === name);
+  return JSON.parse(readFileSync(manifestFile, 'utf8')) as { projects: CorpusEntry[] };
+}
+
+/** Every project of the corpus, in MANIFEST order. */
+export function corpusProjects(): CorpusEntry[] {
+  return manifest().projects;
+}
+
+/** A fresh copy of the project; a missing corpus or a changed archive fails (never skips). */
+export function unpackCorpus(name: string): UnpackedProject {
+  const entry = manifest().projects.find((project) => project.name === name);
   if (!entry) throw new Error(`the corpus has no project named ${name}`);
   const archive = join(corpusDir, entry.archive.file);
   const sha = createHash('sha256').update(readFileSync(archive)).digest('hex');

@@ -1,5 +1,5 @@
 // What each analysis kind provides to the runner.
-import type { Finding, QualityScore, RuleMeta, SourceFile } from './types.js';
+import type { FileWarning, Finding, QualityScore, RuleMeta, SourceFile } from './types.js';
 import type { CloneFingerprint, ProjectView } from './view.js';
 
 export type ProjectStageInput = {
@@ -7,6 +7,8 @@ export type ProjectStageInput = {
   advisoriesFile?: string;
   packageJsonText: string | null;
   lockfileText: string | null;
+  /** Malformed input met on the way (a range that is not one, say): one warning naming the file, never a failure. */
+  warn: (warning: FileWarning) => void;
 };
 
 export type KindDefinition = {

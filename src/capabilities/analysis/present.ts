@@ -1,7 +1,7 @@
 // Runs one analysis for a person or a script: progress, the report as an event, and the SARIF / Markdown files.
 import { resolve } from 'node:path';
 import { writeFileAtomic } from '../../store/atomic-write.js';
-import type { OutputSink } from '../../cli/output.js';
+import { say, type OutputSink } from '../../cli/output.js';
 import { formatReportText, runAnalysis, toMarkdown, toSarif, type AnalysisKind, type AnalysisReport, type Severity } from './index.js';
 import { severities } from './types.js';
 
@@ -14,6 +14,8 @@ export interface PresentAnalysisOptions {
   markdownFile?: string;
   color: boolean;
   emit: OutputSink;
+  /** Ctrl-C: the analysis stops and writes nothing. */
+  signal?: AbortSignal;
 }
 
 /** Whether a report has a finding at `threshold` or worse. */
@@ -30,8 +32,10 @@ export async function presentAnalysis(options: PresentAnalysisOptions): Promise<
     ...(options.path ? { path: options.path } : {}),
     ...(options.advisoriesFile ? { advisoriesFile: resolve(options.cwd, options.advisoriesFile) } : {}),
     onProgress: (done, total) => options.emit({ type: 'output.progress', id: progressId, label, current: done, total }),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
   options.emit({ type: 'output.progress', id: progressId, label, current: report.filesAnalyzed, total: report.filesAnalyzed, done: true });
+  for (const warning of report.warnings) options.emit(say(`${warning.file}: ${warning.message}`, 'warn'));
   const written: string[] = [];
   if (options.sarifFile) {
     const file = resolve(options.cwd, options.sarifFile);

@@ -4,7 +4,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import type { PackageJson } from '../../project/detect.js';
 import { extractFacts } from '../../project/facts.js';
-import { type ListedFile, contentHash, listProjectFiles } from '../../project/files.js';
+import { describeSystemError, isSystemError } from '../../project/cache-write.js';
+import { type FileWarning, type ListedFile, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
 import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.js';
 import { readInstalled } from './installed.js';
 import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
@@ -22,6 +23,8 @@ export type RunAnalysisOptions = {
   /** Reuse and update `.cadre/analysis-<kind>.json` (default true). */
   cache?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** Ctrl-C: the analysis stops with an `interrupted` error and writes no cache. */
+  signal?: AbortSignal;
 };
 
 export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOptions): Promise<AnalysisReport> {
@@ -33,7 +36,11 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   if (target.startsWith('..')) {
     throw new CadreError('analysis.outside-project', `${options.path} is outside the project ${root}.`, { remedy: 'Analyse a path inside the project, or run cadre from the other project.', exitCode: exitCodes.usage });
   }
-  const listed = await listTarget(targetAbsolute, target);
+  const warnings: FileWarning[] = [];
+  const warn = (warning: FileWarning | null): void => {
+    if (warning) warnings.push(warning);
+  };
+  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn });
   const files = listed.filter((file) => definition.includes(file.path));
   const useCache = options.cache !== false;
   const stamp = useCache ? await reportStamp({ root, kind, target, files, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
@@ -44,53 +51,69 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   }
   const previous = useCache ? await loadAnalysisCache(root, kind) : new Map<string, CachedFile>();
   const current = new Map<string, CachedFile>();
+  const unreadable = new Set<string>();
   let reused = 0;
   let done = 0;
   const queue = [...files];
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
+      stopIfAborted(options.signal);
       const old = previous.get(item.path);
       if (old && old.size === item.size && old.mtimeMs === item.mtimeMs) {
         current.set(item.path, old);
         reused += 1;
       } else {
-        const text = await readFile(join(root, item.path), 'utf8');
-        const hash = contentHash(text);
-        if (old && old.hash === hash) {
-          current.set(item.path, { ...old, mtimeMs: item.mtimeMs });
-          reused += 1;
+        const text = await readSource(root, item.path, warn);
+        if (text === null) {
+          unreadable.add(item.path);
         } else {
-          current.set(item.path, analyseOne(kind, item, text, hash));
+          const hash = contentHash(text);
+          if (old && old.hash === hash) {
+            current.set(item.path, { ...old, mtimeMs: item.mtimeMs });
+            reused += 1;
+          } else {
+            current.set(item.path, analyseOne(kind, item, text, hash));
+          }
         }
       }
       done += 1;
-      options.onProgress?.(done, files.length);
+      if (!options.signal?.aborted) options.onProgress?.(done, files.length);
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
+  stopIfAborted(options.signal);
+  // Read in listing order so that warnings come out in a stable order whatever the workers' timing.
+  const ordered = new Map(files.flatMap((file): [string, CachedFile][] => {
+    const entry = current.get(file.path);
+    return entry ? [[file.path, entry]] : [];
+  }));
+  for (const [path, entry] of ordered) if (entry.parseError) warnings.push({ file: path, message: `does not parse (${entry.parseError}); analysed what could be read.` });
 
   const packageJsonText = await readFile(join(root, 'package.json'), 'utf8').catch(() => null);
-  const packageJson = parseManifest(packageJsonText);
-  const { installed, lockfileText } = kind === 'security' ? await readInstalled(root, packageJson) : { installed: [], lockfileText: null };
-  const view: ProjectView = { root, packageJson, installed, files: new Map([...current].map(([path, entry]) => [path, entry])) };
-  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText });
+  const packageJson = parseManifest(packageJsonText, warn);
+  const { installed, lockfileText } = kind === 'security' ? await readInstalled(root, packageJson, warn) : { installed: [], lockfileText: null };
+  const view: ProjectView = { root, packageJson, installed, files: ordered };
+  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, warn });
+  stopIfAborted(options.signal);
 
-  if (useCache && (reused !== files.length || previous.size === 0 || current.size !== countInside(previous, target))) {
-    await saveAnalysisCache(root, kind, previous, current, target);
+  if (useCache && (reused !== files.length || previous.size === 0 || ordered.size !== countInside(previous, target))) {
+    warn(await saveAnalysisCache(root, kind, previous, ordered, target));
   }
-  const findings = sortFindings([...[...current.values()].flatMap((entry) => entry.findings), ...projectFindings]);
+  const findings = sortFindings([...[...ordered.values()].flatMap((entry) => entry.findings), ...projectFindings]);
   const report: AnalysisReport = {
     kind, root, target: target || '.', generatedAt: new Date().toISOString(),
-    filesAnalyzed: files.length, filesReused: reused, durationMs: Math.round(performance.now() - started),
+    filesAnalyzed: files.length - unreadable.size, filesReused: reused, durationMs: Math.round(performance.now() - started),
     findings, counts: countBySeverity(findings), byCategory: countByCategory(findings), rules: definition.rules,
     recommendations: definition.recommend(findings),
     score: definition.score ? definition.score(findings, view) : null,
+    warnings: warnings.sort((left, right) => (left.file < right.file ? -1 : left.file > right.file ? 1 : 0)),
   };
-  if (stamp) await saveCachedReport(root, kind, stamp, report);
+  // A run that could not read every file is not a report to answer the next run with.
+  if (stamp && unreadable.size === 0) warn(await saveCachedReport(root, kind, stamp, report));
   return report;
 }
 
-async function listTarget(targetAbsolute: string, target: string): Promise<ListedFile[]> {
+async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void }): Promise<ListedFile[]> {
   let info;
   try {
     info = await stat(targetAbsolute);
@@ -99,8 +122,22 @@ async function listTarget(targetAbsolute: string, target: string): Promise<Liste
   }
   if (info.isFile()) return [{ path: target, size: info.size, mtimeMs: info.mtimeMs }];
   const includeAll = /(?:^|\/)node_modules(?:\/|$)/.test(target);
-  const listed = await listProjectFiles(targetAbsolute, { includeAll });
+  const listed = await listProjectFiles(targetAbsolute, { includeAll, ...options }).catch((error: unknown) => {
+    if (!isSystemError(error)) throw error;
+    throw new CadreError('analysis.unreadable', `Cannot read the folder ${targetAbsolute} (${describeSystemError(error)}).`, { remedy: 'Check that the folder exists and that you may read it.', cause: error });
+  });
   return target ? listed.map((file) => ({ ...file, path: `${target}/${file.path}` })) : listed;
+}
+
+/** A file's text, or null (with a warning naming it) when it vanished or cannot be read since it was listed. */
+async function readSource(root: string, path: string, warn: (warning: FileWarning) => void): Promise<string | null> {
+  try {
+    return await readFile(join(root, path), 'utf8');
+  } catch (error) {
+    if (!isSystemError(error)) throw error;
+    warn({ file: path, message: `could not be read (${describeSystemError(error)}); it was left out of this report.` });
+    return null;
+  }
 }
 
 function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: string): CachedFile {
@@ -108,16 +145,20 @@ function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: st
   const { findings, fingerprints } = kinds[kind].analyseFile(file);
   const facts = file.parsed ? extractFacts(file.parsed, text) : null;
   const lines = text.split('\n').length;
-  return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}) };
+  const parseError = file.parseError ?? undefined;
+  return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(parseError ? { parseError } : {}) };
 }
 
-function parseManifest(text: string | null): PackageJson | null {
+function parseManifest(text: string | null, warn: (warning: FileWarning) => void): PackageJson | null {
   if (text === null) return null;
   try {
-    return JSON.parse(text) as PackageJson;
-  } catch {
-    return null;
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as PackageJson;
+    warn({ file: 'package.json', message: 'is not a JSON object; dependencies were not checked.' });
+  } catch (error) {
+    warn({ file: 'package.json', message: `is not valid JSON (${(error as Error).message}); dependencies were not checked.` });
   }
+  return null;
 }
 
 function countInside(cache: Map<string, CachedFile>, prefix: string): number {

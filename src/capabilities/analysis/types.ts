@@ -1,5 +1,8 @@
 // The shapes of analysis: findings, rules, reports.
 import type { AstNode, ParsedSource } from '../../project/ast.js';
+import type { FileWarning } from '../../project/files.js';
+
+export type { FileWarning } from '../../project/files.js';
 
 export type Severity = 'Critical' | 'High' | 'Medium' | 'Low';
 export const severities: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low'];
@@ -46,6 +49,8 @@ export type AnalysisReport = {
   rules: RuleMeta[];
   recommendations: string[];
   score: QualityScore | null;
+  /** Files that cost part of the analysis (unreadable, unparsable, malformed manifests) or a cache that could not be kept. */
+  warnings: FileWarning[];
 };
 
 /** One file ready for the analysers: text, parse tree (null for templates and unparsable files), position lookup. */
@@ -53,6 +58,8 @@ export type SourceFile = {
   path: string;
   text: string;
   parsed: ParsedSource | null;
+  /** The first syntax error, when the file does not parse cleanly (the analysers see what the parser recovered). */
+  parseError: string | null;
   /** Position of a file offset. */
   position: (offset: number) => { line: number; column: number };
   /** Position of a node (script offsets are shifted for Vue/Svelte blocks). */

@@ -1,5 +1,5 @@
 // The security audit: every file-level and project-level security rule.
-import type { FileAnalyser, Finding, RuleMeta } from '../types.js';
+import type { FileAnalyser, FileWarning, Finding, RuleMeta } from '../types.js';
 import type { ProjectView } from '../view.js';
 import { type Advisory } from './advisories.js';
 import { checkCrypto, cryptoRules } from './crypto.js';
@@ -18,6 +18,6 @@ export const analyseSecurityFile: FileAnalyser = (file) => [
   ...checkInjection(file), ...checkXss(file), ...checkTemplates(file), ...checkSecrets(file), ...checkCrypto(file),
 ];
 
-export function analyseSecurityProject(view: ProjectView, advisories: readonly Advisory[], texts: ManifestLines): Finding[] {
-  return [...checkCsrf(view), ...checkDependencies(view, advisories, texts)];
+export function analyseSecurityProject(view: ProjectView, advisories: readonly Advisory[], texts: ManifestLines, warn: (warning: FileWarning) => void): Finding[] {
+  return [...checkCsrf(view), ...checkDependencies(view, advisories, texts, warn)];
 }

@@ -17,7 +17,7 @@ export const securityKind: KindDefinition = {
   rules: securityRules,
   includes: (path) => isScript(path) || isTemplatePath(path) || (/\.(?:json|ya?ml)$/.test(path) && !/(?:^|\/)(?:package-lock|npm-shrinkwrap|composer-lock)\.json$|(?:^|\/)pnpm-lock\.yaml$/.test(path)),
   analyseFile: (file) => ({ findings: analyseSecurityFile(file) }),
-  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText }) =>
-    analyseSecurityProject(view, view.packageJson ? await loadAdvisories(advisoriesFile) : [], { packageJson: packageJsonText, lockfile: lockfileText }),
+  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText, warn }) =>
+    analyseSecurityProject(view, view.packageJson ? await loadAdvisories(advisoriesFile) : [], { packageJson: packageJsonText, lockfile: lockfileText }, warn),
   recommend: (findings) => recommendByCategory(findings, advice),
 };
