@@ -87,7 +87,7 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
     const entry = current.get(file.path);
     return entry ? [[file.path, entry]] : [];
   }));
-  for (const [path, entry] of ordered) if (entry.parseError) warnings.push({ file: path, message: `does not parse (${entry.parseError}); analysed what could be read.` });
+  for (const [path, entry] of ordered) if (entry.warning) warnings.push({ file: path, message: entry.warning });
 
   const packageJsonText = await readFile(join(root, 'package.json'), 'utf8').catch(() => null);
   const packageJson = parseManifest(packageJsonText, warn);
@@ -118,6 +118,9 @@ async function listTarget(targetAbsolute: string, target: string, options: { sig
   try {
     info = await stat(targetAbsolute);
   } catch (error) {
+    if (isSystemError(error) && error.code !== 'ENOENT' && error.code !== 'ENOTDIR') {
+      throw new CadreError('analysis.unreadable', `Cannot read ${targetAbsolute} (${describeSystemError(error)}).`, { remedy: 'Check that you may read it.', cause: error });
+    }
     throw new CadreError('analysis.path-missing', `${targetAbsolute} does not exist.`, { remedy: 'Check the path; it is relative to the project folder.', cause: error, exitCode: exitCodes.usage });
   }
   if (info.isFile()) return [{ path: target, size: info.size, mtimeMs: info.mtimeMs }];
@@ -142,11 +145,17 @@ async function readSource(root: string, path: string, warn: (warning: FileWarnin
 
 function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: string): CachedFile {
   const file = loadSourceFile(item.path, text);
-  const { findings, fingerprints } = kinds[kind].analyseFile(file);
-  const facts = file.parsed ? extractFacts(file.parsed, text) : null;
   const lines = text.split('\n').length;
-  const parseError = file.parseError ?? undefined;
-  return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(parseError ? { parseError } : {}) };
+  try {
+    const { findings, fingerprints } = kinds[kind].analyseFile(file);
+    const facts = file.parsed ? extractFacts(file.parsed, text) : null;
+    const warning = file.parseError ? `does not parse (${file.parseError}); analysed what could be read.` : undefined;
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(warning ? { warning } : {}) };
+  } catch (error) {
+    // Generated code (one expression of thousands of terms, arrays nested thousands deep) exhausts the stack of the tree walks.
+    if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines, warning: 'is nested too deeply for the analysers (generated code?); it was left out.' };
+  }
 }
 
 function parseManifest(text: string | null, warn: (warning: FileWarning) => void): PackageJson | null {

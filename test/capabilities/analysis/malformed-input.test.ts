@@ -75,6 +75,15 @@ describe('source files', () => {
     expect(report.warnings).toEqual([{ file: 'routes/broken.js', message: expect.stringMatching(/does not parse/) }]);
   });
 
+  it('names generated code nested too deeply for the tree walks, and analyses the rest', async () => {
+    await writeFile(join(project.root, 'public/js/generated.js'), `module.exports = ${Array.from({ length: 30_000 }, (_, index) => `v${index}`).join(' + ')};\n`);
+    for (const kind of ['security', 'quality', 'performance'] as const) {
+      const report = await runAnalysis(kind, { cwd: project.root, cache: false });
+      expect(report.warnings).toEqual([{ file: 'public/js/generated.js', message: expect.stringMatching(/nested too deeply/) }]);
+    }
+    expect((await analyzeProject({ cwd: project.root })).context.files['public/js/generated.js']).toBeDefined();
+  });
+
   it('names files that disappear while they are analysed, and reports the others', async () => {
     const gone = ['views/login.ejs', 'views/search.ejs'];
     const report = await runAnalysis('security', {
