@@ -22,6 +22,8 @@ export type FileWarning = { file: string; message: string };
 export type ListOptions = {
   /** Include node_modules and build folders (used when the user points an analysis at such a path). */
   includeAll?: boolean;
+  /** Files to list besides the indexed extensions (the security audit reads .env files and keys). */
+  alsoList?: RegExp;
   /** Ctrl-C: the walk stops with an `interrupted` error. */
   signal?: AbortSignal;
   /** Told about folders (and a .gitignore) that exist but cannot be read; the walk goes on without them. */
@@ -62,7 +64,7 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
       if (entry.isDirectory()) {
         if (entry.name === '.git' || (!options.includeAll && skippedFolders.has(entry.name)) || ignores(`${path}/`)) continue;
         folders.push([join(folder, entry.name), `${path}/`]);
-      } else if (entry.isFile() && indexedExtension.test(entry.name) && !entry.name.endsWith('.min.js') && !ignores(path)) {
+      } else if (entry.isFile() && ((indexedExtension.test(entry.name) && !entry.name.endsWith('.min.js')) || options.alsoList?.test(entry.name)) && !ignores(path)) {
         const info = statSync(join(folder, entry.name), { throwIfNoEntry: false });
         if (info && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
       }

@@ -10,7 +10,8 @@ import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.j
 import { readInstalled } from './installed.js';
 import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
 import { kinds } from './kinds.js';
-import { loadSourceFile } from './source.js';
+import { loadSourceFile, nonRuntimeKind } from './source.js';
+import { scriptTagLibraries, vendoredLibrary } from './vendored.js';
 import { type AnalysisKind, type AnalysisReport, type Finding, type Severity, severities } from './types.js';
 import type { ProjectView } from './view.js';
 
@@ -40,7 +41,7 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   const warn = (warning: FileWarning | null): void => {
     if (warning) warnings.push(warning);
   };
-  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn });
+  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, ...(definition.alsoList ? { alsoList: definition.alsoList } : {}) });
   const files = listed.filter((file) => definition.includes(file.path));
   const useCache = options.cache !== false;
   const stamp = useCache ? await reportStamp({ root, kind, target, files, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
@@ -91,15 +92,17 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
 
   const packageJsonText = await readFile(join(root, 'package.json'), 'utf8').catch(() => null);
   const packageJson = parseManifest(packageJsonText, warn);
-  const { installed, lockfileText } = kind === 'security' ? await readInstalled(root, packageJson, warn) : { installed: [], lockfileText: null };
+  const { installed, lockfileText, lockfile } = kind === 'security' ? await readInstalled(root, packageJson, warn) : { installed: [], lockfileText: null, lockfile: null };
   const view: ProjectView = { root, packageJson, installed, files: ordered };
-  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, warn });
+  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, lockfile, warn });
   stopIfAborted(options.signal);
 
   if (useCache && (reused !== files.length || previous.size === 0 || ordered.size !== countInside(previous, target))) {
     warn(await saveAnalysisCache(root, kind, previous, ordered, target));
   }
-  const findings = sortFindings([...[...ordered.values()].flatMap((entry) => entry.findings), ...projectFindings]);
+  const fileFindings = [...ordered.values()].flatMap((entry) => entry.findings).filter((finding) => definition.keep?.(finding, view) ?? true);
+  const all = [...fileFindings, ...projectFindings];
+  const findings = sortFindings(labelContext(kind === 'security' ? mergeDuplicates(all) : all));
   const report: AnalysisReport = {
     kind, root, target: target || '.', generatedAt: new Date().toISOString(),
     filesAnalyzed: files.length - unreadable.size, filesReused: reused, durationMs: Math.round(performance.now() - started),
@@ -113,7 +116,7 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   return report;
 }
 
-async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void }): Promise<ListedFile[]> {
+async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; alsoList?: RegExp }): Promise<ListedFile[]> {
   let info;
   try {
     info = await stat(targetAbsolute);
@@ -144,13 +147,17 @@ async function readSource(root: string, path: string, warn: (warning: FileWarnin
 }
 
 function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: string): CachedFile {
+  // A copied library is not the project's code: no findings in it, and its lines do not count; its version is checked as a dependency.
+  const library = vendoredLibrary(item.path, text);
+  if (library) return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines: 0, vendored: [library] };
   const file = loadSourceFile(item.path, text);
   const lines = text.split('\n').length;
   try {
-    const { findings, fingerprints } = kinds[kind].analyseFile(file);
+    const { findings, fingerprints, security } = kinds[kind].analyseFile(file);
+    const loaded = /\.html?$/.test(item.path) ? scriptTagLibraries(text, file.position) : [];
     const facts = file.parsed ? extractFacts(file.parsed, text) : null;
     const warning = file.parseError ? `does not parse (${file.parseError}); analysed what could be read.` : undefined;
-    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(warning ? { warning } : {}) };
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(security ? { security } : {}), ...(loaded.length > 0 ? { vendored: loaded } : {}), ...(warning ? { warning } : {}) };
   } catch (error) {
     // Generated code (one expression of thousands of terms, arrays nested thousands deep) exhausts the stack of the tree walks.
     if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
@@ -178,8 +185,27 @@ function countInside(cache: Map<string, CachedFile>, prefix: string): number {
 
 const severityRank: Record<Severity, number> = { Critical: 0, High: 1, Medium: 2, Low: 3 };
 
+/** One finding per rule and line: a sink reached from this file and from another is reported once (with the cross-file origin). */
+function mergeDuplicates(findings: Finding[]): Finding[] {
+  const byPlace = new Map<string, Finding>();
+  for (const finding of findings) {
+    const key = `${finding.file}:${finding.line}:${finding.ruleId}`;
+    if (!byPlace.has(key)) byPlace.set(key, finding);
+  }
+  return [...byPlace.values()];
+}
+
+/** Marks findings in tests, fixtures, stories and examples, which the report ranks below the app's own. */
+function labelContext(findings: Finding[]): Finding[] {
+  return findings.map((finding) => {
+    const context = finding.context ?? nonRuntimeKind(finding.file);
+    return context ? { ...finding, context } : finding;
+  });
+}
+
+/** Runtime findings first (by severity), then the ones in code that does not run in the app. */
 export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort((left, right) => severityRank[left.severity] - severityRank[right.severity]
+  return findings.sort((left, right) => Number(left.context !== undefined) - Number(right.context !== undefined) || severityRank[left.severity] - severityRank[right.severity]
     || (left.file < right.file ? -1 : left.file > right.file ? 1 : 0) || left.line - right.line || left.column - right.column);
 }
 

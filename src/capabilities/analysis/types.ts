@@ -20,6 +20,8 @@ export type Finding = {
   message: string;
   /** What to do about it: the optimisation, the safe API, the refactoring. */
   fix: string;
+  /** Set when the code does not run in the app ('test code', 'example code') or the package is a development dependency; such findings rank below the others. */
+  context?: string;
 };
 
 export type RuleMeta = { id: string; kind: AnalysisKind; category: string; title: string; help: string };

@@ -1,8 +1,17 @@
 // The project as the project-level rules see it: the manifest, and each analysed file's facts.
 import type { PackageJson } from '../../project/detect.js';
 import type { FileFacts } from '../../project/facts.js';
+import type { SecurityFacts } from './security/flows.js';
+import type { VendoredLibrary } from './vendored.js';
 
-export type FileView = { facts: FileFacts | null; lines: number; fingerprints?: CloneFingerprint[] };
+export type FileView = {
+  facts: FileFacts | null;
+  lines: number;
+  fingerprints?: CloneFingerprint[];
+  security?: SecurityFacts;
+  /** Third-party libraries this file is a copy of, or loads by versioned URL. */
+  vendored?: VendoredLibrary[];
+};
 
 /** A window of normalised tokens: its hash, and the lines it spans. */
 export type CloneFingerprint = [hash: number, startLine: number, endLine: number];
@@ -15,4 +24,5 @@ export type ProjectView = {
   files: Map<string, FileView>;
 };
 
-export type InstalledPackage = { name: string; version: string; location: string };
+/** An installed package; `dev` when the lockfile says only development needs it. */
+export type InstalledPackage = { name: string; version: string; location: string; dev?: boolean };

@@ -2,7 +2,10 @@
 import { type KindDefinition, isScript, recommendByCategory } from '../kind.js';
 import { isTemplatePath } from './templates.js';
 import { loadAdvisories } from './advisories.js';
-import { analyseSecurityFile, analyseSecurityProject, securityRules } from './index.js';
+import { analyseSecurityFile, analyseSecurityProject, keepSecurityFinding, securityRules } from './index.js';
+
+/** Files that hold credentials rather than code: .env files, private keys, package-manager and database credential files. */
+const secretFiles = /(?:^|\/)\.env(?:\.[\w-]+)*$|\.(?:pem|key|p8|ppk)$|(?:^|\/)(?:\.npmrc|\.netrc|\.pgpass|\.htpasswd|id_(?:rsa|dsa|ecdsa|ed25519))$/;
 
 const advice: Record<string, string> = {
   injection: 'Fix injection first: parameterise queries, drop shell strings and eval, and confine file paths.',
@@ -15,9 +18,13 @@ const advice: Record<string, string> = {
 
 export const securityKind: KindDefinition = {
   rules: securityRules,
-  includes: (path) => isScript(path) || isTemplatePath(path) || (/\.(?:json|ya?ml)$/.test(path) && !/(?:^|\/)(?:package-lock|npm-shrinkwrap|composer-lock)\.json$|(?:^|\/)pnpm-lock\.yaml$/.test(path)),
-  analyseFile: (file) => ({ findings: analyseSecurityFile(file) }),
-  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText, warn }) =>
-    analyseSecurityProject(view, view.packageJson ? await loadAdvisories(advisoriesFile) : [], { packageJson: packageJsonText, lockfile: lockfileText }, warn),
+  includes: (path) => isScript(path) || isTemplatePath(path) || secretFiles.test(path) || (/\.(?:json|ya?ml)$/.test(path) && !/(?:^|\/)(?:package-lock|npm-shrinkwrap|composer-lock)\.json$|(?:^|\/)pnpm-lock\.yaml$/.test(path)),
+  alsoList: secretFiles,
+  analyseFile: analyseSecurityFile,
+  keep: keepSecurityFinding,
+  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText, lockfile, warn }) => {
+    const needsAdvisories = view.packageJson !== null || [...view.files.values()].some((file) => file.vendored);
+    return analyseSecurityProject(view, needsAdvisories ? await loadAdvisories(advisoriesFile) : [], { packageJson: packageJsonText, lockfile: lockfileText, lockfileName: lockfile }, warn);
+  },
   recommend: (findings) => recommendByCategory(findings, advice),
 };

@@ -1,0 +1,104 @@
+// Taint across files: request input passed to a function of another file reaches the sinks its summary names (DAO layers, services, helpers), and views rendered with input turn raw template output into reflected XSS.
+import { resolveImport } from '../../../project/resolve.js';
+import type { Finding } from '../types.js';
+import type { ProjectView } from '../view.js';
+import type { FunctionFlows, SecurityFacts } from './flows.js';
+import type { CallTarget } from './scope.js';
+import { xssRules } from './sinks.js';
+import type { TemplateOutput } from './templates.js';
+
+type Entry = { file: string; key: string; arg: number; origin: string };
+
+const templateExtensions = ['ejs', 'pug', 'jade', 'hbs', 'handlebars', 'njk', 'nunjucks', 'html', 'twig', 'swig', 'mustache'];
+
+/** Findings that need more than one file. */
+export function linkFlows(view: ProjectView): Finding[] {
+  const facts = new Map<string, SecurityFacts>();
+  for (const [path, file] of view.files) if (file.security) facts.set(path, file.security);
+  const paths = new Set(view.files.keys());
+  const resolve = (from: string, target: CallTarget): { file: string; flows: FunctionFlows; key: string } | null => {
+    const file = resolveImport(from, target.module, paths);
+    const exports = file ? facts.get(file)?.exports : undefined;
+    if (!file || !exports) return null;
+    for (const key of [target.key, target.key.replace(/^default\./, ''), target.key === 'default' ? '' : `default.${target.key}`]) {
+      const flows = exports[key];
+      if (flows) return { file, flows, key };
+    }
+    return null;
+  };
+
+  const findings = new Map<string, Finding>();
+  const renders: { view: string; local: string; origin: string }[] = [];
+  const queue: Entry[] = [];
+  for (const [path, fileFacts] of facts) {
+    for (const call of fileFacts.inputCalls) {
+      const target = resolve(path, call.target);
+      if (target) queue.push({ file: target.file, key: target.key, arg: call.arg, origin: `${path}:${call.line}` });
+    }
+    for (const handler of fileFacts.handlers) {
+      const target = resolve(path, handler);
+      if (target) queue.push({ file: target.file, key: target.key, arg: handler.param, origin: `the route registered at ${path}:${handler.line}` });
+    }
+    for (const render of fileFacts.renders) renders.push({ view: render.view, local: render.local, origin: `${path}:${render.line}` });
+  }
+  const seen = new Set<string>();
+  for (let entry = queue.shift(); entry; entry = queue.shift()) {
+    const id = `${entry.file}#${entry.key}#${entry.arg}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const flows = facts.get(entry.file)?.exports[entry.key];
+    if (!flows) continue;
+    for (const { param, sink } of flows.sinks) {
+      if (param !== entry.arg) continue;
+      const key = `${entry.file}:${sink.line}:${sink.ruleId}`;
+      if (!findings.has(key)) findings.set(key, { ...sink, file: entry.file, message: `${sink.message.replace(/\.$/, '')} (the input comes from ${entry.origin}).` });
+    }
+    for (const call of flows.calls) {
+      if (call.param !== entry.arg) continue;
+      const target = resolve(entry.file, call.target);
+      if (target) queue.push({ file: target.file, key: target.key, arg: call.arg, origin: entry.origin });
+    }
+    for (const render of flows.renders) if (render.param === entry.arg) renders.push({ view: render.view, local: render.local, origin: entry.origin });
+  }
+  return [...findings.values(), ...templateFindings(view, renders)];
+}
+
+/** Raw outputs of locals rendered with input are reflected XSS (High); the others are one Low finding per template. */
+function templateFindings(view: ProjectView, renders: { view: string; local: string; origin: string }[]): Finding[] {
+  const findings: Finding[] = [];
+  for (const [path, file] of view.files) {
+    const outputs: TemplateOutput[] = file.security?.outputs ?? [];
+    if (outputs.length === 0) continue;
+    const tainted = new Map<string, string>();
+    for (const render of renders) if (viewMatches(path, render.view)) tainted.set(render.local, render.origin);
+    const untraced: TemplateOutput[] = [];
+    for (const output of outputs) {
+      const origin = tainted.get(output.root);
+      if (!origin) {
+        untraced.push(output);
+        continue;
+      }
+      findings.push({
+        file: path, line: output.line, column: output.column, ruleId: xssRules.reflected.id, category: 'xss', severity: 'High',
+        message: `${output.engine} outputs "${output.expression.slice(0, 60)}" without escaping, and it holds request input (rendered at ${origin}).`,
+        fix: `Use ${output.safeForm}, or sanitise the HTML before it reaches the template.`,
+      });
+    }
+    const first = untraced[0];
+    if (!first) continue;
+    const lines = [...new Set(untraced.map((output) => output.line))];
+    findings.push({
+      file: path, line: first.line, column: first.column, ruleId: xssRules.template.id, category: 'xss', severity: 'Low',
+      message: `${first.engine} outputs ${untraced.length === 1 ? `"${first.expression.slice(0, 60)}"` : `${untraced.length} values`} without escaping (line${lines.length > 1 ? 's' : ''} ${lines.join(', ')}): stored XSS wherever such a value holds text users wrote.`,
+      fix: `Use ${first.safeForm} unless the value is HTML you produced and sanitised.`,
+    });
+  }
+  return findings;
+}
+
+/** `res.render('search')` renders views/search.ejs (or any template named search in a views folder). */
+function viewMatches(path: string, view: string): boolean {
+  const name = view.replace(/^\.?\//, '');
+  const withExtension = /\.[a-z]+$/.test(name) ? [name] : templateExtensions.map((extension) => `${name}.${extension}`);
+  return withExtension.some((candidate) => path === candidate || path.endsWith(`/${candidate}`));
+}

@@ -1,0 +1,8 @@
+const express = require('express');
+const cookieSession = require('cookie-session');
+const app = express();
+app.use(cookieSession({ keys: [process.env.COOKIE_KEY] }));
+app.delete('/notes/:id', (req, res) => {
+  if (!req.session.user) return res.sendStatus(401);
+  res.sendStatus(204);
+});
