@@ -28,7 +28,7 @@ export function findingAt(file: SourceFile, where: AstNode | number, rule: RuleM
 
 /** Test, fixture and story files: some rules (secrets, smells) treat them differently. */
 export function isTestPath(path: string): boolean {
-  return /(?:^|\/)(?:__tests__|__mocks__|tests?|spec|fixtures?|e2e|cypress|mocks?|stories|\.storybook)\/|\.(?:test|spec|stories|story|e2e|mock)\.[cm]?[jt]sx?$/.test(path);
+  return /(?:^|\/)(?:__tests__|__mocks__|tests?|[\w-]*[-_]tests?|integrationtests?|unittests?|spec|fixtures?|e2e|cypress|mocks?|stories|\.storybook)\/|\.(?:test|spec|stories|story|e2e|mock)\.[cm]?[jt]sx?$/.test(path);
 }
 
 /** Code that does not run in the app: tests and their fixtures, stories, examples, documentation and code-fix snippets. Null for runtime code. */

@@ -22,7 +22,8 @@ export const corsRule: RuleMeta = {
 
 /** Middleware that checks a CSRF token (mounted, not merely declared in package.json). */
 const csrfModules = /^(?:csurf|@dr\.pogodin\/csurf|csrf-csrf|csrf-sync|lusca|tiny-csrf|@fastify\/csrf-protection|fastify-csrf|koa-csrf|csrf|next-csrf|@edge-csrf\/\w+)$/;
-const stateChanging = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'ALL']);
+/** A cross-site form can only GET or POST (PUT, PATCH and DELETE need fetch, which a preflight stops); `ALL` includes both. */
+const formMethods = new Set(['POST', 'ALL']);
 
 export function checkCsrf(view: ProjectView): Finding[] {
   const runtime = [...view.files].filter(([path, file]) => file.security && nonRuntimeKind(path) === null);
@@ -31,20 +32,31 @@ export function checkCsrf(view: ProjectView): Finding[] {
   const protectedByToken = [...mounted].some((module) => csrfModules.test(module));
   const sameSite = runtime.some(([, file]) => file.security?.sameSiteCookies);
   if (!cookieAuth || protectedByToken || sameSite) return [];
+  // JSON-only APIs cannot be posted to by a form: a cross-site fetch with a JSON body needs a preflight, which fails without CORS.
+  const declared = Object.keys({ ...view.packageJson?.dependencies });
+  const nestOnExpress = declared.includes('@nestjs/core') && !declared.includes('@nestjs/platform-fastify');
+  const acceptsForms = nestOnExpress || runtime.some(([, file]) => file.security?.acceptsForms);
   const findings: Finding[] = [];
   for (const [path, file] of runtime) {
     const security = file.security;
     if (!security) continue;
-    for (const route of security.routes) {
-      if (!stateChanging.has(route.method) || !route.authenticated) continue;
+    for (const route of acceptsForms ? security.routes : []) {
+      if (!formMethods.has(route.method) || !route.authenticated) continue;
       findings.push({
         file: path, line: route.line, column: 1, ruleId: csrfRule.id, category: csrfRule.category, severity: 'Medium',
         message: `${route.method === 'ALL' ? 'Every method of' : route.method} ${route.path || 'this route'} changes state for a logged-in user, who is recognised by cookie; no CSRF token is checked.`,
         fix: csrfRule.help,
       });
     }
-    if (security.corsAnyOrigin) {
-      findings.push({ file: path, line: security.corsAnyOrigin.line, column: security.corsAnyOrigin.column, ruleId: corsRule.id, category: corsRule.category, severity: 'Medium', message: 'CORS allows every origin, and the app authenticates with cookies: any site can call it from a visitor\'s browser.', fix: corsRule.help });
+    const cors = security.corsAnyOrigin;
+    if (cors) {
+      findings.push({
+        file: path, line: cors.line, column: cors.column, ruleId: corsRule.id, category: corsRule.category, severity: cors.credentials ? 'High' : 'Low',
+        message: cors.credentials
+          ? 'CORS reflects every origin with credentials allowed: any site can act for a logged-in visitor and read the answers.'
+          : 'CORS answers every origin on an app that authenticates with cookies: browsers withhold cookies under "*", but one credentials: true away, any site could act for the visitor.',
+        fix: corsRule.help,
+      });
     }
   }
   return findings;

@@ -6,26 +6,29 @@ import { checkJwt } from './jwt.js';
 import { type RouteFact, findRoles, importedCallable } from './roles.js';
 import { type CallTarget, type FileScope, buildScope, functionTypes, injectedImport, moduleOfName } from './scope.js';
 import { type SinkCheck, type SinkContext, injectionRules, isEval, moduleOfCallee, sinksOfCall, xssRules } from './sinks.js';
-import { type Labels, type Taint, analyseTaint, inputLabel } from './taint.js';
+import { type Labels, type Taint, analyseTaint, inputLabel, parseParamLabel } from './taint.js';
 import type { TemplateOutput } from './templates.js';
 
 /** A finding waiting for its file: made where the sink is, reported once a caller is known to pass input. */
 export type SinkDraft = Omit<Finding, 'file'>;
 
+/** A parameter or a field of one: `0`, `1`, `0.path` (see paramLabel). */
+export type Slot = string;
+
 export type FunctionFlows = {
   /** Parameter → a sink in this file. */
-  sinks: { param: number; sink: SinkDraft }[];
+  sinks: { param: Slot; sink: SinkDraft }[];
   /** Parameter → an argument of a call into another module. */
-  calls: { param: number; target: CallTarget; arg: number }[];
+  calls: { param: Slot; target: CallTarget; arg: Slot }[];
   /** Parameter → a local of a rendered view. */
-  renders: { param: number; view: string; local: string }[];
+  renders: { param: Slot; view: string; local: string }[];
 };
 
 /** What one script tells the project-level security rules; kept in the analysis cache with the file's findings. */
 export type SecurityFacts = {
   exports: Record<string, FunctionFlows>;
   /** Calls into other modules that pass request input. */
-  inputCalls: { target: CallTarget; arg: number; line: number }[];
+  inputCalls: { target: CallTarget; arg: Slot; line: number }[];
   /** Functions of other modules registered here as route handlers. */
   handlers: (CallTarget & { param: number; line: number })[];
   /** Views rendered with request input in a local. */
@@ -36,14 +39,16 @@ export type SecurityFacts = {
   cookieAuth: boolean;
   /** Sets SameSite=strict or lax on cookies. */
   sameSiteCookies: boolean;
-  /** Allows every origin with CORS. */
-  corsAnyOrigin: { line: number; column: number } | null;
+  /** Parses HTML form bodies (see Roles). */
+  acceptsForms: boolean;
+  /** Allows every origin with CORS; `credentials` when cookies are allowed too. */
+  corsAnyOrigin: { line: number; column: number; credentials: boolean } | null;
   /** Templates: raw outputs, judged once it is known what the views are rendered with. */
   outputs?: TemplateOutput[];
 };
 
 export function emptySecurityFacts(): SecurityFacts {
-  return { exports: {}, inputCalls: [], handlers: [], renders: [], routes: [], mounted: [], cookieAuth: false, sameSiteCookies: false, corsAnyOrigin: null };
+  return { exports: {}, inputCalls: [], handlers: [], renders: [], routes: [], mounted: [], cookieAuth: false, sameSiteCookies: false, acceptsForms: false, corsAnyOrigin: null };
 }
 
 /** Middleware that keeps a session in a cookie. */
@@ -81,11 +86,11 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
   const reach = (labels: Labels, at: AstNode, check: Omit<SinkCheck, 'value'>): void => {
     if (labels.has(inputLabel)) report(at, check.rule, check.severity, check.message);
     for (const label of labels) {
-      const match = /^p(\d+):(\d+)$/.exec(label);
-      if (!match) continue;
+      const parameter = parseParamLabel(label);
+      if (!parameter) continue;
       const draft = findingAt(file, at, check.rule, { severity: check.severity, message: check.message, fix: check.rule.help });
       const { file: _file, ...sink } = draft;
-      flowsOf(Number(match[1])).sinks.push({ param: Number(match[2]), sink });
+      flowsOf(parameter.fn).sinks.push({ param: parameter.slot, sink });
     }
   };
 
@@ -96,14 +101,14 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
       checkDynamicEval(node, scope, taint, ancestors, report);
       const target = callTarget(node, scope, ancestors);
       if (target) {
-        children(node, 'arguments').forEach((argument, arg) => {
-          const labels = taint.labelsOf(argument, ancestors);
+        for (const { value, arg } of argumentSlots(children(node, 'arguments'))) {
+          const labels = taint.labelsOf(value, ancestors);
           if (labels.has(inputLabel)) security.inputCalls.push({ target, arg, line: lineOf(node) });
           for (const label of labels) {
-            const match = /^p(\d+):(\d+)$/.exec(label);
-            if (match) flowsOf(Number(match[1])).calls.push({ param: Number(match[2]), target, arg });
+            const parameter = parseParamLabel(label);
+            if (parameter) flowsOf(parameter.fn).calls.push({ param: parameter.slot, target, arg });
           }
-        });
+        }
       }
       recordRender(node, context, taint, ancestors, security, flowsOf, lineOf);
       recordWebFacts(node, scope, security, lineOf, file);
@@ -111,7 +116,7 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
       const left = child(node, 'left');
       const property = left?.type === 'MemberExpression' ? identifierName(child(left, 'property')) : null;
       const value = child(node, 'right');
-      if ((property === 'innerHTML' || property === 'outerHTML') && value && staticString(value) === null && !isSanitized(value)) {
+      if ((property === 'innerHTML' || property === 'outerHTML') && value && !isConstant(value, taint, ancestors) && !isSanitized(value)) {
         const fromInput = taint.isTainted(value, ancestors);
         report(node, xssRules.domSink, fromInput ? 'High' : 'Medium', fromInput ? `${property} is set from the page URL or request input; any markup in it runs.` : `${property} is set from a dynamic value; any markup in it runs.`);
       }
@@ -133,6 +138,7 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
   security.handlers = roles.importedHandlers;
   security.routes = roles.routes;
   security.mounted = [...new Set(roles.mounted)];
+  security.acceptsForms = roles.acceptsForms;
   return { findings, security };
 }
 
@@ -145,6 +151,28 @@ function checkDynamicEval(call: AstNode, scope: FileScope, taint: Taint, ancesto
   if (dynamic.length > 0 && !dynamic.some((argument) => taint.isTainted(argument, ancestors))) {
     report(call, injectionRules.evalDynamic, 'Medium', `${callee}() evaluates a string built at run time.`);
   }
+}
+
+/** A literal, or a name given a literal or a template of literals once (an inline script the developer wrote). */
+function isConstant(value: AstNode, taint: Taint, ancestors: readonly AstNode[]): boolean {
+  if (staticString(value) !== null) return true;
+  const init = value.type === 'Identifier' ? taint.initialiser(value.name as string, ancestors) : null;
+  if (!init) return false;
+  if (staticString(init) !== null) return true;
+  return init.type === 'TemplateLiteral' && children(init, 'expressions').every((expression) => expression.type === 'Identifier' || staticString(expression) !== null) && taint.labelsOf(init, ancestors).size === 0;
+}
+
+/** Arguments by slot: an object literal is passed field by field (`0.path`), anything else whole (`0`). */
+function argumentSlots(args: readonly AstNode[]): { value: AstNode; arg: Slot }[] {
+  return args.flatMap((argument, index) => {
+    if (argument.type !== 'ObjectExpression') return [{ value: argument, arg: String(index) }];
+    return children(argument, 'properties').flatMap((property) => {
+      const key = identifierName(child(property, 'key')) ?? staticString(child(property, 'key'));
+      const value = property.type === 'SpreadElement' ? child(property, 'argument') : child(property, 'value');
+      if (!value) return [];
+      return [{ value, arg: key && property.type !== 'SpreadElement' && !property.computed ? `${index}.${key}` : String(index) }];
+    });
+  });
 }
 
 function isSanitized(value: AstNode): boolean {
@@ -184,11 +212,19 @@ function sinkContext(scope: FileScope, taint: Taint, responseParam: Map<AstNode,
     const name = index === undefined ? null : identifierName(children(ancestor, 'params')[index] ?? null);
     if (name) responseNamesHere.add(name);
   }
+  const isStringLike = (node: AstNode | null): boolean => {
+    if (!node) return false;
+    if (node.type === 'TemplateLiteral' || node.type === 'BinaryExpression' || node.type === 'MemberExpression') return true;
+    if (node.type !== 'Identifier') return false;
+    const value = follow(node);
+    return value === node || (value !== null && /^(?:TemplateLiteral|BinaryExpression|MemberExpression|Literal)$/.test(value.type));
+  };
   return {
     scope,
     clientFile,
     leadingText,
     staticText,
+    isStringLike,
     isResponse: (node) => {
       const root = memberPath(node)?.split('.')[0] ?? '';
       return responseNamesHere.has(root) || responseNames.test(root);
@@ -231,8 +267,8 @@ function recordRender(call: AstNode, context: SinkContext, taint: Taint, ancesto
     const labels = taint.labelsOf(child(property, 'value'), ancestors);
     if (labels.has(inputLabel)) security.renders.push({ view, local, line: lineOf(call) });
     for (const label of labels) {
-      const match = /^p(\d+):(\d+)$/.exec(label);
-      if (match) flowsOf(Number(match[1])).renders.push({ param: Number(match[2]), view, local });
+      const parameter = parseParamLabel(label);
+      if (parameter) flowsOf(parameter.fn).renders.push({ param: parameter.slot, view, local });
     }
   }
 }
@@ -241,13 +277,20 @@ function recordRender(call: AstNode, context: SinkContext, taint: Taint, ancesto
 function recordWebFacts(call: AstNode, scope: FileScope, security: SecurityFacts, lineOf: (node: AstNode) => number, file: SourceFile): void {
   const callee = calleePath(call) ?? '';
   const args = children(call, 'arguments');
-  const anyOrigin = (options: AstNode | undefined): boolean => options?.type === 'ObjectExpression' && children(options, 'properties').some((property) => {
-    const value = child(property, 'value');
-    return identifierName(child(property, 'key')) === 'origin' && (staticString(value) === '*' || (value?.type === 'Literal' && value.value === true));
-  });
-  if ((/(?:^|\.)(?:cors|enableCors)$/.test(callee) && anyOrigin(args[0])) || (/\.register$/.test(callee) && anyOrigin(args[1]))
-    || (/\.(?:setHeader|header|set)$/.test(callee) && /^access-control-allow-origin$/i.test(staticString(args[0] ?? null) ?? '') && staticString(args[1] ?? null) === '*')) {
-    security.corsAnyOrigin ??= { line: lineOf(call), column: file.at(call).column };
+  const option = (options: AstNode | undefined, key: string): AstNode | null => {
+    const property = options?.type === 'ObjectExpression' ? children(options, 'properties').find((candidate) => identifierName(child(candidate, 'key')) === key) : undefined;
+    return property ? child(property, 'value') : null;
+  };
+  const isTrue = (value: AstNode | null): boolean => value?.type === 'Literal' && value.value === true;
+  const anyOrigin = (options: AstNode | undefined): boolean => {
+    const origin = option(options, 'origin');
+    return staticString(origin) === '*' || isTrue(origin);
+  };
+  const options = /\.register$/.test(callee) ? args[1] : args[0];
+  if ((/(?:^|\.)(?:cors|enableCors)$/.test(callee) || /\.register$/.test(callee)) && anyOrigin(options)) {
+    security.corsAnyOrigin ??= { line: lineOf(call), column: file.at(call).column, credentials: isTrue(option(options, 'credentials')) };
+  } else if (/\.(?:setHeader|header|set)$/.test(callee) && /^access-control-allow-origin$/i.test(staticString(args[0] ?? null) ?? '') && staticString(args[1] ?? null) === '*') {
+    security.corsAnyOrigin ??= { line: lineOf(call), column: file.at(call).column, credentials: false };
   }
   const module = moduleOfCallee(call, scope) ?? (/\.register$/.test(callee) && args[0] ? moduleOfName(scope, memberPath(args[0])?.split('.')[0] ?? '') : null);
   if (!module || !sessionModules.test(module)) return;
@@ -277,7 +320,7 @@ function checkJsx(node: AstNode, scope: FileScope, taint: Taint, ancestors: read
   } else {
     return;
   }
-  if (!value || staticString(value) !== null || isSanitized(value)) return;
+  if (!value || isConstant(value, taint, ancestors) || isSanitized(value)) return;
   const fromInput = taint.isTainted(value, ancestors);
   report(at, xssRules.dangerouslySetInnerHTML, fromInput ? 'High' : 'Medium', fromInput ? 'HTML from the page URL or request input is rendered as is.' : 'HTML that is not sanitised here is rendered as is.');
 }

@@ -2,12 +2,17 @@
 import { resolveImport } from '../../../project/resolve.js';
 import type { Finding } from '../types.js';
 import type { ProjectView } from '../view.js';
-import type { FunctionFlows, SecurityFacts } from './flows.js';
+import type { FunctionFlows, SecurityFacts, Slot } from './flows.js';
 import type { CallTarget } from './scope.js';
 import { xssRules } from './sinks.js';
 import type { TemplateOutput } from './templates.js';
 
-type Entry = { file: string; key: string; arg: number; origin: string };
+type Entry = { file: string; key: string; arg: Slot; origin: string };
+
+/** An argument slot reaches a parameter slot when they are the same, or one is the whole object the other is a field of. */
+function reaches(arg: Slot, param: Slot): boolean {
+  return arg === param || param.startsWith(`${arg}.`) || arg.startsWith(`${param}.`);
+}
 
 const templateExtensions = ['ejs', 'pug', 'jade', 'hbs', 'handlebars', 'njk', 'nunjucks', 'html', 'twig', 'swig', 'mustache'];
 
@@ -37,7 +42,7 @@ export function linkFlows(view: ProjectView): Finding[] {
     }
     for (const handler of fileFacts.handlers) {
       const target = resolve(path, handler);
-      if (target) queue.push({ file: target.file, key: target.key, arg: handler.param, origin: `the route registered at ${path}:${handler.line}` });
+      if (target) queue.push({ file: target.file, key: target.key, arg: String(handler.param), origin: `the route registered at ${path}:${handler.line}` });
     }
     for (const render of fileFacts.renders) renders.push({ view: render.view, local: render.local, origin: `${path}:${render.line}` });
   }
@@ -49,16 +54,16 @@ export function linkFlows(view: ProjectView): Finding[] {
     const flows = facts.get(entry.file)?.exports[entry.key];
     if (!flows) continue;
     for (const { param, sink } of flows.sinks) {
-      if (param !== entry.arg) continue;
+      if (!reaches(entry.arg, param)) continue;
       const key = `${entry.file}:${sink.line}:${sink.ruleId}`;
       if (!findings.has(key)) findings.set(key, { ...sink, file: entry.file, message: `${sink.message.replace(/\.$/, '')} (the input comes from ${entry.origin}).` });
     }
     for (const call of flows.calls) {
-      if (call.param !== entry.arg) continue;
+      if (!reaches(entry.arg, call.param)) continue;
       const target = resolve(entry.file, call.target);
       if (target) queue.push({ file: target.file, key: target.key, arg: call.arg, origin: entry.origin });
     }
-    for (const render of flows.renders) if (render.param === entry.arg) renders.push({ view: render.view, local: render.local, origin: entry.origin });
+    for (const render of flows.renders) if (reaches(entry.arg, render.param)) renders.push({ view: render.view, local: render.local, origin: entry.origin });
   }
   return [...findings.values(), ...templateFindings(view, renders)];
 }
@@ -75,13 +80,16 @@ function templateFindings(view: ProjectView, renders: { view: string; local: str
     for (const output of outputs) {
       const origin = tainted.get(output.root);
       if (!origin) {
-        untraced.push(output);
+        // Escaped output in a URL or a script is only worth a finding when it is known to carry input.
+        if (!output.context) untraced.push(output);
         continue;
       }
       findings.push({
-        file: path, line: output.line, column: output.column, ruleId: xssRules.reflected.id, category: 'xss', severity: 'High',
-        message: `${output.engine} outputs "${output.expression.slice(0, 60)}" without escaping, and it holds request input (rendered at ${origin}).`,
-        fix: `Use ${output.safeForm}, or sanitise the HTML before it reaches the template.`,
+        file: path, line: output.line, column: output.column, ruleId: xssRules.reflected.id, category: 'xss', severity: output.context ? 'Medium' : 'High',
+        message: output.context === 'url' ? `"${output.expression.slice(0, 60)}" starts a URL attribute and holds request input (rendered at ${origin}): a javascript: URL runs.`
+          : output.context === 'script' ? `"${output.expression.slice(0, 60)}" is output inside a <script> and holds request input (rendered at ${origin}): HTML escaping does not protect JavaScript.`
+            : `${output.engine} outputs "${output.expression.slice(0, 60)}" without escaping, and it holds request input (rendered at ${origin}).`,
+        fix: output.context ? `Use ${output.safeForm}.` : `Use ${output.safeForm}, or sanitise the HTML before it reaches the template.`,
       });
     }
     const first = untraced[0];

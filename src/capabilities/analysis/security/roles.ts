@@ -20,6 +20,8 @@ export type Roles = {
   routes: RouteFact[];
   /** Modules whose middleware this file mounts (`app.use(csurf())`, `fastify.register(csrfProtection)`). */
   mounted: string[];
+  /** Parses HTML form bodies (urlencoded, multipart or any content type): a cross-site form can post to it. */
+  acceptsForms: boolean;
   /** NestJS route methods: their decorators' facts. */
   nestMethods: Map<AstNode, { redirect: boolean; contentType: string | null }>;
 };
@@ -34,7 +36,7 @@ const serverSideRequestFields = /^(?:req|request|ctx)\.(?:session|user|isAuthent
 type LineOf = (node: AstNode) => number;
 
 export function findRoles(program: AstNode, scope: FileScope, lineOf: LineOf): Roles {
-  const roles: Roles = { inputParams: new Map(), responseParam: new Map(), importedHandlers: [], routes: [], mounted: [], nestMethods: new Map() };
+  const roles: Roles = { inputParams: new Map(), responseParam: new Map(), importedHandlers: [], routes: [], mounted: [], acceptsForms: false, nestMethods: new Map() };
   const fileUsesAuth = { value: false };
   walk(program, (node) => {
     if (node.type === 'CallExpression') registration(node, scope, roles, lineOf, fileUsesAuth);
@@ -78,6 +80,11 @@ function registration(call: AstNode, scope: FileScope, roles: Roles, lineOf: Lin
   if (method === 'register' && args[0]) {
     const module = moduleOf(args[0], scope);
     if (module) roles.mounted.push(module);
+    if (module && formModules.test(module)) roles.acceptsForms = true;
+    return;
+  }
+  if (method === 'addContentTypeParser' && /^\*$|form-urlencoded|text\/plain|multipart/.test(staticString(args[0] ?? null) ?? (args[0]?.type === 'Literal' && 'regex' in args[0] ? '*' : ''))) {
+    roles.acceptsForms = true;
     return;
   }
   if (!routeMethods.has(method)) return;
@@ -93,6 +100,7 @@ function registration(call: AstNode, scope: FileScope, roles: Roles, lineOf: Lin
     for (const handler of handlers) {
       const module = moduleOf(handler, scope);
       if (module) roles.mounted.push(module);
+      if (module && parsesForms(handler, module)) roles.acceptsForms = true;
       if (authName.test(describe(handler))) fileUsesAuth.value = true;
     }
   }
@@ -152,6 +160,17 @@ function isPathLike(node: AstNode): boolean {
   const text = staticString(node);
   if (text !== null) return text.startsWith('/') || text === '*';
   return node.type === 'TemplateLiteral' || (node.type === 'Literal' && 'regex' in node) || node.type === 'ArrayExpression';
+}
+
+/** Body parsers that read HTML forms. */
+const formModules = /^(?:@fastify\/formbody|fastify-formbody|koa-body|koa-bodyparser|@koa\/bodyparser|express-fileupload|multer|connect-multiparty|formidable|busboy|express-formidable)$/;
+
+/** `express.urlencoded()`, `bodyParser()` or `bodyParser.urlencoded()`, or a form parser module. */
+function parsesForms(handler: AstNode, module: string): boolean {
+  if (formModules.test(module)) return true;
+  const path = handler.type === 'CallExpression' ? calleePath(handler) ?? '' : '';
+  if (module === 'body-parser') return !path.includes('.') || /\.(?:urlencoded|text)$/.test(path);
+  return module === 'express' && /\.(?:urlencoded|text)$/.test(path);
 }
 
 const httpClients = /^(?:axios|got|superagent|request|needle|ky|node-fetch|undici|supertest|ofetch)$/;

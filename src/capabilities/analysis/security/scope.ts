@@ -137,7 +137,8 @@ function collectClass(node: AstNode, scope: FileScope): void {
         }
       }
     } else if (member.type === 'PropertyDefinition' && key) {
-      const type = typeName(member);
+      // `private users: UsersService` or `private providers = new CloudProviders()`.
+      const type = typeName(member) ?? (value?.type === 'NewExpression' ? identifierName(child(value, 'callee')) : null);
       if (type) fields.set(key, type);
       if (value && functionTypes.has(value.type)) {
         methods.set(key, value);

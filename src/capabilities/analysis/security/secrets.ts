@@ -1,6 +1,6 @@
 // Hardcoded secrets: known token formats, high-entropy literals in secret-named places, literal keys handed to session/JWT/crypto APIs.
 import { type AstNode, calleePath, child, children, identifierName, memberPath, staticString, walk } from '../../../project/ast.js';
-import { findingAt, isTestPath } from '../source.js';
+import { findingAt, isTestPath, nonRuntimeKind } from '../source.js';
 import type { Finding, RuleMeta, SourceFile } from '../types.js';
 
 const rule = (id: string, title: string, help: string): RuleMeta => ({ id, kind: 'security', category: 'secrets', title, help });
@@ -32,7 +32,7 @@ const secretName = /(?:secret|passw(?:or)?d|pwd|token|api[_-]?key|apikey|private
 const envSecretName = /(?:secret|passw(?:or)?d|pwd|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential|_key|_auth)$/i;
 const notSecretName = /(?:url|uri|path|file|name|header|type|field|label|length|min|max|regex|pattern|placeholder|endpoint|prefix|count|id|key[_-]?name)$/i;
 /** Values that are evidently not a real credential. A literal handed to a session or JWT API is used as is, whatever it looks like, so this filter is not applied there. */
-const placeholder = /^(?:|x+|\*+|\.+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|changeme|change[-_ ]?me|todo|dummy|example|placeholder|redacted|none|null|undefined|true|false)$/i;
+const placeholder = /^(?:|x+|\*+|\.+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|changeme|change[-_ ]?me|todo|dummy|example|placeholder|redacted|none|null|undefined|true|false|0?123456789|1234567890|0{6,}|1{6,})$/i;
 
 /** Calls and the argument positions that must hold a secret. */
 const secretArguments: { callee: RegExp; index: number }[] = [
@@ -58,10 +58,15 @@ export function shannonEntropy(text: string): number {
 export function checkSecrets(file: SourceFile): Finding[] {
   const findings: Finding[] = checkEnvFile(file);
   const isTest = isTestPath(file.path);
+  // Sample tokens and connection strings are the norm in tests, docs, examples, env templates and comments; keys and cloud credentials are not.
+  const samplesExpected = isTest || nonRuntimeKind(file.path) !== null || /(?:^|\/)\.env\.[\w.-]+$/.test(file.path) && !isEnvFile(file.path);
+  const offset = file.parsed?.offset ?? 0;
+  const comments = file.parsed?.comments.map((comment) => [comment.start + offset, comment.end + offset] as const) ?? [];
+  const inComment = (index: number): boolean => comments.some(([start, end]) => index >= start && index < end);
   if (!/\.(?:md|lock)$|package-lock\.json$/.test(file.path)) {
     for (const format of tokenFormats) {
       for (const match of file.text.matchAll(format.pattern)) {
-        if (isTest && (format.name === 'JSON Web Token' || format.name === 'credentials in a connection URL')) continue;
+        if ((format.name === 'JSON Web Token' || format.name === 'credentials in a connection URL') && (samplesExpected || inComment(match.index ?? 0))) continue;
         findings.push(findingAt(file, match.index ?? 0, secretRules.token, { severity: 'Critical', message: `Hardcoded ${format.name}.`, fix: secretRules.token.help }));
       }
     }
@@ -107,11 +112,34 @@ export function checkSecrets(file: SourceFile): Finding[] {
     const [name, value] = namedValue(node);
     if (!name || !value || !secretName.test(name) || notSecretName.test(name)) return;
     const text = staticString(value) ?? (value.type === 'LogicalExpression' ? staticString(child(value, 'right')) : null);
-    if (text !== null && isRealSecret(text, 8) && !/\s/.test(text) && (shannonEntropy(text) >= 3 || text.length >= 16)) {
+    if (text !== null && isRealSecret(text, 8) && !/\s/.test(text) && (shannonEntropy(text) >= 3 || text.length >= 16) && !namesItself(name, text) && !usedAsKey(node, program)) {
       report(value, secretRules.named, `${name} is set to a literal secret${value.type === 'LogicalExpression' ? ' (as a fallback when the environment has none)' : ''}.`);
     }
   });
   return findings;
+}
+
+/** `RESET_PASSWORD = 'resetPassword'`, `password: 'incorrectPassword'`: the value is a word of the name, a label rather than a secret. */
+function namesItself(name: string, value: string): boolean {
+  const words = (text: string): string[] => text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length >= 4);
+  const nameWords = new Set(words(name));
+  return /^[A-Za-z_-]+$/.test(value) && words(value).some((word) => nameWords.has(word));
+}
+
+/** `const ACCESS_TOKEN = 'x'` then `getCookie(ACCESS_TOKEN)`: the constant names a cookie or storage key. */
+function usedAsKey(declaration: AstNode, program: AstNode): boolean {
+  if (declaration.type !== 'VariableDeclarator') return false;
+  const name = identifierName(child(declaration, 'id'));
+  if (!name) return false;
+  let keyUse = false;
+  walk(program, (node) => {
+    if (keyUse) return false;
+    if (node.type !== 'CallExpression') return undefined;
+    const first = children(node, 'arguments')[0];
+    if (first?.type === 'Identifier' && first.name === name && /(?:^|\.)(?:get|set|remove|delete|has|getItem|setItem|removeItem|clearCookie|cookie)(?:Cookie|Item)?$/i.test(calleePath(node) ?? '')) keyUse = true;
+    return undefined;
+  });
+  return keyUse;
 }
 
 /** A literal given to a session, JWT or crypto API is the key in use: anything but an empty string or a template placeholder. */

@@ -43,6 +43,8 @@ export type SinkContext = {
   leadingText: (node: AstNode | null) => string | null;
   /** All static text of a value, following local variables. */
   staticText: (node: AstNode | null) => string;
+  /** The value is text (a literal, template, concatenation, or a request field), not an object or a call's result, which res.send serialises as JSON. */
+  isStringLike: (node: AstNode | null) => boolean;
   /** The module a local value was made by (`const logger = log4js.getLogger()` → log4js), following local variables. */
   originModule: (node: AstNode | null) => string | null;
   /** The file runs in a browser (components, client folders). */
@@ -121,7 +123,8 @@ export function sinksOfCall(call: AstNode, context: SinkContext): SinkCheck[] {
   if (fsMethods.test(callee) && ((module !== null && fsModules.test(module)) || /^(?:fs|fsp|fs\.promises|promises|fse|fsExtra)\./.test(callee)) || /(?:^|\.)promises\.(?:access|stat|lstat|open|readFile|writeFile|unlink|rm)$/.test(callee) || (/^(?:fs|fsp)\.(?:access|accessSync|stat|statSync|lstat|existsSync)$/.test(callee))) {
     push(first, injectionRules.path, 'High', `The path given to ${callee}() comes from request input; "../" reaches any file.`);
   }
-  if (/\.(?:sendFile|download|sendfile)$/.test(callee) && !hasOption(args[1] ?? null, 'root', () => true)) {
+  // Fastify's reply.sendFile serves from the root @fastify/static was registered with.
+  if (/\.(?:sendFile|download|sendfile)$/.test(callee) && !/^reply\./.test(callee) && !hasOption(args[1] ?? null, 'root', () => true)) {
     push(first, injectionRules.path, 'High', `${callee}() serves a path taken from request input without a root folder.`);
   }
   if (/^(?:require|import)$/.test(callee)) push(first, injectionRules.code, 'Critical', `${callee}() loads a module named by request input.`);
@@ -142,7 +145,7 @@ export function sinksOfCall(call: AstNode, context: SinkContext): SinkCheck[] {
   if (isLoggingCall(call, callee, context) && (first.type === 'TemplateLiteral' || first.type === 'BinaryExpression')) {
     push(first, injectionRules.log, 'Low', `${callee}() writes request input into a log line; a new line in it forges entries.`);
   }
-  if (context.isResponse(child(child(call, 'callee') ?? call, 'object')) && /\.(?:send|write|end)$/.test(callee)) {
+  if (context.isResponse(child(child(call, 'callee') ?? call, 'object')) && /\.(?:send|write|end)$/.test(callee) && context.isStringLike(first)) {
     push(first, xssRules.reflected, 'High', `${callee}() sends request input back; Express serves strings as text/html.`);
   }
   if (/(?:^|\.)(?:document\.write|document\.writeln)$/.test(callee)) push(first, xssRules.domSink, 'High', `${callee}() writes request input as HTML.`);

@@ -1,5 +1,5 @@
 // Source→sink reasoning inside a file with labels: 'input' for untrusted input, and one label per function parameter so that flows from parameters can be summarised for callers in other files.
-import { type AstNode, calleePath, child, children, identifierName, memberPath, walk } from '../../../project/ast.js';
+import { type AstNode, calleePath, child, children, identifierName, memberPath, staticString, walk } from '../../../project/ast.js';
 import type { Roles } from './roles.js';
 import { type FileScope, functionTypes } from './scope.js';
 
@@ -7,9 +7,27 @@ export type Labels = ReadonlySet<string>;
 export const inputLabel = 'input';
 const noLabels: Labels = new Set();
 
-/** The label of a function's parameter: `p<start of the function>:<index>`. */
-export function paramLabel(fn: AstNode, index: number): string {
-  return `p${fn.start}:${index}`;
+/**
+ * The label of a function's parameter: `p<start of the function>:<slot>`, where the slot is the parameter's index
+ * (`0`) or, for a field of it, index and key (`0.templatePath`): options objects are followed field by field.
+ */
+export function paramLabel(fn: AstNode, slot: string): string {
+  return `p${fn.start}:${slot}`;
+}
+
+/** The function start and slot of a parameter label, or null for other labels. */
+export function parseParamLabel(label: string): { fn: number; slot: string } | null {
+  const match = /^p(\d+):(\d+(?:\.[^.]+)?)$/.exec(label);
+  return match ? { fn: Number(match[1]), slot: match[2] as string } : null;
+}
+
+/** The argument expression a slot names: `1` → the second argument, `0.path` → its `path` property when the argument is an object literal. */
+export function argumentAt(args: readonly AstNode[], slot: string): { node: AstNode | null; whole: boolean } {
+  const [index, key] = slot.split('.');
+  const argument = args[Number(index)] ?? null;
+  if (key === undefined || argument?.type !== 'ObjectExpression') return { node: argument, whole: key === undefined };
+  const property = children(argument, 'properties').find((candidate) => (identifierName(child(candidate, 'key')) ?? staticString(child(candidate, 'key'))) === key);
+  return { node: property ? child(property, 'value') : null, whole: false };
 }
 
 /** Browser locations, the page's URL and referrer, and the header fields of a JWT (kid, jku, x5u, x5c, jwk), which whoever sends the token chooses. */
@@ -110,11 +128,14 @@ export function analyseTaint(program: AstNode, scope: FileScope, roles: Roles): 
     if (!functionTypes.has(node.type)) return;
     const inputs = roles.inputParams.get(node);
     children(node, 'params').forEach((param, index) => {
-      const labels = new Set([paramLabel(node, index)]);
-      if (inputs?.has(index)) labels.add(inputLabel);
-      for (const name of boundNames(param)) {
-        add(`${node.start}:${name}`, labels);
-        parameters.add(`${node.start}:${name}`);
+      const pattern = param.type === 'AssignmentPattern' ? child(param, 'left') : param;
+      for (const { names, slot } of parameterSlots(pattern, String(index))) {
+        const labels = new Set([paramLabel(node, slot)]);
+        if (inputs?.has(index)) labels.add(inputLabel);
+        for (const name of names) {
+          add(`${node.start}:${name}`, labels);
+          parameters.add(`${node.start}:${name}`);
+        }
       }
     });
   });
@@ -144,7 +165,12 @@ export function analyseTaint(program: AstNode, scope: FileScope, roles: Roles): 
         if (object?.type === 'ThisExpression') return source;
         const property = node.computed ? null : identifierName(child(node, 'property'));
         if (property && serverSideFields.has(property) && isParameter(object, ancestors)) return noLabels;
-        return union(source, labelsOf(object, ancestors, options));
+        const objectLabels = labelsOf(object, ancestors, options);
+        if (!property || !isParameter(object, ancestors)) return union(source, objectLabels);
+        // `options.path` on a parameter is the field `path` of that parameter.
+        const fielded = new Set<string>();
+        for (const label of objectLabels) fielded.add(/^p\d+:\d+$/.test(label) ? `${label}.${property}` : label);
+        return union(source, fielded);
       }
       case 'TemplateLiteral':
         return children(node, 'expressions').reduce((labels, expression) => union(labels, labelsOf(expression, ancestors, options)), noLabels);
@@ -173,8 +199,8 @@ export function analyseTaint(program: AstNode, scope: FileScope, roles: Roles): 
           // A function of this file: its return value's labels, with its parameters' labels replaced by the arguments'.
           let labels = noLabels;
           for (const label of returns.get(local) ?? noLabels) {
-            const match = /^p(\d+):(\d+)$/.exec(label);
-            if (match && Number(match[1]) === local.start) labels = union(labels, labelsOf(args[Number(match[2])] ?? null, ancestors, options));
+            const parameter = parseParamLabel(label);
+            if (parameter?.fn === local.start) labels = union(labels, labelsOf(argumentAt(args, parameter.slot).node, ancestors, options));
             else labels = union(labels, new Set([label]));
           }
           return labels;
@@ -211,9 +237,13 @@ export function analyseTaint(program: AstNode, scope: FileScope, roles: Roles): 
         const args = children(node, 'arguments');
         const local = node.type === 'CallExpression' ? localCallee(node, ancestors) : null;
         if (local) {
-          args.forEach((argument, index) => {
-            const param = children(local, 'params')[index];
-            if (param) for (const name of boundNames(param)) add(`${local.start}:${name}`, labelsOf(argument, ancestors));
+          children(local, 'params').forEach((param, index) => {
+            const pattern = param.type === 'AssignmentPattern' ? child(param, 'left') : param;
+            for (const { names, slot } of parameterSlots(pattern, String(index))) {
+              const argument = argumentAt(args, slot);
+              const labels = argument.node || argument.whole ? labelsOf(argument.node, ancestors) : labelsOf(args[index] ?? null, ancestors);
+              for (const name of names) add(`${local.start}:${name}`, labels);
+            }
           });
         }
         // arr.forEach((item) => …): the callback's first parameter gets the collection's labels.
@@ -249,6 +279,16 @@ export function analyseTaint(program: AstNode, scope: FileScope, roles: Roles): 
     isTainted: (node, ancestors, options) => labelsOf(node, ancestors, options).has(inputLabel),
     initialiser: (name, ancestors) => initialisers.get(keyOf(name, ancestors)) ?? null,
   };
+}
+
+/** The names a parameter binds, by slot: a destructured `{ path, ...rest }` gives `0.path` and `0` (the rest). */
+function parameterSlots(pattern: AstNode | null, index: string): { names: string[]; slot: string }[] {
+  if (pattern?.type !== 'ObjectPattern') return [{ names: boundNames(pattern), slot: index }];
+  return children(pattern, 'properties').map((property) => {
+    if (property.type === 'RestElement') return { names: boundNames(child(property, 'argument')), slot: index };
+    const key = identifierName(child(property, 'key')) ?? staticString(child(property, 'key'));
+    return { names: boundNames(child(property, 'value')), slot: key && !property.computed ? `${index}.${key}` : index };
+  });
 }
 
 function rootIdentifier(node: AstNode): AstNode | null {

@@ -5,8 +5,11 @@ import { xssRules } from './sinks.js';
 
 type TemplateSyntax = { pattern: RegExp; engine: string; safeForm: string };
 
-/** A raw output of a server-side template: judged at project level, once it is known what the views are rendered with. */
-export type TemplateOutput = { expression: string; root: string; line: number; column: number; engine: string; safeForm: string };
+/**
+ * An output of a server-side template judged at project level, once it is known what the views are rendered with:
+ * raw output, or escaped output where escaping does not help (a URL attribute, an inline script).
+ */
+export type TemplateOutput = { expression: string; root: string; line: number; column: number; engine: string; safeForm: string; context?: 'url' | 'script' };
 
 /** Expressions that are safe to output raw: includes, partials, already-rendered bodies, numbers. */
 const safeRawOutput = /^\s*(?:include\b|body\b|partial\b|yield\b|block\b|-?\s*include\b|defineContent\b|style\b|script\b)|^[\w.[\]\s]*[+\-*/%]\s*\d+\s*$|^\s*\d+\s*$/;
@@ -71,27 +74,31 @@ export function checkTemplates(file: SourceFile): { findings: Finding[]; outputs
   if (/\{%\s*autoescape\s+false\s*%\}/.test(file.text)) {
     findings.push(findingAt(file, file.text.search(/\{%\s*autoescape\s+false\s*%\}/), xssRules.template, { severity: 'High', message: 'Autoescaping is turned off for this block: every value in it is output as HTML.', fix: 'Keep autoescaping on and mark only sanitised values as safe.' }));
   }
-  findings.push(...contextFindings(file, extension));
+  outputs.push(...contextOutputs(file, extension));
   return { findings, outputs };
 }
 
 /** `href="<%= url %>"` takes javascript: URLs, and `<script>…<%= value %>…</script>` runs in JavaScript, where HTML escaping does not apply. */
-function contextFindings(file: SourceFile, extension: string): Finding[] {
+function contextOutputs(file: SourceFile, extension: string): TemplateOutput[] {
   const pattern = escapedOutput[extension];
   if (!pattern) return [];
-  const findings: Finding[] = [];
+  const outputs: TemplateOutput[] = [];
+  const output = (index: number, expression: string, context: 'url' | 'script'): TemplateOutput => {
+    const { line, column } = file.position(index);
+    const root = /^[A-Za-z_$][\w$]*/.exec(expression.replace(/\|.*$/, '').trim())?.[0] ?? expression;
+    return context === 'url'
+      ? { expression, root, line, column, engine: 'template', context, safeForm: 'an http(s) URL checked on the server (escaping leaves javascript: URLs working)' }
+      : { expression, root, line, column, engine: 'template', context, safeForm: 'JSON in a data attribute or a JSON script block (HTML escaping does not protect JavaScript)' };
+  };
   for (const match of file.text.matchAll(new RegExp(pattern.source, 'g'))) {
     const index = match.index ?? 0;
     const before = file.text.slice(Math.max(0, index - 400), index);
     const expression = (match[1] ?? '').trim();
     if (/^(?:json|JSON\.stringify|encodeURIComponent)\b|\|\s*(?:dump|json|tojson)\b/.test(expression)) continue;
-    if (/\s(?:href|action|formaction|xlink:href)\s*=\s*["']$/i.test(before)) {
-      findings.push(findingAt(file, index, xssRules.template, { severity: 'Medium', message: `"${expression.slice(0, 60)}" starts a URL attribute: escaping leaves javascript: URLs working.`, fix: 'Allow only http(s) URLs (check the scheme on the server), or build the URL from a fixed prefix.' }));
-    } else if (/<script\b[^>]*>(?![\s\S]*<\/script>)[\s\S]*$/i.test(before)) {
-      findings.push(findingAt(file, index, xssRules.template, { severity: 'Medium', message: `"${expression.slice(0, 60)}" is output inside a <script>: HTML escaping does not protect JavaScript.`, fix: 'Pass data to scripts as JSON (JSON.stringify with <, > and & escaped) in a data attribute or a JSON script block.' }));
-    }
+    if (/\s(?:href|action|formaction|xlink:href)\s*=\s*["']$/i.test(before)) outputs.push(output(index, expression, 'url'));
+    else if (/<script\b[^>]*>(?![\s\S]*<\/script>)[\s\S]*$/i.test(before)) outputs.push(output(index, expression, 'script'));
   }
-  return findings;
+  return outputs;
 }
 
 function extensionOf(path: string): string {

@@ -1,6 +1,7 @@
 const express = require('express');
 const jwt = require('jsonwebtoken');
 const app = express();
+app.use(express.urlencoded({ extended: false }));
 function authenticate(req, res, next) {
   const token = (req.headers.authorization || '').replace(/^Bearer /, '');
   try {
@@ -10,6 +11,6 @@ function authenticate(req, res, next) {
     res.sendStatus(401);
   }
 }
-app.delete('/notes/:id', authenticate, (req, res) => {
+app.post('/notes/:id/archive', authenticate, (req, res) => {
   res.sendStatus(204);
 });

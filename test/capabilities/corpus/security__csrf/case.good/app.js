@@ -2,6 +2,7 @@ const express = require('express');
 const session = require('express-session');
 const { doubleCsrf } = require('csrf-csrf');
 const app = express();
+app.use(express.urlencoded({ extended: false }));
 const { doubleCsrfProtection } = doubleCsrf({ getSecret: () => process.env.CSRF_SECRET });
 app.use(session({ secret: process.env.SESSION_SECRET, resave: false, saveUninitialized: false }));
 app.use(doubleCsrfProtection);
