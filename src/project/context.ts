@@ -7,6 +7,7 @@ import { describeSystemError, isSystemError, writeCacheFile } from './cache-writ
 import { type PackageJson, type Stack, detectStack } from './detect.js';
 import { type FileFacts, extractFacts } from './facts.js';
 import { type FileWarning, type ListedFile, contentHash, languageOf, listProjectFiles, stopIfAborted } from './files.js';
+import { type ImportAliases, loadImportAliases } from './import-aliases.js';
 import { resolveImport } from './resolve.js';
 import { type CodeStyle, detectStyle } from './style.js';
 import { summarizeContext } from './summary.js';
@@ -129,7 +130,7 @@ export async function analyzeProject(options: AnalyzeProjectOptions): Promise<An
   await Promise.all(Array.from({ length: 8 }, worker));
   stopIfAborted(signal);
   const ordered = Object.fromEntries(listed.flatMap((item) => (files[item.path] ? [[item.path, files[item.path] as FileEntry]] : [])));
-  const context = await buildContext(cwd, ordered, samples);
+  const context = await buildContext(cwd, ordered, samples, await loadImportAliases(cwd, warn));
   stopIfAborted(signal);
   const removed = previous ? Object.keys(previous.files).filter((path) => !(path in ordered)).length : 0;
   if (changed > 0 || removed > 0 || !previous || JSON.stringify(stripVolatile(previous)) !== JSON.stringify(stripVolatile(context))) {
@@ -160,7 +161,7 @@ function indexFile(path: string, text: string, hash: string, item: { size: numbe
   return entry;
 }
 
-async function buildContext(cwd: string, files: Record<string, FileEntry>, samples: string[]): Promise<ProjectContext> {
+async function buildContext(cwd: string, files: Record<string, FileEntry>, samples: string[], aliases: ImportAliases): Promise<ProjectContext> {
   const packageJson = await readJson<PackageJson>(join(cwd, 'package.json'));
   const topLevel = await readdir(cwd).catch(() => [] as string[]);
   const paths = [...new Set([...Object.keys(files), ...topLevel])];
@@ -179,7 +180,7 @@ async function buildContext(cwd: string, files: Record<string, FileEntry>, sampl
       importSources.add(fact.source);
       if (fact.kind === 'require') importKinds.commonjs += 1;
       else if (fact.kind === 'import') importKinds.esm += 1;
-      const target = resolveImport(path, fact.source, pathSet);
+      const target = resolveImport(path, fact.source, pathSet, aliases);
       if (target) edges.add(target);
     }
     if (edges.size > 0) importGraph[path] = [...edges].sort();

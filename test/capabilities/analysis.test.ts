@@ -62,9 +62,11 @@ describe('runAnalysis', () => {
     expect(quality.score?.formula).toContain('penalty');
     expect(quality.score?.value).toBe(Math.max(0, Math.round(100 - ((quality.score?.penalty ?? 0) * 1000) / Math.max(1000, quality.score?.linesOfCode ?? 0))));
     const performance = await runAnalysis('performance', { cwd });
-    expect(performance.findings.map((finding) => finding.ruleId)).toEqual(expect.arrayContaining([
-      'performance/interval-without-cleanup', 'performance/effect-without-deps', 'performance/linear-search-in-loop', 'performance/inline-prop-in-list',
-    ]));
+    const rules = performance.findings.map((finding) => finding.ruleId);
+    expect(rules).toEqual(expect.arrayContaining(['performance/interval-without-cleanup', 'performance/effect-without-deps']));
+    // A cart of a few lines searched per render, and inline props on components that are not memoised, cost nothing worth a finding.
+    expect(rules).not.toContain('performance/linear-search-in-loop');
+    expect(rules).not.toContain('performance/inline-prop-in-list');
     expect(performance.recommendations.length).toBeGreaterThan(0);
   });
 

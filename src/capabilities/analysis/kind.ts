@@ -22,7 +22,7 @@ export type KindDefinition = {
   alsoList?: RegExp;
   analyseFile: (file: SourceFile) => { findings: Finding[]; fingerprints?: CloneFingerprint[]; security?: SecurityFacts };
   analyseProject: (input: ProjectStageInput) => Promise<Finding[]>;
-  /** Drops per-file findings that the project shows do not apply (kept in the cache either way). */
+  /** Drops findings that the project shows do not apply (per-file ones stay in the cache either way). */
   keep?: (finding: Finding, view: ProjectView) => boolean;
   recommend: (findings: readonly Finding[]) => string[];
   score?: (findings: readonly Finding[], view: ProjectView) => QualityScore;

@@ -4,6 +4,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import type { PackageJson } from '../../project/detect.js';
 import { extractFacts } from '../../project/facts.js';
+import { type ImportAliases, loadImportAliases } from '../../project/import-aliases.js';
+import { importBases } from '../../project/resolve.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
 import { type FileWarning, type ListedFile, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
 import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.js';
@@ -11,7 +13,7 @@ import { readInstalled } from './installed.js';
 import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
 import { kinds } from './kinds.js';
 import { loadSourceFile, nonRuntimeKind } from './source.js';
-import { scriptTagLibraries, vendoredLibrary } from './vendored.js';
+import { isGenerated, scriptTagLibraries, vendoredLibrary } from './vendored.js';
 import { type AnalysisKind, type AnalysisReport, type Finding, type Severity, severities } from './types.js';
 import type { ProjectView } from './view.js';
 
@@ -93,7 +95,10 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   const packageJsonText = await readFile(join(root, 'package.json'), 'utf8').catch(() => null);
   const packageJson = parseManifest(packageJsonText, warn);
   const { installed, lockfileText, lockfile } = kind === 'security' ? await readInstalled(root, packageJson, warn) : { installed: [], lockfileText: null, lockfile: null };
-  const view: ProjectView = { root, packageJson, installed, files: ordered };
+  const aliases = await loadImportAliases(root, warn);
+  const manifests = await readManifests(root, listed, packageJson, warn);
+  const generatedFolders = await componentLibraryFolders(root, aliases, packageJson, listed);
+  const view: ProjectView = { root, packageJson, aliases, manifests, paths: listed.map((file) => file.path), generatedFolders, installed, files: ordered };
   const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, lockfile, warn });
   stopIfAborted(options.signal);
 
@@ -101,7 +106,7 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
     warn(await saveAnalysisCache(root, kind, previous, ordered, target));
   }
   const fileFindings = [...ordered.values()].flatMap((entry) => entry.findings).filter((finding) => definition.keep?.(finding, view) ?? true);
-  const all = [...fileFindings, ...projectFindings];
+  const all = [...fileFindings, ...projectFindings.filter((finding) => definition.keep?.(finding, view) ?? true)];
   const findings = sortFindings(labelContext(kind === 'security' ? mergeDuplicates(all) : all));
   const report: AnalysisReport = {
     kind, root, target: target || '.', generatedAt: new Date().toISOString(),
@@ -150,6 +155,11 @@ function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: st
   // A copied library is not the project's code: no findings in it, and its lines do not count; its version is checked as a dependency.
   const library = vendoredLibrary(item.path, text);
   if (library) return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines: 0, vendored: [library] };
+  // Generated code is not analysed either, but its imports still count (it uses the project's packages and files).
+  if (isGenerated(item.path, text)) {
+    const generated = loadSourceFile(item.path, text);
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: generated.parsed ? extractFacts(generated.parsed, text) : null, lines: 0 };
+  }
   const file = loadSourceFile(item.path, text);
   const lines = text.split('\n').length;
   try {
@@ -165,16 +175,48 @@ function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: st
   }
 }
 
-function parseManifest(text: string | null, warn: (warning: FileWarning) => void): PackageJson | null {
+function parseManifest(text: string | null, warn: (warning: FileWarning) => void, file = 'package.json'): PackageJson | null {
   if (text === null) return null;
   try {
     const parsed = JSON.parse(text) as unknown;
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as PackageJson;
-    warn({ file: 'package.json', message: 'is not a JSON object; dependencies were not checked.' });
+    warn({ file, message: 'is not a JSON object; dependencies were not checked.' });
   } catch (error) {
-    warn({ file: 'package.json', message: `is not valid JSON (${(error as Error).message}); dependencies were not checked.` });
+    warn({ file, message: `is not valid JSON (${(error as Error).message}); dependencies were not checked.` });
   }
   return null;
+}
+
+/** The root manifest and those of workspace packages (each folder with a package.json). */
+async function readManifests(root: string, listed: readonly ListedFile[], rootManifest: PackageJson | null, warn: (warning: FileWarning) => void): Promise<Map<string, PackageJson>> {
+  const manifests = new Map<string, PackageJson>();
+  if (rootManifest) manifests.set('', rootManifest);
+  for (const file of listed) {
+    if (!/(?:^|\/)package\.json$/.test(file.path) || file.path === 'package.json') continue;
+    const text = await readFile(join(root, file.path), 'utf8').catch(() => null);
+    const manifest = parseManifest(text, warn, file.path);
+    if (manifest) manifests.set(file.path.slice(0, -'/package.json'.length), manifest);
+  }
+  return manifests;
+}
+
+/**
+ * shadcn/ui copies its components into the folder components.json names (aliases.ui); projects set up before
+ * components.json keep them in components/ui, next to class-variance-authority and Radix in package.json.
+ */
+async function componentLibraryFolders(root: string, aliases: ImportAliases, manifest: PackageJson | null, listed: readonly ListedFile[]): Promise<string[]> {
+  const text = await readFile(join(root, 'components.json'), 'utf8').catch(() => null);
+  if (text !== null) {
+    try {
+      const ui = (JSON.parse(text) as { aliases?: { ui?: unknown } }).aliases?.ui;
+      if (typeof ui === 'string') return importBases('', ui, aliases) ?? [ui.replace(/^\.\//, '')];
+    } catch {
+      // Not shadcn's file after all: fall through to the folder convention.
+    }
+  }
+  const declared = Object.keys({ ...manifest?.dependencies, ...manifest?.devDependencies });
+  if (!declared.includes('class-variance-authority') || !declared.some((name) => name.startsWith('@radix-ui/'))) return [];
+  return [...new Set(listed.map((file) => /^(?:(?:src\/)?components\/ui)\//.exec(file.path)?.[0]?.slice(0, -1)).filter((folder): folder is string => folder !== undefined))];
 }
 
 function countInside(cache: Map<string, CachedFile>, prefix: string): number {

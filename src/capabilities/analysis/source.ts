@@ -34,6 +34,7 @@ export function isTestPath(path: string): boolean {
 /** Code that does not run in the app: tests and their fixtures, stories, examples, documentation and code-fix snippets. Null for runtime code. */
 export function nonRuntimeKind(path: string): string | null {
   if (isTestPath(path)) return 'test code';
+  if (/(?:^|\/)(?:scripts?|seeds?|seeders?|migrations?)\/|(?:^|\/)seed\.[cm]?[jt]s$/.test(path)) return 'script';
   if (/(?:^|\/)(?:examples?|samples?|demos?|docs?|snippets?|codefixes|code-fixes)\//i.test(path) || /\.md$/.test(path)) return 'example code';
   return null;
 }

@@ -22,6 +22,11 @@ export function vendoredLibrary(path: string, text: string): VendoredLibrary | n
   return { name: packageOf(match[1]), version: match[2], line: 1 };
 }
 
+/** Code a tool wrote (route trees, GraphQL and Prisma clients): named *.gen.* / *.generated.*, or saying so in its first lines. */
+export function isGenerated(path: string, text: string): boolean {
+  return /\.(?:gen|generated)\.[cm]?[jt]sx?$|(?:^|\/)__generated__\//.test(path) || /@generated\b|\bauto-?generated\b|\bdo not edit\b|this file (?:is|was|has been) (?:automatically )?generated/i.test(text.slice(0, 600));
+}
+
 const scriptSource = /<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/gi;
 /** `jquery-3.2.1.min.js`, `jquery@3.2.1/dist/jquery.min.js`, `…/jquery/1.12.4/jquery.min.js`. */
 const versionedScript = /(?:^|\/)((?:@[\w.-]+\/)?[a-z][\w.-]*?)(?:[-@/](\d+\.\d+\.\d+(?:-[\w.]+)?))(?:\/[\w./-]*)?(?:\.min)?\.js(?:[?#].*)?$/i;

@@ -1,5 +1,6 @@
 // Performance analysis: slow algorithms, N+1 queries, leaks, bundle size, render performance.
 import { type KindDefinition, isScript, recommendByCategory } from '../kind.js';
+import { nonRuntimeKind } from '../source.js';
 import { bundleRules, checkLargeDependencies, checkWholeLibraryImports } from './bundle.js';
 import { checkLeaks, leakRules } from './leaks.js';
 import { checkLoops, loopRules } from './loops.js';
@@ -18,5 +19,7 @@ export const performanceKind: KindDefinition = {
   includes: isScript,
   analyseFile: (file) => ({ findings: [...checkLoops(file), ...checkLeaks(file), ...checkReact(file), ...checkWholeLibraryImports(file)] }),
   analyseProject: ({ view }) => checkLargeDependencies(view),
+  // How fast tests, seeds and examples run is not the app's performance.
+  keep: (finding) => nonRuntimeKind(finding.file) === null,
   recommend: (findings) => recommendByCategory(findings, advice),
 };

@@ -32,6 +32,8 @@ export const qualityKind: KindDefinition = {
   includes: isScript,
   analyseFile: (file) => ({ findings: checkSmells(file), fingerprints: file.parsed ? fingerprintSource(file.text) : [] }),
   analyseProject: async ({ view }) => [...findClones(view), ...checkStructure(view)],
+  // Components a tool copied in (shadcn/ui) are not the project's own code.
+  keep: (finding, view) => !view.generatedFolders.some((folder) => finding.file.startsWith(`${folder}/`)),
   recommend: (findings) => recommendByCategory(findings, advice),
   score: qualityScore,
 };

@@ -159,6 +159,8 @@ function isConstant(value: AstNode, taint: Taint, ancestors: readonly AstNode[])
   const init = value.type === 'Identifier' ? taint.initialiser(value.name as string, ancestors) : null;
   if (!init) return false;
   if (staticString(init) !== null) return true;
+  // `(function () { … return \`(${fn.toString()})()\`; })()`: code the file writes for itself.
+  if (init.type === 'CallExpression' && functionTypes.has(child(init, 'callee')?.type ?? '') && children(init, 'arguments').length === 0) return true;
   return init.type === 'TemplateLiteral' && children(init, 'expressions').every((expression) => expression.type === 'Identifier' || staticString(expression) !== null) && taint.labelsOf(init, ancestors).size === 0;
 }
 
@@ -252,7 +254,8 @@ function callTarget(call: AstNode, scope: FileScope, ancestors: readonly AstNode
     return imported ? { module: imported.module, key: `${imported.name === '*' ? 'default' : imported.name}.${method}` } : null;
   }
   const target = importedCallable(callee, scope);
-  return target && !/^(?:node:)?[a-z_][\w-]*$/.test(target.module) && (target.module.startsWith('.') || target.module.startsWith('@/') || target.module.startsWith('~/') || target.module.startsWith('src/')) ? target : null;
+  // Packages have no summaries; project files are reached relatively, through aliases or from baseUrl (resolved at project level).
+  return target && !target.module.startsWith('node:') ? target : null;
 }
 
 /** `res.render('view', { name: value })`: which locals carry input (or a parameter). */

@@ -22,7 +22,7 @@ export function linkFlows(view: ProjectView): Finding[] {
   for (const [path, file] of view.files) if (file.security) facts.set(path, file.security);
   const paths = new Set(view.files.keys());
   const resolve = (from: string, target: CallTarget): { file: string; flows: FunctionFlows; key: string } | null => {
-    const file = resolveImport(from, target.module, paths);
+    const file = resolveImport(from, target.module, paths, view.aliases);
     const exports = file ? facts.get(file)?.exports : undefined;
     if (!file || !exports) return null;
     for (const key of [target.key, target.key.replace(/^default\./, ''), target.key === 'default' ? '' : `default.${target.key}`]) {

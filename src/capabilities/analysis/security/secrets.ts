@@ -112,7 +112,7 @@ export function checkSecrets(file: SourceFile): Finding[] {
     const [name, value] = namedValue(node);
     if (!name || !value || !secretName.test(name) || notSecretName.test(name)) return;
     const text = staticString(value) ?? (value.type === 'LogicalExpression' ? staticString(child(value, 'right')) : null);
-    if (text !== null && isRealSecret(text, 8) && !/\s/.test(text) && (shannonEntropy(text) >= 3 || text.length >= 16) && !namesItself(name, text) && !usedAsKey(node, program)) {
+    if (text !== null && isRealSecret(text, 8) && !/\s/.test(text) && (shannonEntropy(text) >= 3 || text.length >= 16) && !(value.type !== 'LogicalExpression' && namesItself(name, text)) && !usedAsKey(node, program)) {
       report(value, secretRules.named, `${name} is set to a literal secret${value.type === 'LogicalExpression' ? ' (as a fallback when the environment has none)' : ''}.`);
     }
   });
