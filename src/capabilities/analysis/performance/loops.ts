@@ -59,7 +59,7 @@ const smallCollection = /(?:rights|roles|permissions|scopes|selected|options|fil
 export function checkLoops(file: SourceFile): Finding[] {
   if (!file.parsed) return [];
   // Components render lists of tens of items: O(n·m) there is not a performance problem worth a finding.
-  const uiFile = /\.(?:[jt]sx|vue|svelte)$/.test(file.path);
+  const uiFile = /\.(?:[jt]sx|vue|svelte)$/.test(file.path) || /from\s+['"](?:react|vue|svelte|preact|solid-js)['"]/.test(file.text);
   const findings: Finding[] = [];
   const reported = new Set<number>();
   const report = (node: AstNode, meta: RuleMeta, severity: Finding['severity'], message: string): void => {

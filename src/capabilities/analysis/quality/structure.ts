@@ -91,6 +91,8 @@ function dependencyFindings(view: ProjectView, imported: Map<string, { file: str
       usedBy.set(folder, (usedBy.get(folder) ?? new Set()).add(name));
     }
     if (builtins.has(name) || workspaceNames.has(name) || name.startsWith('node:') || virtualModule.test(name)) continue;
+    // Next.js resolves server-only and client-only itself.
+    if (/^(?:server-only|client-only)$/.test(name) && [...view.manifests.values()].some((manifest) => 'next' in allDependencies(manifest))) continue;
     const missing = uses.find((where) => !where.typeOnly && !(name in allDependencies(view.manifests.get(manifestFolder(where.file, view.manifests)) ?? null)) && !(name in rootDeclared)
       && !(isTestPath(where.file) && /^(?:vitest|@jest|jest)/.test(name)));
     if (!missing) continue;

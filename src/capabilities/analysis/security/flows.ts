@@ -160,7 +160,9 @@ function isConstant(value: AstNode, taint: Taint, ancestors: readonly AstNode[])
   if (!init) return false;
   if (staticString(init) !== null) return true;
   // `(function () { … return \`(${fn.toString()})()\`; })()`: code the file writes for itself.
-  if (init.type === 'CallExpression' && functionTypes.has(child(init, 'callee')?.type ?? '') && children(init, 'arguments').length === 0) return true;
+  let callee = init.type === 'CallExpression' ? child(init, 'callee') : null;
+  while (callee?.type === 'ParenthesizedExpression') callee = child(callee, 'expression');
+  if (callee && functionTypes.has(callee.type) && children(init, 'arguments').length === 0) return true;
   return init.type === 'TemplateLiteral' && children(init, 'expressions').every((expression) => expression.type === 'Identifier' || staticString(expression) !== null) && taint.labelsOf(init, ancestors).size === 0;
 }
 
