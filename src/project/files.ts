@@ -24,6 +24,8 @@ export type ListOptions = {
   includeAll?: boolean;
   /** Files to list besides the indexed extensions (the security audit reads .env files and keys). */
   alsoList?: RegExp;
+  /** Only paths this accepts are listed (and stat'ed): an analysis lists what it reads. */
+  accept?: (path: string) => boolean;
   /** Ctrl-C: the walk stops with an `interrupted` error. */
   signal?: AbortSignal;
   /** Told about folders (and a .gitignore) that exist but cannot be read; the walk goes on without them. */
@@ -64,7 +66,7 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
       if (entry.isDirectory()) {
         if (entry.name === '.git' || (!options.includeAll && skippedFolders.has(entry.name)) || ignores(`${path}/`)) continue;
         folders.push([join(folder, entry.name), `${path}/`]);
-      } else if (entry.isFile() && ((indexedExtension.test(entry.name) && !entry.name.endsWith('.min.js')) || options.alsoList?.test(entry.name)) && !ignores(path)) {
+      } else if (entry.isFile() && ((indexedExtension.test(entry.name) && !entry.name.endsWith('.min.js')) || options.alsoList?.test(entry.name)) && (!options.accept || options.accept(path)) && !ignores(path)) {
         const info = statSync(join(folder, entry.name), { throwIfNoEntry: false });
         if (info && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
       }

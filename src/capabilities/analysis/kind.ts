@@ -16,10 +16,6 @@ export type ProjectStageInput = {
 
 export type KindDefinition = {
   rules: RuleMeta[];
-  /** Which files this kind reads. */
-  includes: (path: string) => boolean;
-  /** File names to list besides the usual source extensions. */
-  alsoList?: RegExp;
   analyseFile: (file: SourceFile) => { findings: Finding[]; fingerprints?: CloneFingerprint[]; security?: SecurityFacts };
   analyseProject: (input: ProjectStageInput) => Promise<Finding[]>;
   /** Drops findings that the project shows do not apply (per-file ones stay in the cache either way). */

@@ -4,8 +4,9 @@ import { CadreError } from '../../errors.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
 import { say, type OutputSink } from '../../cli/output.js';
-import { formatReportText, runAnalysis, toMarkdown, toSarif, type AnalysisKind, type AnalysisReport, type Severity } from './index.js';
-import { severities } from './types.js';
+import { formatReportText } from '../report/text.js';
+import { runAnalysis } from './run.js';
+import { type AnalysisKind, type AnalysisReport, type Severity, severities } from './types.js';
 
 export interface PresentAnalysisOptions {
   kind: AnalysisKind;
@@ -39,8 +40,14 @@ export async function presentAnalysis(options: PresentAnalysisOptions): Promise<
   options.emit({ type: 'output.progress', id: progressId, label, current: report.filesAnalyzed, total: report.filesAnalyzed, done: true });
   for (const warning of report.warnings) options.emit(say(`${warning.file}: ${warning.message}`, 'warn'));
   const written: string[] = [];
-  if (options.sarifFile) written.push(`SARIF: ${await writeReportFile(options.cwd, options.sarifFile, '--sarif', `${JSON.stringify(toSarif(report), null, 2)}\n`)}`);
-  if (options.markdownFile) written.push(`Markdown: ${await writeReportFile(options.cwd, options.markdownFile, '--md', toMarkdown(report))}`);
+  if (options.sarifFile) {
+    const { toSarif } = await import('../report/sarif.js');
+    written.push(`SARIF: ${await writeReportFile(options.cwd, options.sarifFile, '--sarif', `${JSON.stringify(toSarif(report), null, 2)}\n`)}`);
+  }
+  if (options.markdownFile) {
+    const { toMarkdown } = await import('../report/markdown.js');
+    written.push(`Markdown: ${await writeReportFile(options.cwd, options.markdownFile, '--md', toMarkdown(report))}`);
+  }
   const text = [formatReportText(report, { color: options.color }), ...written].join('\n');
   options.emit({ type: 'output.result', kind: `analysis.${options.kind}`, data: report, text });
   return report;

@@ -2,18 +2,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
-import type { PackageJson } from '../../project/detect.js';
-import { extractFacts } from '../../project/facts.js';
-import { type ImportAliases, loadImportAliases } from '../../project/import-aliases.js';
-import { importBases } from '../../project/resolve.js';
+import { loadImportAliases } from '../../project/import-aliases.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
 import { type FileWarning, type ListedFile, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
 import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.js';
 import { readInstalled } from './installed.js';
 import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
-import { kinds } from './kinds.js';
-import { loadSourceFile, nonRuntimeKind } from './source.js';
-import { isGenerated, scriptTagLibraries, vendoredLibrary } from './vendored.js';
+import { nonRuntimeKind } from './code-paths.js';
+import { kindFiles } from './kind-files.js';
+import { componentLibraryFolders, parseManifest, readManifests } from './project-files.js';
 import { type AnalysisKind, type AnalysisReport, type Finding, type Severity, severities } from './types.js';
 import type { ProjectView } from './view.js';
 
@@ -32,7 +29,7 @@ export type RunAnalysisOptions = {
 
 export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOptions): Promise<AnalysisReport> {
   const started = performance.now();
-  const definition = kinds[kind];
+  const listing = kindFiles[kind];
   const root = resolve(options.cwd);
   const targetAbsolute = resolve(root, options.path ?? '.');
   const target = relative(root, targetAbsolute).split(sep).join('/');
@@ -43,15 +40,20 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   const warn = (warning: FileWarning | null): void => {
     if (warning) warnings.push(warning);
   };
-  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, ...(definition.alsoList ? { alsoList: definition.alsoList } : {}) });
-  const files = listed.filter((file) => definition.includes(file.path));
+  // What the analysis reads, and what decides how (manifests, tsconfig, type declarations that name folders): nothing else is stat'ed.
+  const accept = (path: string): boolean => listing.includes(path) || /(?:^|\/)(?:package|tsconfig|jsconfig|components)\.json$|\.d\.ts$/.test(path);
+  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
+  const files = listed.filter((file) => listing.includes(file.path));
   const useCache = options.cache !== false;
-  const stamp = useCache ? await reportStamp({ root, kind, target, files, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
+  const stamp = useCache ? await reportStamp({ root, kind, target, files: listed, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
   const unchanged = stamp ? await loadCachedReport(root, kind, stamp) : null;
   if (unchanged) {
     options.onProgress?.(files.length, files.length);
     return { ...unchanged, generatedAt: new Date().toISOString(), filesReused: unchanged.filesAnalyzed, durationMs: Math.round(performance.now() - started) };
   }
+  // Something changed: now the parser and the rules are needed.
+  const { analyseOne, kinds } = await import('./engine.js');
+  const definition = kinds[kind];
   const previous = useCache ? await loadAnalysisCache(root, kind) : new Map<string, CachedFile>();
   const current = new Map<string, CachedFile>();
   const unreadable = new Set<string>();
@@ -121,7 +123,7 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   return report;
 }
 
-async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; alsoList?: RegExp }): Promise<ListedFile[]> {
+async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; accept: (path: string) => boolean; alsoList?: RegExp }): Promise<ListedFile[]> {
   let info;
   try {
     info = await stat(targetAbsolute);
@@ -149,74 +151,6 @@ async function readSource(root: string, path: string, warn: (warning: FileWarnin
     warn({ file: path, message: `could not be read (${describeSystemError(error)}); it was left out of this report.` });
     return null;
   }
-}
-
-function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: string): CachedFile {
-  // A copied library is not the project's code: no findings in it, and its lines do not count; its version is checked as a dependency.
-  const library = vendoredLibrary(item.path, text);
-  if (library) return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines: 0, vendored: [library] };
-  // Generated code is not analysed either, but its imports still count (it uses the project's packages and files).
-  if (isGenerated(item.path, text)) {
-    const generated = loadSourceFile(item.path, text);
-    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: generated.parsed ? extractFacts(generated.parsed, text) : null, lines: 0 };
-  }
-  const file = loadSourceFile(item.path, text);
-  const lines = text.split('\n').length;
-  try {
-    const { findings, fingerprints, security } = kinds[kind].analyseFile(file);
-    const loaded = /\.html?$/.test(item.path) ? scriptTagLibraries(text, file.position) : [];
-    const facts = file.parsed ? extractFacts(file.parsed, text) : null;
-    const warning = file.parseError ? `does not parse (${file.parseError}); analysed what could be read.` : undefined;
-    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(security ? { security } : {}), ...(loaded.length > 0 ? { vendored: loaded } : {}), ...(warning ? { warning } : {}) };
-  } catch (error) {
-    // Generated code (one expression of thousands of terms, arrays nested thousands deep) exhausts the stack of the tree walks.
-    if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
-    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines, warning: 'is nested too deeply for the analysers (generated code?); it was left out.' };
-  }
-}
-
-function parseManifest(text: string | null, warn: (warning: FileWarning) => void, file = 'package.json'): PackageJson | null {
-  if (text === null) return null;
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as PackageJson;
-    warn({ file, message: 'is not a JSON object; dependencies were not checked.' });
-  } catch (error) {
-    warn({ file, message: `is not valid JSON (${(error as Error).message}); dependencies were not checked.` });
-  }
-  return null;
-}
-
-/** The root manifest and those of workspace packages (each folder with a package.json). */
-async function readManifests(root: string, listed: readonly ListedFile[], rootManifest: PackageJson | null, warn: (warning: FileWarning) => void): Promise<Map<string, PackageJson>> {
-  const manifests = new Map<string, PackageJson>();
-  if (rootManifest) manifests.set('', rootManifest);
-  for (const file of listed) {
-    if (!/(?:^|\/)package\.json$/.test(file.path) || file.path === 'package.json') continue;
-    const text = await readFile(join(root, file.path), 'utf8').catch(() => null);
-    const manifest = parseManifest(text, warn, file.path);
-    if (manifest) manifests.set(file.path.slice(0, -'/package.json'.length), manifest);
-  }
-  return manifests;
-}
-
-/**
- * shadcn/ui copies its components into the folder components.json names (aliases.ui); projects set up before
- * components.json keep them in components/ui, next to class-variance-authority and Radix in package.json.
- */
-async function componentLibraryFolders(root: string, aliases: ImportAliases, manifest: PackageJson | null, listed: readonly ListedFile[]): Promise<string[]> {
-  const text = await readFile(join(root, 'components.json'), 'utf8').catch(() => null);
-  if (text !== null) {
-    try {
-      const ui = (JSON.parse(text) as { aliases?: { ui?: unknown } }).aliases?.ui;
-      if (typeof ui === 'string') return importBases('', ui, aliases) ?? [ui.replace(/^\.\//, '')];
-    } catch {
-      // Not shadcn's file after all: fall through to the folder convention.
-    }
-  }
-  const declared = Object.keys({ ...manifest?.dependencies, ...manifest?.devDependencies });
-  if (!declared.includes('class-variance-authority') || !declared.some((name) => name.startsWith('@radix-ui/'))) return [];
-  return [...new Set(listed.map((file) => /^(?:(?:src\/)?components\/ui)\//.exec(file.path)?.[0]?.slice(0, -1)).filter((folder): folder is string => folder !== undefined))];
 }
 
 function countInside(cache: Map<string, CachedFile>, prefix: string): number {

@@ -1,5 +1,5 @@
 // Duplication: token-based clone detection (identifiers and literals normalised) with winnowed fingerprints.
-import { isTestPath } from '../source.js';
+import { isTestPath } from '../code-paths.js';
 import type { Finding, RuleMeta } from '../types.js';
 import type { CloneFingerprint, ProjectView } from '../view.js';
 

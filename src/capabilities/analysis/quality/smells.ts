@@ -1,6 +1,7 @@
 // Quality rules inside one file: complexity, long functions, deep nesting, long parameter lists, god files, naming.
 import { type AstNode, child, identifierName, walk } from '../../../project/ast.js';
-import { findingAt, isTestPath } from '../source.js';
+import { isTestPath } from '../code-paths.js';
+import { findingAt } from '../source.js';
 import type { Finding, RuleMeta, SourceFile } from '../types.js';
 import { functionMetrics } from './functions.js';
 

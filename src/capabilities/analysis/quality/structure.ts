@@ -2,7 +2,7 @@
 import { builtinModules } from 'node:module';
 import { allDependencies, packageNameOf } from '../../../project/detect.js';
 import { importBases, resolveImport } from '../../../project/resolve.js';
-import { isTestPath } from '../source.js';
+import { isTestPath } from '../code-paths.js';
 import type { Finding, RuleMeta } from '../types.js';
 import type { ProjectView } from '../view.js';
 

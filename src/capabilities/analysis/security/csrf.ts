@@ -1,5 +1,5 @@
 // CSRF: state-changing routes that a browser's cookies authenticate, in apps that mount no CSRF protection; and CORS open to every origin on such apps.
-import { nonRuntimeKind } from '../source.js';
+import { nonRuntimeKind } from '../code-paths.js';
 import { sessionModules } from './flows.js';
 import type { Finding, RuleMeta } from '../types.js';
 import type { ProjectView } from '../view.js';

@@ -10,7 +10,8 @@ import { jwtPatternRules } from './jwt.js';
 import { linkFlows } from './link.js';
 import { checkSecrets, secretRules } from './secrets.js';
 import { injectionRules, xssRules } from './sinks.js';
-import { checkTemplates, isTemplatePath } from './templates.js';
+import { isTemplatePath } from '../kind-files.js';
+import { checkTemplates } from './templates.js';
 
 export const securityRules: RuleMeta[] = [
   ...Object.values(injectionRules), ...Object.values(xssRules), ...Object.values(secretRules), ...Object.values(cryptoRules), ...Object.values(jwtPatternRules), csrfRule, corsRule, dependencyRule,

@@ -1,11 +1,7 @@
 // The security audit as an analysis kind: scripts, templates and config files; dependencies and CSRF at project level.
-import { type KindDefinition, isScript, recommendByCategory } from '../kind.js';
-import { isTemplatePath } from './templates.js';
+import { type KindDefinition, recommendByCategory } from '../kind.js';
 import { loadAdvisories } from './advisories.js';
 import { analyseSecurityFile, analyseSecurityProject, keepSecurityFinding, securityRules } from './index.js';
-
-/** Files that hold credentials rather than code: .env files, private keys, package-manager and database credential files. */
-const secretFiles = /(?:^|\/)\.env(?:\.[\w-]+)*$|\.(?:pem|key|p8|ppk)$|(?:^|\/)(?:\.npmrc|\.netrc|\.pgpass|\.htpasswd|id_(?:rsa|dsa|ecdsa|ed25519))$/;
 
 const advice: Record<string, string> = {
   injection: 'Fix injection first: parameterise queries, drop shell strings and eval, and confine file paths.',
@@ -18,8 +14,6 @@ const advice: Record<string, string> = {
 
 export const securityKind: KindDefinition = {
   rules: securityRules,
-  includes: (path) => isScript(path) || isTemplatePath(path) || secretFiles.test(path) || (/\.(?:json|ya?ml)$/.test(path) && !/(?:^|\/)(?:package-lock|npm-shrinkwrap|composer-lock)\.json$|(?:^|\/)pnpm-lock\.yaml$/.test(path)),
-  alsoList: secretFiles,
   analyseFile: analyseSecurityFile,
   keep: keepSecurityFinding,
   analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText, lockfile, warn }) => {

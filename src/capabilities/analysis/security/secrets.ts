@@ -1,6 +1,7 @@
 // Hardcoded secrets: known token formats, high-entropy literals in secret-named places, literal keys handed to session/JWT/crypto APIs.
 import { type AstNode, calleePath, child, children, identifierName, memberPath, staticString, walk } from '../../../project/ast.js';
-import { findingAt, isTestPath, nonRuntimeKind } from '../source.js';
+import { isTestPath, nonRuntimeKind } from '../code-paths.js';
+import { findingAt } from '../source.js';
 import type { Finding, RuleMeta, SourceFile } from '../types.js';
 
 const rule = (id: string, title: string, help: string): RuleMeta => ({ id, kind: 'security', category: 'secrets', title, help });

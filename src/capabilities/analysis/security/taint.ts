@@ -81,12 +81,20 @@ function patternBindings(pattern: AstNode | null): { name: string; serverSide: b
   });
 }
 
+/** At most this many parameter labels per value: bundles pass values through hundreds of functions, and summaries only need a few. */
+const maxLabels = 48;
+
 const union = (left: Labels, right: Labels): Labels => {
-  if (right.size === 0) return left;
+  if (right.size === 0 || right === left) return left;
   if (left.size === 0) return right;
-  const merged = new Set(left);
-  for (const label of right) merged.add(label);
-  return merged;
+  let merged: Set<string> | null = null;
+  for (const label of right) {
+    if (left.has(label) || merged?.has(label)) continue;
+    if ((merged?.size ?? left.size) >= maxLabels && label !== inputLabel) continue;
+    merged ??= new Set(left);
+    merged.add(label);
+  }
+  return merged ?? left;
 };
 
 /** Computes the labels of a program to a fixed point: declarations, assignments, loops, callbacks and calls to this file's functions. */
@@ -123,14 +131,15 @@ export function analyseTaint(program: AstNode, scope: FileScope, roles: Roles): 
     if (after !== before) bindings.set(key, after);
   };
 
-  // Every parameter carries its own label; request parameters also carry input.
+  // Parameters of exported functions carry their own label (what their summaries are made of); request parameters carry input.
+  const summarised = new Set(scope.exports.values());
   walk(program, (node) => {
     if (!functionTypes.has(node.type)) return;
     const inputs = roles.inputParams.get(node);
     children(node, 'params').forEach((param, index) => {
       const pattern = param.type === 'AssignmentPattern' ? child(param, 'left') : param;
       for (const { names, slot } of parameterSlots(pattern, String(index))) {
-        const labels = new Set([paramLabel(node, slot)]);
+        const labels = new Set<string>(summarised.has(node) ? [paramLabel(node, slot)] : []);
         if (inputs?.has(index)) labels.add(inputLabel);
         for (const name of names) {
           add(`${node.start}:${name}`, labels);

@@ -43,11 +43,6 @@ const clientSyntax: Record<string, TemplateSyntax> = {
   svelte: { pattern: /\{@html\s+([^}]+)\}/g, engine: 'Svelte', safeForm: '{…} text interpolation' },
 };
 
-export function isTemplatePath(path: string): boolean {
-  const extension = extensionOf(path);
-  return extension in rawSyntax || extension in clientSyntax;
-}
-
 /** Template findings that need no data flow, and the raw outputs to judge at project level. */
 export function checkTemplates(file: SourceFile): { findings: Finding[]; outputs: TemplateOutput[] } {
   const extension = extensionOf(file.path);
