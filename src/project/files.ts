@@ -16,6 +16,22 @@ export const maxIndexedFileBytes = 1_000_000;
 
 export type ListedFile = { path: string; size: number; mtimeMs: number };
 
+export type FolderCache = { entries: Record<string, { mtimeMs: number; folders: string[]; files: string[] }>; changed: boolean };
+
+/** A folder's subfolders and files, from the cache when its mtime has not moved since it was read. */
+function readFolder(folder: string, prefix: string, cache: FolderCache | undefined): { folders: string[]; files: string[] } {
+  const mtimeMs = cache ? statSync(folder).mtimeMs : 0;
+  const cached = cache?.entries[prefix];
+  if (cached && cached.mtimeMs === mtimeMs) return cached;
+  const entries = readdirSync(folder, { withFileTypes: true });
+  const read = { folders: entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name), files: entries.filter((entry) => entry.isFile()).map((entry) => entry.name) };
+  if (cache) {
+    cache.entries[prefix] = { mtimeMs, ...read };
+    cache.changed = true;
+  }
+  return read;
+}
+
 /** Something that went wrong with one file, said in a line: the file (relative to the project) and what happened. */
 export type FileWarning = { file: string; message: string };
 
@@ -26,6 +42,11 @@ export type ListOptions = {
   alsoList?: RegExp;
   /** Only paths this accepts are listed (and stat'ed): an analysis lists what it reads. */
   accept?: (path: string) => boolean;
+  /**
+   * Folder contents seen before, by folder (relative, with a trailing slash): a folder whose mtime has not moved has
+   * the same entries, so it is stat'ed instead of read. Updated in place; `changed` says whether to save it.
+   */
+  folders?: FolderCache;
   /** Ctrl-C: the walk stops with an `interrupted` error. */
   signal?: AbortSignal;
   /** Told about folders (and a .gitignore) that exist but cannot be read; the walk goes on without them. */
@@ -55,21 +76,22 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
     stopIfAborted(options.signal);
     let entries;
     try {
-      entries = readdirSync(folder, { withFileTypes: true });
+      entries = readFolder(folder, prefix, options.folders);
     } catch (error) {
       if (prefix !== '' && (error as NodeJS.ErrnoException).code !== 'ENOENT') options.onWarning?.({ file: prefix.slice(0, -1), message: `this folder could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); its files were left out.` });
       if (prefix === '') throw error;
       continue;
     }
-    for (const entry of entries) {
-      const path = prefix + entry.name;
-      if (entry.isDirectory()) {
-        if (entry.name === '.git' || (!options.includeAll && skippedFolders.has(entry.name)) || ignores(`${path}/`)) continue;
-        folders.push([join(folder, entry.name), `${path}/`]);
-      } else if (entry.isFile() && ((indexedExtension.test(entry.name) && !entry.name.endsWith('.min.js')) || options.alsoList?.test(entry.name)) && (!options.accept || options.accept(path)) && !ignores(path)) {
-        const info = statSync(join(folder, entry.name), { throwIfNoEntry: false });
-        if (info && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
-      }
+    for (const name of entries.folders) {
+      const path = prefix + name;
+      if (name === '.git' || (!options.includeAll && skippedFolders.has(name)) || ignores(`${path}/`)) continue;
+      folders.push([join(folder, name), `${path}/`]);
+    }
+    for (const name of entries.files) {
+      const path = prefix + name;
+      if (!((indexedExtension.test(name) && !name.endsWith('.min.js')) || options.alsoList?.test(name)) || (options.accept && !options.accept(path)) || ignores(path)) continue;
+      const info = statSync(join(folder, name), { throwIfNoEntry: false });
+      if (info?.isFile() && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
     }
   }
   return found.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeCacheFile } from '../../project/cache-write.js';
-import type { FileWarning } from '../../project/files.js';
+import type { FileWarning, FolderCache } from '../../project/files.js';
 import type { AnalysisKind, Finding } from './types.js';
 import type { FileView } from './view.js';
 
@@ -32,6 +32,21 @@ export async function saveAnalysisCache(root: string, kind: AnalysisKind, previo
   for (const [path, entry] of previous) if (!current.has(path) && !isInside(path, targetPrefix)) files[path] = entry;
   for (const [path, entry] of current) files[path] = entry;
   return writeCacheFile(root, analysisCachePath(root, kind), JSON.stringify({ version: analysisCacheVersion, files } satisfies CacheDocument));
+}
+
+/** `.cadre/folders.json`: what each folder held when last read, so that a warm run stats folders instead of reading them. */
+export async function loadFolderCache(root: string): Promise<FolderCache> {
+  try {
+    const document = JSON.parse(await readFile(join(root, '.cadre', 'folders.json'), 'utf8')) as { version?: number; entries?: FolderCache['entries'] };
+    if (document.version === analysisCacheVersion && typeof document.entries === 'object' && document.entries !== null) return { entries: document.entries, changed: false };
+  } catch {
+    // No cache yet, or an unreadable one: every folder is read.
+  }
+  return { entries: {}, changed: false };
+}
+
+export async function saveFolderCache(root: string, folders: FolderCache): Promise<FileWarning | null> {
+  return writeCacheFile(root, join(root, '.cadre', 'folders.json'), JSON.stringify({ version: analysisCacheVersion, entries: folders.entries }));
 }
 
 function isInside(path: string, prefix: string): boolean {

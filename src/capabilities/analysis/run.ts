@@ -4,8 +4,8 @@ import { join, relative, resolve, sep } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import { loadImportAliases } from '../../project/import-aliases.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
-import { type FileWarning, type ListedFile, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
-import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.js';
+import { type FileWarning, type FolderCache, type ListedFile, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
+import { type CachedFile, loadAnalysisCache, loadFolderCache, saveAnalysisCache, saveFolderCache } from './cache.js';
 import { readInstalled } from './installed.js';
 import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
 import { nonRuntimeKind } from './code-paths.js';
@@ -42,9 +42,11 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   };
   // What the analysis reads, and what decides how (manifests, tsconfig, type declarations that name folders): nothing else is stat'ed.
   const accept = (path: string): boolean => listing.includes(path) || /(?:^|\/)(?:package|tsconfig|jsconfig|components)\.json$|\.d\.ts$/.test(path);
-  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
-  const files = listed.filter((file) => listing.includes(file.path));
   const useCache = options.cache !== false;
+  const folders = useCache && target === '' ? await loadFolderCache(root) : undefined;
+  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, ...(folders ? { folders } : {}), ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
+  if (folders?.changed) warn(await saveFolderCache(root, folders));
+  const files = listed.filter((file) => listing.includes(file.path));
   const stamp = useCache ? await reportStamp({ root, kind, target, files: listed, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
   const unchanged = stamp ? await loadCachedReport(root, kind, stamp) : null;
   if (unchanged) {
@@ -123,7 +125,7 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   return report;
 }
 
-async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; accept: (path: string) => boolean; alsoList?: RegExp }): Promise<ListedFile[]> {
+async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; accept: (path: string) => boolean; folders?: FolderCache; alsoList?: RegExp }): Promise<ListedFile[]> {
   let info;
   try {
     info = await stat(targetAbsolute);
