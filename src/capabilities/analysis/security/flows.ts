@@ -99,6 +99,7 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
       const context = sinkContext(scope, taint, roles.responseParam, ancestors, clientFile);
       for (const check of sinksOfCall(node, context)) reach(taint.labelsOf(check.value, ancestors, { coercionSanitizes: check.coercionSanitizes }), node, check);
       checkDynamicEval(node, scope, taint, ancestors, report);
+      checkAutoescapeOff(node, scope, report);
       const target = callTarget(node, scope, ancestors);
       if (target) {
         for (const { value, arg } of argumentSlots(children(node, 'arguments'))) {
@@ -140,6 +141,20 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
   security.mounted = [...new Set(roles.mounted)];
   security.acceptsForms = roles.acceptsForms;
   return { findings, security };
+}
+
+/** `swig.setDefaults({ autoescape: false })`, `nunjucks.configure({ autoescape: false })`, Handlebars' `noEscape: true`: every template output becomes raw HTML. */
+function checkAutoescapeOff(call: AstNode, scope: FileScope, report: (node: AstNode, meta: RuleMeta, severity: Severity, message: string) => void): void {
+  const module = moduleOfCallee(call, scope);
+  if (!module || !/^(?:swig|swig-templates|nunjucks|handlebars|hbs|express-handlebars)$/.test(module)) return;
+  for (const options of children(call, 'arguments').filter((argument) => argument.type === 'ObjectExpression')) {
+    for (const property of children(options, 'properties')) {
+      const key = identifierName(child(property, 'key'));
+      const value = child(property, 'value');
+      const off = (key === 'autoescape' && value?.type === 'Literal' && value.value === false) || (key === 'noEscape' && value?.type === 'Literal' && value.value === true);
+      if (off) report(property, xssRules.template, 'High', `${module} is configured with ${key}: ${String(value?.value)}: every value its templates output is HTML, unescaped.`);
+    }
+  }
 }
 
 /** eval or Function on a string built at run time (not from input: that is code injection). */
