@@ -2,6 +2,7 @@
 import { type AstNode, calleePath, child, children, identifierName, memberPath, staticString, walk } from '../../../project/ast.js';
 import { findingAt } from '../source.js';
 import type { Finding, RuleMeta, Severity, SourceFile } from '../types.js';
+import { cryptoRules } from './crypto.js';
 import { checkJwt } from './jwt.js';
 import { type RouteFact, findRoles, importedCallable } from './roles.js';
 import { type CallTarget, type FileScope, buildScope, functionTypes, injectedImport, moduleOfName } from './scope.js';
@@ -22,6 +23,8 @@ export type FunctionFlows = {
   calls: { param: Slot; target: CallTarget; arg: Slot }[];
   /** Parameter → a local of a rendered view. */
   renders: { param: Slot; view: string; local: string }[];
+  /** Parameter → hashed with MD5 or SHA-1 (a finding once a caller passes a password). */
+  hashes?: { param: Slot; sink: SinkDraft }[];
 };
 
 /** What one script tells the project-level security rules; kept in the analysis cache with the file's findings. */
@@ -29,6 +32,8 @@ export type SecurityFacts = {
   exports: Record<string, FunctionFlows>;
   /** Calls into other modules that pass request input. */
   inputCalls: { target: CallTarget; arg: Slot; line: number }[];
+  /** Calls into other modules that pass a password (a value named so, not a hash of one). */
+  passwordCalls?: { target: CallTarget; arg: Slot; line: number }[];
   /** Functions of other modules registered here as route handlers. */
   handlers: (CallTarget & { param: number; line: number })[];
   /** Views rendered with request input in a local. */
@@ -101,8 +106,19 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
       checkDynamicEval(node, scope, taint, ancestors, report);
       checkAutoescapeOff(node, scope, report);
       const target = callTarget(node, scope, ancestors);
+      const hashed = brokenHashInput(node, scope);
+      if (hashed) {
+        for (const label of taint.labelsOf(hashed.input, ancestors)) {
+          const parameter = parseParamLabel(label);
+          if (!parameter) continue;
+          const { file: _file, ...sink } = findingAt(file, node, cryptoRules.passwordHash, { severity: 'High', message: `${hashed.algorithm} hashes the password it is given: it is broken and fast.`, fix: cryptoRules.passwordHash.help });
+          const flows = flowsOf(parameter.fn);
+          (flows.hashes ??= []).push({ param: parameter.slot, sink });
+        }
+      }
       if (target) {
         for (const { value, arg } of argumentSlots(children(node, 'arguments'))) {
+          if (isPasswordValue(value)) (security.passwordCalls ??= []).push({ target, arg, line: lineOf(node) });
           const labels = taint.labelsOf(value, ancestors);
           if (labels.has(inputLabel)) security.inputCalls.push({ target, arg, line: lineOf(node) });
           for (const label of labels) {
@@ -134,7 +150,7 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
 
   for (const [key, fn] of scope.exports) {
     const flows = byFunction.get(fn.start);
-    if (flows && (flows.sinks.length > 0 || flows.calls.length > 0 || flows.renders.length > 0)) security.exports[key] = flows;
+    if (flows && (flows.sinks.length > 0 || flows.calls.length > 0 || flows.renders.length > 0 || flows.hashes)) security.exports[key] = flows;
   }
   security.handlers = roles.importedHandlers;
   security.routes = roles.routes;
@@ -155,6 +171,29 @@ function checkAutoescapeOff(call: AstNode, scope: FileScope, report: (node: AstN
       if (off) report(property, xssRules.template, 'High', `${module} is configured with ${key}: ${String(value?.value)}: every value its templates output is HTML, unescaped.`);
     }
   }
+}
+
+/** `createHash('md5').update(x)`, `md5(x)`, `CryptoJS.SHA1(x)`: the value hashed with a broken hash, or null. */
+function brokenHashInput(call: AstNode, scope: FileScope): { input: AstNode; algorithm: string } | null {
+  const callee = calleePath(call) ?? '';
+  const first = children(call, 'arguments')[0];
+  if (!first) return null;
+  const object = child(child(call, 'callee') ?? call, 'object');
+  if (/\.update$/.test(callee) && object?.type === 'CallExpression' && /(?:^|\.)createHash$/.test(calleePath(object) ?? '')) {
+    const algorithm = staticString(children(object, 'arguments')[0] ?? null)?.toLowerCase() ?? '';
+    return /^(?:md4|md5|sha1|sha-1)$/.test(algorithm) ? { input: first, algorithm } : null;
+  }
+  const module = moduleOfCallee(call, scope);
+  if (module && /^(?:md5|blueimp-md5|js-md5|md5-hex|sha1|js-sha1|crypto-js(?:\/(?:md5|sha1))?)$/.test(module) && (!callee.includes('.') || /\.(?:MD5|SHA1|md5|sha1)$/.test(callee))) {
+    return { input: first, algorithm: /sha1/i.test(`${module} ${callee}`) ? 'SHA-1' : 'MD5' };
+  }
+  return null;
+}
+
+/** `password`, `user.password`, `req.body.newPassword`; not `passwordHash`. */
+function isPasswordValue(node: AstNode): boolean {
+  const path = memberPath(node) ?? '';
+  return /(?:^|\.)(?:new|old|current|plain)?pass(?:word|wd)$|(?:^|\.)pwd$/i.test(path) && !/hash|digest|crypt|salt/i.test(path);
 }
 
 /** eval or Function on a string built at run time (not from input: that is code injection). */

@@ -36,6 +36,15 @@ export function linkFlows(view: ProjectView): Finding[] {
   const renders: { view: string; local: string; origin: string }[] = [];
   const queue: Entry[] = [];
   for (const [path, fileFacts] of facts) {
+    // A helper of another file that hashes with MD5/SHA-1 (the hashing helper of a users module), called with a password.
+    for (const call of fileFacts.passwordCalls ?? []) {
+      const target = resolve(path, call.target);
+      for (const { param, sink } of target?.flows.hashes ?? []) {
+        if (!target || !reaches(call.arg, param)) continue;
+        const key = `${target.file}:${sink.line}:${sink.ruleId}`;
+        if (!findings.has(key)) findings.set(key, { ...sink, file: target.file, message: `${sink.message.replace(/\.$/, '')} (a password from ${path}:${call.line}).` });
+      }
+    }
     for (const call of fileFacts.inputCalls) {
       const target = resolve(path, call.target);
       if (target) queue.push({ file: target.file, key: target.key, arg: call.arg, origin: `${path}:${call.line}` });
