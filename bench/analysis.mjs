@@ -1,87 +1,61 @@
-// Analysis benchmark: `cadre analyze security --json` cold and warm on a large real tree (packages copied from our node_modules)
-// against eslint with eslint-plugin-security and eslint-plugin-no-unsanitized on the same files, in the same run.
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// Analysis benchmark: `cadre analyze security --json` cold and warm on a tree of real apps (the twelve projects of
+// ../shared/corpus, ~120k lines), against oxlint with every rule and plugin on, on the same tree, in the same run.
+// Targets (issue 14): cold ≤ 3 × oxlint's time, warm ≤ 0.15 s. BENCH_ESLINT=1 adds eslint with the security plugins.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const cadre = process.env.CADRE_BIN ?? join(root, 'bin', 'cadre.js');
-const runs = Number(process.env.BENCH_RUNS ?? 3);
-const targets = { coldRatio: 3, warmSeconds: 0.3 };
-/** Real code of many shapes: ESM and CommonJS, TypeScript sources, bundles, CLIs, servers, parsers. */
-const defaultPackages = [
-  'eslint', '@eslint', 'typescript-eslint', '@typescript-eslint', 'xstate', '@xstate', 'zod', 'ai', '@ai-sdk', 'openai', '@anthropic-ai',
-  'isomorphic-git', '@octokit', 'dockerode', 'docker-modem', 'ssh2', 'commander', 'jsonwebtoken', 'prompts', 'ws', 'semver', 'diff',
-  'vitest', '@vitest', 'vite', 'rollup', 'esbuild', 'ajv', 'espree', 'acorn', 'chai', 'undici-types', 'ignore', 'picomatch', 'esquery', 'debug',
-];
-const packages = process.env.BENCH_PACKAGES ? process.env.BENCH_PACKAGES.split(',') : defaultPackages;
-/** Folder names cadre never indexes (build output, vendored code): renamed in the copy so both tools see the same files. */
-const skippedByCadre = new Set(['dist', 'build', 'out', 'coverage', 'vendor', 'bower_components', '.cache', '.next', '.nuxt', '.output', '.turbo']);
-const scriptFile = /\.(?:[cm]?[jt]sx?)$/;
-const maxFileBytes = 1_000_000;
+const corpus = join(root, '..', 'shared', 'corpus');
+const runs = Number(process.env.BENCH_RUNS ?? 5);
+const targets = { coldRatio: 3, warmSeconds: 0.15 };
+const oxlintArgs = ['-W', 'all', '-W', 'nursery', '--import-plugin', '--react-plugin', '--jsdoc-plugin', '--jest-plugin', '--vitest-plugin', '--jsx-a11y-plugin', '--nextjs-plugin', '--react-perf-plugin', '--promise-plugin', '--node-plugin', '--vue-plugin'];
+const scriptFile = /\.(?:[cm]?[jt]sx?|vue)$/;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  return sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
 }
 
-function copyTree(from, to, counts) {
-  for (const entry of readdirSync(from, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
-    const source = join(from, entry.name);
-    if (entry.isDirectory()) {
-      copyTree(source, join(to, skippedByCadre.has(entry.name) ? `${entry.name}_` : entry.name), counts);
-    } else if (entry.isFile() && scriptFile.test(entry.name) && !entry.name.endsWith('.d.ts') && !entry.name.endsWith('.min.js')) {
-      const size = statSync(source).size;
-      if (size > maxFileBytes) continue;
-      mkdirSync(to, { recursive: true });
-      cpSync(source, join(to, entry.name));
-      counts.files += 1;
-      counts.bytes += size;
-    }
-  }
-}
-
+/** Every corpus project, checksum-checked, unpacked side by side under one root. */
 function buildTree(folder) {
-  const counts = { files: 0, bytes: 0 };
-  for (const name of packages) {
-    const source = join(root, 'node_modules', name);
-    if (existsSync(source)) copyTree(source, join(folder, 'packages', name), counts);
+  const manifest = JSON.parse(readFileSync(join(corpus, 'MANIFEST.json'), 'utf8'));
+  for (const project of manifest.projects) {
+    const archive = join(corpus, project.archive.file);
+    if (createHash('sha256').update(readFileSync(archive)).digest('hex') !== project.archive.sha256) throw new Error(`${project.name}: the archive differs from MANIFEST.json`);
+    execFileSync('tar', ['-xzf', archive, '-C', folder]);
   }
   writeFileSync(join(folder, 'package.json'), JSON.stringify({ name: 'bench-tree', private: true }));
-  return counts;
+  return manifest.projects.length;
 }
 
-function eslintConfig(folder) {
-  const url = (name) => pathToFileURL(require.resolve(name)).href;
-  const file = join(folder, 'eslint.bench.config.mjs');
-  writeFileSync(file, [
-    `import security from '${url('eslint-plugin-security')}';`,
-    `import noUnsanitized from '${url('eslint-plugin-no-unsanitized')}';`,
-    `import tseslint from '${url('typescript-eslint')}';`,
-    'export default [',
-    '  { linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: "off" } },',
-    '  { files: ["**/*.{js,mjs,jsx}"], languageOptions: { ecmaVersion: "latest", sourceType: "module", parserOptions: { ecmaFeatures: { jsx: true } } } },',
-    '  { files: ["**/*.cjs"], languageOptions: { ecmaVersion: "latest", sourceType: "commonjs" } },',
-    '  { files: ["**/*.{ts,tsx,mts,cts}"], languageOptions: { parser: tseslint.parser } },',
-    '  { ignores: ["**/*.d.ts", "**/*.min.js", ".cadre/**"] },',
-    '  security.configs.recommended,',
-    '  noUnsanitized.configs.recommended,',
-    '];',
-    '',
-  ].join('\n'));
-  return file;
+function countLines(folder) {
+  let files = 0;
+  let lines = 0;
+  const visit = (current) => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      const path = join(current, entry.name);
+      if (entry.isDirectory() && entry.name !== 'node_modules' && entry.name !== '.git') visit(path);
+      else if (entry.isFile() && scriptFile.test(entry.name) && !entry.name.endsWith('.min.js') && statSync(path).size < 1_000_000) {
+        files += 1;
+        lines += readFileSync(path, 'utf8').split('\n').length;
+      }
+    }
+  };
+  visit(folder);
+  return { files, lines };
 }
 
 function timed(argv, cwd) {
   const start = process.hrtime.bigint();
   const run = spawnSync(argv[0], argv.slice(1), { cwd, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, NO_COLOR: '1' } });
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return { seconds, run };
+  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, run };
 }
 
 function cadreRun(tree) {
@@ -92,15 +66,35 @@ function cadreRun(tree) {
   return { seconds, report };
 }
 
-function eslintRun(tree, config, cache) {
-  const output = join(tree, '..', 'eslint-report.json');
-  const argv = [process.execPath, join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '-c', config, '--no-warn-ignored', '-f', 'json', '-o', output, ...(cache ? ['--cache', '--cache-location', join(tree, '..', '.eslintcache')] : []), 'packages'];
-  const { seconds, run } = timed(argv, tree);
+function oxlintRun(tree) {
+  const binary = join(root, 'node_modules', '.bin', 'oxlint');
+  if (!existsSync(binary)) throw new Error('oxlint is not installed: run npm install (it is a devDependency).');
+  const { seconds, run } = timed([binary, ...oxlintArgs, '.'], tree);
+  if (run.status !== 0 && run.status !== 1) throw new Error(`oxlint exited ${run.status}: ${run.stderr.slice(-2000)}`);
+  const summary = /Finished in [^\n]*/.exec(run.stdout)?.[0] ?? '';
+  return { seconds, summary };
+}
+
+function eslintRun(tree, workspace) {
+  const url = (name) => pathToFileURL(require.resolve(name)).href;
+  const config = join(workspace, 'eslint.bench.config.mjs');
+  writeFileSync(config, [
+    `import security from '${url('eslint-plugin-security')}';`,
+    `import noUnsanitized from '${url('eslint-plugin-no-unsanitized')}';`,
+    `import tseslint from '${url('typescript-eslint')}';`,
+    'export default [',
+    '  { linterOptions: { noInlineConfig: true, reportUnusedDisableDirectives: "off" } },',
+    '  { files: ["**/*.{js,mjs,jsx}"], languageOptions: { ecmaVersion: "latest", sourceType: "module", parserOptions: { ecmaFeatures: { jsx: true } } } },',
+    '  { files: ["**/*.{ts,tsx,mts,cts}"], languageOptions: { parser: tseslint.parser, parserOptions: { ecmaFeatures: { jsx: true } } } },',
+    '  { ignores: ["**/*.d.ts", "**/*.min.js", "**/node_modules/**", ".cadre/**"] },',
+    '  security.configs.recommended,',
+    '  noUnsanitized.configs.recommended,',
+    '];',
+    '',
+  ].join('\n'));
+  const { seconds, run } = timed([process.execPath, join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '-c', config, '--no-warn-ignored', '-f', 'json', '-o', join(workspace, 'eslint.json'), '.'], tree);
   if (run.status !== 0 && run.status !== 1) throw new Error(`eslint exited ${run.status}: ${run.stderr.slice(-2000)}`);
-  const results = JSON.parse(readFileSync(output, 'utf8'));
-  const messages = results.reduce((sum, file) => sum + file.messages.filter((message) => message.ruleId).length, 0);
-  const fatal = results.reduce((sum, file) => sum + file.messages.filter((message) => message.fatal).length, 0);
-  return { seconds, files: results.length, messages, fatal };
+  return seconds;
 }
 
 if (!existsSync(join(root, 'dist', 'src', 'cli', 'main.js'))) {
@@ -110,17 +104,18 @@ if (!existsSync(join(root, 'dist', 'src', 'cli', 'main.js'))) {
 const workspace = mkdtempSync(join(tmpdir(), 'cadre-bench-analysis-'));
 try {
   const tree = join(workspace, 'tree');
-  const counts = buildTree(tree);
-  const config = eslintConfig(workspace);
-  console.log(`Tree: ${counts.files} script files, ${(counts.bytes / 1e6).toFixed(1)} MB, from ${packages.length} packages in node_modules (${relative(root, tree) || tree}).`);
+  execFileSync('mkdir', ['-p', tree]);
+  const projects = buildTree(tree);
+  const size = countLines(tree);
+  console.log(`Tree: the ${projects} corpus projects, ${size.files} script files, ${size.lines.toLocaleString('en')} lines (${tree}).`);
 
   // Interleaved, so that whatever else the machine is doing weighs on both tools alike.
   const cold = [];
   const warm = [];
-  const warmInProcess = [];
-  const eslintCold = [];
+  const oxlint = [];
+  const eslint = [];
   let report;
-  let eslint;
+  let oxlintSummary = '';
   for (let index = 0; index < runs; index += 1) {
     rmSync(join(tree, '.cadre'), { recursive: true, force: true });
     const first = cadreRun(tree);
@@ -128,26 +123,23 @@ try {
     report = first.report;
     const again = cadreRun(tree);
     warm.push(again.seconds);
-    warmInProcess.push(again.report.durationMs / 1000);
-    if (again.report.filesReused !== again.report.filesAnalyzed) throw new Error(`warm run re-read ${again.report.filesAnalyzed - again.report.filesReused} files`);
-    eslint = eslintRun(tree, config, false);
-    eslintCold.push(eslint.seconds);
-    console.log(`run ${index + 1}/${runs}: cadre cold ${first.seconds.toFixed(2)} s, warm ${again.seconds.toFixed(2)} s; eslint cold ${eslint.seconds.toFixed(2)} s`);
+    if (again.report.filesReused !== again.report.filesAnalyzed) throw new Error(`the warm run re-read ${again.report.filesAnalyzed - again.report.filesReused} files`);
+    const lint = oxlintRun(tree);
+    oxlint.push(lint.seconds);
+    oxlintSummary = lint.summary;
+    if (process.env.BENCH_ESLINT === '1') eslint.push(eslintRun(tree, workspace));
+    console.log(`run ${index + 1}/${runs}: cadre cold ${first.seconds.toFixed(2)} s, warm ${again.seconds.toFixed(3)} s; oxlint ${lint.seconds.toFixed(2)} s${eslint.length ? `; eslint ${eslint.at(-1).toFixed(2)} s` : ''}`);
   }
-  rmSync(join(workspace, '.eslintcache'), { force: true });
-  eslintRun(tree, config, true);
-  const eslintWarm = [];
-  for (let index = 0; index < runs; index += 1) eslintWarm.push(eslintRun(tree, config, true).seconds);
 
-  const ratio = median(eslintCold) / median(cold);
-  const counts4 = report.counts;
+  const ratio = median(cold) / median(oxlint);
   console.log('');
-  console.log(`cadre analyze security   cold ${median(cold).toFixed(2)} s   warm ${median(warm).toFixed(2)} s (in-process ${median(warmInProcess).toFixed(2)} s)   files ${report.filesAnalyzed}   findings ${report.findings.length} (Critical ${counts4.Critical}, High ${counts4.High}, Medium ${counts4.Medium}, Low ${counts4.Low})`);
-  console.log(`eslint + security plugins cold ${median(eslintCold).toFixed(2)} s   warm (--cache) ${median(eslintWarm).toFixed(2)} s   files ${eslint.files}   messages ${eslint.messages} (parse errors ${eslint.fatal})`);
+  console.log(`cadre analyze security   cold ${median(cold).toFixed(2)} s   warm ${median(warm).toFixed(3)} s   files ${report.filesAnalyzed}   findings ${report.findings.length} (Critical ${report.counts.Critical}, High ${report.counts.High}, Medium ${report.counts.Medium}, Low ${report.counts.Low})`);
+  console.log(`oxlint, every rule and plugin   ${median(oxlint).toFixed(2)} s   (${oxlintSummary})`);
+  if (eslint.length) console.log(`eslint + security plugins   ${median(eslint).toFixed(2)} s`);
   console.log('');
-  console.log(`Cold ratio (eslint / cadre): ${ratio.toFixed(2)}×   target ≥ ${targets.coldRatio}×   ${ratio >= targets.coldRatio ? 'met' : 'NOT met'}`);
-  console.log(`Warm cadre re-run: ${median(warm).toFixed(2)} s   target ≤ ${targets.warmSeconds} s   ${median(warm) <= targets.warmSeconds ? 'met' : 'NOT met'}`);
-  console.log(`Medians of ${runs} run(s) each; cold = no .cadre cache / no eslint cache.`);
+  console.log(`Cold: cadre / oxlint = ${ratio.toFixed(2)}×   target ≤ ${targets.coldRatio}×   ${ratio <= targets.coldRatio ? 'met' : 'NOT met'}`);
+  console.log(`Warm: ${median(warm).toFixed(3)} s   target ≤ ${targets.warmSeconds} s   ${median(warm) <= targets.warmSeconds ? 'met' : 'NOT met'}`);
+  console.log(`Medians of ${runs} run(s) each; cold = no .cadre cache. The machine's load weighs on every figure alike.`);
 } finally {
   if (!process.env.BENCH_KEEP) rmSync(workspace, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 // /analyze-project: detects the stack and style and builds the context cache (.cadre/context.json).
 import { z } from 'zod';
-import { result } from '../output.js';
+import { result, say } from '../output.js';
 import { defineCommand } from './types.js';
 
 export const analyzeProjectCommand = defineCommand({
@@ -13,9 +13,11 @@ export const analyzeProjectCommand = defineCommand({
     const label = 'Indexing the project';
     const analysed = await analyzeProject({
       cwd: ctx.cwd,
+      signal: ctx.signal,
       onProgress: (done, total) => ctx.emit({ type: 'output.progress', id: 'analyze-project', label, current: done, total }),
     });
     ctx.emit({ type: 'output.progress', id: 'analyze-project', label, current: analysed.changed + analysed.reused, total: analysed.changed + analysed.reused, done: true });
+    for (const warning of analysed.warnings) ctx.emit(say(`${warning.file}: ${warning.message}`, 'warn'));
     // --json gets the detected stack and counts; the file index, graph and symbols stay in .cadre/context.json.
     const { files, importGraph: _graph, symbols, packageJson: _pkg, ...stack } = analysed.context;
     const counts = { files: Object.keys(files).length, symbols: Object.keys(symbols).length, changed: analysed.changed, reused: analysed.reused };

@@ -3,10 +3,11 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { isParsablePath, parseSource } from './ast.js';
-import { writeFileAtomic } from '../store/atomic-write.js';
+import { describeSystemError, isSystemError, writeCacheFile } from './cache-write.js';
 import { type PackageJson, type Stack, allDependencies, detectStack } from './detect.js';
 import { type FileFacts, extractFacts } from './facts.js';
-import { contentHash, languageOf, listProjectFiles } from './files.js';
+import { type FileWarning, type ListedFile, contentHash, languageOf, listProjectFiles, stopIfAborted } from './files.js';
+import { type ImportAliases, loadImportAliases } from './import-aliases.js';
 import { readPrettierConfig } from './prettier-config.js';
 import { isRuntimeSource } from './roles.js';
 import { resolveImport } from './resolve.js';
@@ -42,7 +43,21 @@ export type ProjectContext = Stack & {
   symbols: Record<string, { file: string; line: number; kind: string; exported: boolean }[]>;
 };
 
-export type AnalyzeProjectResult = { context: ProjectContext; summary: string; changed: number; reused: number };
+export type AnalyzeProjectResult = {
+  context: ProjectContext;
+  summary: string;
+  changed: number;
+  reused: number;
+  /** Files that could not be read, and a cache that could not be written: said once each, the context is built anyway. */
+  warnings: FileWarning[];
+};
+
+export type AnalyzeProjectOptions = {
+  cwd: string;
+  onProgress?: (done: number, total: number) => void;
+  /** Ctrl-C: indexing stops with an `interrupted` error and `.cadre/context.json` is left as it was. */
+  signal?: AbortSignal;
+};
 
 export function contextPath(cwd: string): string {
   return join(cwd, '.cadre', 'context.json');
@@ -66,46 +81,63 @@ export async function loadProjectContext(cwd: string): Promise<ProjectContext | 
 }
 
 /** Builds (or refreshes) the context; only files whose size, mtime or hash changed are parsed again. */
-export async function analyzeProject(options: { cwd: string; onProgress?: (done: number, total: number) => void }): Promise<AnalyzeProjectResult> {
-  const { cwd } = options;
+export async function analyzeProject(options: AnalyzeProjectOptions): Promise<AnalyzeProjectResult> {
+  const { cwd, signal } = options;
+  const warnings: FileWarning[] = [];
+  const warn = (warning: FileWarning | null): void => {
+    if (warning) warnings.push(warning);
+  };
   const previous = await loadProjectContext(cwd);
-  const listed = await listProjectFiles(cwd).catch((error: unknown) => {
-    throw new CadreError('project.unreadable', `Cannot read the project folder ${cwd}.`, { remedy: 'Check that the folder exists and is readable.', cause: error });
+  const listed = await listProjectFiles(cwd, { signal, onWarning: warn }).catch((error: unknown) => {
+    if (!isSystemError(error)) throw error;
+    throw new CadreError('project.unreadable', `Cannot read the project folder ${cwd} (${describeSystemError(error)}).`, { remedy: 'Check that the folder exists and is readable.', cause: error });
   });
   const files: Record<string, FileEntry> = {};
   let changed = 0;
   let reused = 0;
   let done = 0;
   const queue = [...listed];
+  const index = async (item: ListedFile): Promise<void> => {
+    const old = previous?.files[item.path];
+    if (old && old.size === item.size && old.mtimeMs === item.mtimeMs) {
+      files[item.path] = old;
+      reused += 1;
+      return;
+    }
+    const text = await readFile(join(cwd, item.path), 'utf8').catch((error: unknown) => {
+      if (!isSystemError(error)) throw error;
+      warn({ file: item.path, message: `could not be read (${describeSystemError(error)}); it was left out of the index.` });
+      return null;
+    });
+    if (text === null) return;
+    const hash = contentHash(text);
+    if (old && old.hash === hash) {
+      files[item.path] = { ...old, mtimeMs: item.mtimeMs };
+      reused += 1;
+    } else {
+      files[item.path] = indexFile(item.path, text, hash, item);
+      changed += 1;
+    }
+  };
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
-      const old = previous?.files[item.path];
-      if (old && old.size === item.size && old.mtimeMs === item.mtimeMs) {
-        files[item.path] = old;
-        reused += 1;
-      } else {
-        const text = await readFile(join(cwd, item.path), 'utf8');
-        const hash = contentHash(text);
-        if (old && old.hash === hash) {
-          files[item.path] = { ...old, mtimeMs: item.mtimeMs };
-          reused += 1;
-        } else {
-          files[item.path] = indexFile(item.path, text, hash, item);
-          changed += 1;
-        }
-      }
+      stopIfAborted(signal);
+      await index(item);
       done += 1;
-      options.onProgress?.(done, listed.length);
+      if (!signal?.aborted) options.onProgress?.(done, listed.length);
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
-  const ordered = Object.fromEntries(listed.map((item) => [item.path, files[item.path] as FileEntry]));
-  const context = await buildContext(cwd, ordered, await styleSamples(cwd, ordered));
+  stopIfAborted(signal);
+  const ordered = Object.fromEntries(listed.flatMap((item) => (files[item.path] ? [[item.path, files[item.path] as FileEntry]] : [])));
+  const context = await buildContext(cwd, ordered, await styleSamples(cwd, ordered), await loadImportAliases(cwd, warn));
+  stopIfAborted(signal);
   const removed = previous ? Object.keys(previous.files).filter((path) => !(path in ordered)).length : 0;
   if (changed > 0 || removed > 0 || !previous || JSON.stringify(stripVolatile(previous)) !== JSON.stringify(stripVolatile(context))) {
-    await writeFileAtomic(contextPath(cwd), JSON.stringify(context));
+    warn(await writeCacheFile(cwd, contextPath(cwd), JSON.stringify(context)));
   }
-  return { context, summary: summarizeContext(context, { changed, reused }), changed: changed + removed, reused };
+  warnings.sort((left, right) => (left.file < right.file ? -1 : left.file > right.file ? 1 : 0));
+  return { context, summary: summarizeContext(context, { changed, reused }), changed: changed + removed, reused, warnings };
 }
 
 /**
@@ -139,7 +171,7 @@ function indexFile(path: string, text: string, hash: string, item: { size: numbe
   return entry;
 }
 
-async function buildContext(cwd: string, files: Record<string, FileEntry>, samples: string[]): Promise<ProjectContext> {
+async function buildContext(cwd: string, files: Record<string, FileEntry>, samples: string[], aliases: ImportAliases): Promise<ProjectContext> {
   const packageJson = await readJson<PackageJson>(join(cwd, 'package.json'));
   const topLevel = await readdir(cwd).catch(() => [] as string[]);
   const paths = [...new Set([...Object.keys(files), ...topLevel])];
@@ -158,7 +190,7 @@ async function buildContext(cwd: string, files: Record<string, FileEntry>, sampl
       importSources.add(fact.source);
       if (fact.kind === 'require') importKinds.commonjs += 1;
       else if (fact.kind === 'import') importKinds.esm += 1;
-      const target = resolveImport(path, fact.source, pathSet);
+      const target = resolveImport(path, fact.source, pathSet, aliases);
       if (target) edges.add(target);
     }
     if (edges.size > 0) importGraph[path] = [...edges].sort();

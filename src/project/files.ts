@@ -4,6 +4,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { CadreError, exitCodes } from '../errors.js';
 
 /** Folders never indexed: dependencies, build output, caches, VCS data. */
 const skippedFolders = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'build', 'out', 'coverage', '.cadre', '.next', '.nuxt', '.svelte-kit', '.turbo', '.cache', '.vercel', '.output', 'vendor', 'bower_components', '.idea', '.vscode']);
@@ -15,10 +16,47 @@ export const maxIndexedFileBytes = 1_000_000;
 
 export type ListedFile = { path: string; size: number; mtimeMs: number };
 
+export type FolderCache = { entries: Record<string, { mtimeMs: number; folders: string[]; files: string[] }>; changed: boolean };
+
+/** A folder's subfolders and files, from the cache when its mtime has not moved since it was read. */
+function readFolder(folder: string, prefix: string, cache: FolderCache | undefined): { folders: string[]; files: string[] } {
+  const mtimeMs = cache ? statSync(folder).mtimeMs : 0;
+  const cached = cache?.entries[prefix];
+  if (cached && cached.mtimeMs === mtimeMs) return cached;
+  const entries = readdirSync(folder, { withFileTypes: true });
+  const read = { folders: entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name), files: entries.filter((entry) => entry.isFile()).map((entry) => entry.name) };
+  if (cache) {
+    cache.entries[prefix] = { mtimeMs, ...read };
+    cache.changed = true;
+  }
+  return read;
+}
+
+/** Something that went wrong with one file, said in a line: the file (relative to the project) and what happened. */
+export type FileWarning = { file: string; message: string };
+
 export type ListOptions = {
   /** Include node_modules and build folders (used when the user points an analysis at such a path). */
   includeAll?: boolean;
+  /** Files to list besides the indexed extensions (the security audit reads .env files and keys). */
+  alsoList?: RegExp;
+  /** Only paths this accepts are listed (and stat'ed): an analysis lists what it reads. */
+  accept?: (path: string) => boolean;
+  /**
+   * Folder contents seen before, by folder (relative, with a trailing slash): a folder whose mtime has not moved has
+   * the same entries, so it is stat'ed instead of read. Updated in place; `changed` says whether to save it.
+   */
+  folders?: FolderCache;
+  /** Ctrl-C: the walk stops with an `interrupted` error. */
+  signal?: AbortSignal;
+  /** Told about folders (and a .gitignore) that exist but cannot be read; the walk goes on without them. */
+  onWarning?: (warning: FileWarning) => void;
 };
+
+/** Stops long work when the person pressed Ctrl-C: a typed failure (exit 130) thrown before anything half-done is written. */
+export function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CadreError('interrupted', 'Interrupted: the work stopped, and nothing was written.', { exitCode: exitCodes.interrupted });
+}
 
 /**
  * Files under `root` (relative paths with forward slashes), sorted. The walk uses synchronous readdir/stat (on a
@@ -26,7 +64,7 @@ export type ListOptions = {
  * 100 folders so that progress output and prompts stay live.
  */
 export async function listProjectFiles(root: string, options: ListOptions = {}): Promise<ListedFile[]> {
-  const rules = await loadIgnore(root);
+  const rules = await loadIgnore(root, options.onWarning);
   const ignores = (path: string): boolean => rules !== null && !options.includeAll && rules.ignores(path);
   const found: ListedFile[] = [];
   const folders: [absolute: string, relative: string][] = [[root, '']];
@@ -35,31 +73,37 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
     const [folder, prefix] = next;
     visited += 1;
     if (visited % 100 === 0) await new Promise((resolve) => setImmediate(resolve));
+    stopIfAborted(options.signal);
     let entries;
     try {
-      entries = readdirSync(folder, { withFileTypes: true });
-    } catch {
+      entries = readFolder(folder, prefix, options.folders);
+    } catch (error) {
+      if (prefix !== '' && (error as NodeJS.ErrnoException).code !== 'ENOENT') options.onWarning?.({ file: prefix.slice(0, -1), message: `this folder could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); its files were left out.` });
+      if (prefix === '') throw error;
       continue;
     }
-    for (const entry of entries) {
-      const path = prefix + entry.name;
-      if (entry.isDirectory()) {
-        if (entry.name === '.git' || (!options.includeAll && skippedFolders.has(entry.name)) || ignores(`${path}/`)) continue;
-        folders.push([join(folder, entry.name), `${path}/`]);
-      } else if (entry.isFile() && indexedExtension.test(entry.name) && !entry.name.endsWith('.min.js') && !ignores(path)) {
-        const info = statSync(join(folder, entry.name), { throwIfNoEntry: false });
-        if (info && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
-      }
+    for (const name of entries.folders) {
+      const path = prefix + name;
+      if (name === '.git' || (!options.includeAll && skippedFolders.has(name)) || ignores(`${path}/`)) continue;
+      folders.push([join(folder, name), `${path}/`]);
+    }
+    for (const name of entries.files) {
+      const path = prefix + name;
+      if (!((indexedExtension.test(name) && !name.endsWith('.min.js')) || options.alsoList?.test(name)) || (options.accept && !options.accept(path)) || ignores(path)) continue;
+      const info = statSync(join(folder, name), { throwIfNoEntry: false });
+      if (info?.isFile() && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
     }
   }
   return found.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));
 }
 
-/** The root .gitignore's rules, or null when there is none. */
-async function loadIgnore(root: string): Promise<Ignore | null> {
+/** The root .gitignore's rules, or null when there is none (or it cannot be read, which is said). */
+async function loadIgnore(root: string, onWarning: ListOptions['onWarning']): Promise<Ignore | null> {
   try {
     return ignore().add(await readFile(join(root, '.gitignore'), 'utf8'));
-  } catch {
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') onWarning?.({ file: '.gitignore', message: `could not be read (${code ?? 'error'}); files it ignores may be included.` });
     return null;
   }
 }

@@ -45,6 +45,18 @@ describe('the report cache', () => {
     expect(after.findings.filter((finding) => finding.ruleId === 'security/vulnerable-dependency').length).toBeLessThan(vulnerable.length);
   });
 
+  it('sees files added to and removed from folders it remembers (folders are stat\'ed, not read, when nothing moved)', async () => {
+    const cwd = await freshExample('shop-api');
+    const first = await runAnalysis('security', { cwd });
+    const added = join(cwd, 'src/routes/admin.ts');
+    await writeFile(added, "import { exec } from 'node:child_process';\nexport function run(req: { query: { cmd: string } }, res: { end(): void }) {\n  exec(req.query.cmd, () => res.end());\n}\n");
+    const second = await runAnalysis('security', { cwd });
+    expect(second.findings.some((finding) => finding.file === 'src/routes/admin.ts' && finding.ruleId === 'security/command-injection')).toBe(true);
+    await rm(added);
+    const third = await runAnalysis('security', { cwd });
+    expect(third.findings).toEqual(first.findings);
+  });
+
   it('is keyed by mtime and size of every analysed file, and not used when caching is off', async () => {
     const cwd = await freshExample('react-shop');
     await runAnalysis('performance', { cwd });

@@ -9,17 +9,18 @@ import { useExampleCopies } from '../project/helpers.js';
 const example = useExampleCopies();
 
 describe('runAnalysis', () => {
-  it('audits the API: injection, template XSS, secrets, CSRF, a vulnerable dependency, with counts per severity', async () => {
+  it('audits the API: injection, reflected XSS through a view, secrets, a vulnerable dependency, no CSRF for a bearer-token API, with counts per severity', async () => {
     const cwd = await example('shop-api');
     const report = await runAnalysis('security', { cwd });
     const located = report.findings.map((finding) => `${finding.ruleId} ${finding.file}:${finding.line}`);
     expect(located).toEqual(expect.arrayContaining([
       'security/sql-injection src/routes/products.ts:18',
-      'security/template-xss views/receipt.ejs:3',
+      'security/reflected-xss views/receipt.ejs:3',
       'security/hardcoded-secret src/middleware/auth.ts:5',
-      'security/csrf src/routes/orders.ts:15',
       'security/vulnerable-dependency package.json:22',
     ]));
+    // Admin requests carry a bearer token, not a cookie: nothing for a cross-site form to ride on.
+    expect(report.findings.filter((finding) => finding.category === 'csrf')).toEqual([]);
     expect(report.counts.Critical).toBe(1);
     expect(Object.values(report.counts).reduce((sum, count) => sum + count, 0)).toBe(report.findings.length);
     for (const finding of report.findings) expect(finding.fix.length).toBeGreaterThan(10);
@@ -61,9 +62,11 @@ describe('runAnalysis', () => {
     expect(quality.score?.formula).toContain('penalty');
     expect(quality.score?.value).toBe(Math.max(0, Math.round(100 - ((quality.score?.penalty ?? 0) * 1000) / Math.max(1000, quality.score?.linesOfCode ?? 0))));
     const performance = await runAnalysis('performance', { cwd });
-    expect(performance.findings.map((finding) => finding.ruleId)).toEqual(expect.arrayContaining([
-      'performance/interval-without-cleanup', 'performance/effect-without-deps', 'performance/linear-search-in-loop', 'performance/inline-prop-in-list',
-    ]));
+    const rules = performance.findings.map((finding) => finding.ruleId);
+    expect(rules).toEqual(expect.arrayContaining(['performance/interval-without-cleanup', 'performance/effect-without-deps']));
+    // A cart of a few lines searched per render, and inline props on components that are not memoised, cost nothing worth a finding.
+    expect(rules).not.toContain('performance/linear-search-in-loop');
+    expect(rules).not.toContain('performance/inline-prop-in-list');
     expect(performance.recommendations.length).toBeGreaterThan(0);
   });
 

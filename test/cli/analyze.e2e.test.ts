@@ -32,6 +32,14 @@ describe('cadre analyze', () => {
     expect(result?.data?.score?.value).toBeGreaterThan(0);
   });
 
+  it('says where a report file cannot be written, as an error with a remedy, not as a bug', async () => {
+    const { project, home } = await copyOf('shop-api');
+    const run = await runCli(['analyze', 'security', '--sarif', 'package.json/report.sarif'], { cwd: project, home });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('package.json/report.sarif');
+    expect(run.stderr).not.toMatch(/bug in cadre/);
+  });
+
   it('rejects an unknown kind and a path outside the project', async () => {
     const { project, home } = await copyOf('shop-api');
     expect((await runCli(['analyze', 'speed'], { cwd: project, home })).code).toBe(2);

@@ -43,6 +43,12 @@ export function corpusArchive(name: string): { path: string; sha256: string } {
   return { path, sha256 };
 }
 
+/** Every project of the corpus, in MANIFEST order. */
+export function corpusProjects(): ManifestEntry[] {
+  corpusEntry(generationProjects[0]);
+  return manifest?.projects ?? [];
+}
+
 export type CorpusCopy = { root: string; entry: ManifestEntry; dispose: () => void };
 
 /** A fresh copy of a corpus project (the name other tests use for it). */

@@ -1,32 +1,93 @@
-// What is installed: package-lock.json's packages, else the direct dependencies found in node_modules.
+// What is installed: from package-lock.json (v1 tree or v2/v3 packages), yarn.lock, pnpm-lock.yaml, else the direct dependencies found in node_modules.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PackageJson } from '../../project/detect.js';
+import type { FileWarning } from '../../project/files.js';
 import type { InstalledPackage } from './view.js';
 
-export async function readInstalled(root: string, manifest: PackageJson | null): Promise<{ installed: InstalledPackage[]; lockfileText: string | null }> {
-  let lockfileText: string | null = null;
-  try {
-    lockfileText = await readFile(join(root, 'package-lock.json'), 'utf8');
-    const lock = JSON.parse(lockfileText) as { packages?: Record<string, { version?: string; name?: string }> };
-    if (lock.packages) {
-      const installed = Object.entries(lock.packages).flatMap(([location, entry]): InstalledPackage[] => {
-        const name = entry.name ?? location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
-        return location.includes('node_modules/') && entry.version ? [{ name, version: entry.version, location }] : [];
-      });
-      return { installed, lockfileText };
-    }
-  } catch {
-    // No usable lockfile: fall back to node_modules.
+export type Installed = { installed: InstalledPackage[]; lockfileText: string | null; lockfile: string | null };
+
+type LockEntry = { version?: unknown; name?: unknown; dev?: unknown; dependencies?: unknown };
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** npm's v1 lockfile nests `dependencies` trees; v2 and v3 list `packages` by their node_modules location. */
+export function fromPackageLock(lock: unknown): InstalledPackage[] | null {
+  if (!isObject(lock)) return null;
+  if (isObject(lock.packages)) {
+    return Object.entries(lock.packages).flatMap(([location, entry]): InstalledPackage[] => {
+      if (!isObject(entry) || !location.includes('node_modules/') || typeof entry.version !== 'string') return [];
+      const name = typeof entry.name === 'string' ? entry.name : location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      return [{ name, version: entry.version, location, ...(entry.dev === true ? { dev: true } : {}) }];
+    });
   }
+  if (!isObject(lock.dependencies)) return null;
+  const found: InstalledPackage[] = [];
+  const visit = (tree: Record<string, unknown>, prefix: string): void => {
+    for (const [name, value] of Object.entries(tree)) {
+      const entry = value as LockEntry;
+      if (!isObject(entry)) continue;
+      const location = `${prefix}node_modules/${name}`;
+      if (typeof entry.version === 'string' && /^\d/.test(entry.version)) found.push({ name, version: entry.version, location, ...(entry.dev === true ? { dev: true } : {}) });
+      if (isObject(entry.dependencies)) visit(entry.dependencies, `${location}/`);
+    }
+  };
+  visit(lock.dependencies, '');
+  return found;
+}
+
+/** yarn v1 (`"name@range": version "x"`) and berry (`"name@npm:range": version: x`). */
+export function fromYarnLock(text: string): InstalledPackage[] {
+  const found = new Map<string, InstalledPackage>();
+  const blocks = text.split(/\n(?=\S)/);
+  for (const block of blocks) {
+    const header = block.split('\n')[0] ?? '';
+    const version = /\n\s+version:?\s+"?([^"\s]+)"?/.exec(block)?.[1];
+    const name = /^"?((?:@[^@/"]+\/)?[^@"\s]+)@/.exec(header.trim())?.[1];
+    if (!name || !version || !/^\d/.test(version) || name === '__metadata') continue;
+    found.set(`${name}@${version}`, { name, version, location: `node_modules/${name}` });
+  }
+  return [...found.values()];
+}
+
+/** pnpm v6 (`/name@version:` or `/name/version:`) and v9 (`name@version:` under packages:). */
+export function fromPnpmLock(text: string): InstalledPackage[] {
+  const section = /\npackages:\n([\s\S]*?)(?:\n\S|$)/.exec(text)?.[1] ?? '';
+  const found = new Map<string, InstalledPackage>();
+  for (const match of section.matchAll(/^ {2}'?\/?((?:@[^@/\s']+\/)?[^@/\s':(]+)[@/](\d[^:'(\s]*)(?:\([^)]*\))*'?:/gm)) {
+    const [, name, version] = match;
+    if (name && version) found.set(`${name}@${version}`, { name, version, location: `node_modules/${name}` });
+  }
+  return [...found.values()];
+}
+
+async function readText(path: string): Promise<string | null> {
+  return readFile(path, 'utf8').catch(() => null);
+}
+
+export async function readInstalled(root: string, manifest: PackageJson | null, warn: (warning: FileWarning) => void): Promise<Installed> {
+  const packageLock = await readText(join(root, 'package-lock.json')) ?? await readText(join(root, 'npm-shrinkwrap.json'));
+  if (packageLock !== null) {
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(packageLock);
+    } catch (error) {
+      warn({ file: 'package-lock.json', message: `is not valid JSON (${(error as Error).message}); the declared ranges were checked instead.` });
+    }
+    const installed = parsed === null ? null : fromPackageLock(parsed);
+    if (installed) return { installed, lockfileText: packageLock, lockfile: 'package-lock.json' };
+  }
+  const yarnLock = await readText(join(root, 'yarn.lock'));
+  if (yarnLock !== null) return { installed: fromYarnLock(yarnLock), lockfileText: yarnLock, lockfile: 'yarn.lock' };
+  const pnpmLock = await readText(join(root, 'pnpm-lock.yaml'));
+  if (pnpmLock !== null) return { installed: fromPnpmLock(pnpmLock), lockfileText: pnpmLock, lockfile: 'pnpm-lock.yaml' };
   const names = Object.keys({ ...manifest?.dependencies, ...manifest?.devDependencies });
   const installed = (await Promise.all(names.map(async (name): Promise<InstalledPackage | null> => {
     try {
-      const info = JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
-      return info.version ? { name, version: info.version, location: `node_modules/${name}` } : null;
+      const info = JSON.parse(await readFile(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version?: unknown };
+      return typeof info.version === 'string' ? { name, version: info.version, location: `node_modules/${name}` } : null;
     } catch {
       return null;
     }
   }))).filter((item): item is InstalledPackage => item !== null);
-  return { installed, lockfileText };
+  return { installed, lockfileText: null, lockfile: null };
 }

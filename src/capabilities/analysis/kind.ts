@@ -1,5 +1,6 @@
 // What each analysis kind provides to the runner.
-import type { Finding, QualityScore, RuleMeta, SourceFile } from './types.js';
+import type { FileWarning, Finding, QualityScore, RuleMeta, SourceFile } from './types.js';
+import type { SecurityFacts } from './security/flows.js';
 import type { CloneFingerprint, ProjectView } from './view.js';
 
 export type ProjectStageInput = {
@@ -7,14 +8,18 @@ export type ProjectStageInput = {
   advisoriesFile?: string;
   packageJsonText: string | null;
   lockfileText: string | null;
+  /** Which lockfile `lockfileText` is (package-lock.json, yarn.lock, pnpm-lock.yaml). */
+  lockfile: string | null;
+  /** Malformed input met on the way (a range that is not one, say): one warning naming the file, never a failure. */
+  warn: (warning: FileWarning) => void;
 };
 
 export type KindDefinition = {
   rules: RuleMeta[];
-  /** Which files this kind reads. */
-  includes: (path: string) => boolean;
-  analyseFile: (file: SourceFile) => { findings: Finding[]; fingerprints?: CloneFingerprint[] };
+  analyseFile: (file: SourceFile) => { findings: Finding[]; fingerprints?: CloneFingerprint[]; security?: SecurityFacts };
   analyseProject: (input: ProjectStageInput) => Promise<Finding[]>;
+  /** Drops findings that the project shows do not apply (per-file ones stay in the cache either way). */
+  keep?: (finding: Finding, view: ProjectView) => boolean;
   recommend: (findings: readonly Finding[]) => string[];
   score?: (findings: readonly Finding[], view: ProjectView) => QualityScore;
 };

@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../../store/atomic-write.js';
-import type { ListedFile } from '../../project/files.js';
+import { writeCacheFile } from '../../project/cache-write.js';
+import type { FileWarning, ListedFile } from '../../project/files.js';
 import { analysisCacheVersion } from './cache.js';
 import type { AnalysisKind, AnalysisReport } from './types.js';
 
@@ -41,6 +41,6 @@ export async function loadCachedReport(root: string, kind: AnalysisKind, stamp: 
   }
 }
 
-export async function saveCachedReport(root: string, kind: AnalysisKind, stamp: string, report: AnalysisReport): Promise<void> {
-  await writeFileAtomic(reportCachePath(root, kind), JSON.stringify({ stamp, report }));
+export async function saveCachedReport(root: string, kind: AnalysisKind, stamp: string, report: AnalysisReport): Promise<FileWarning | null> {
+  return writeCacheFile(root, reportCachePath(root, kind), JSON.stringify({ stamp, report }));
 }

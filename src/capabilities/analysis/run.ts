@@ -2,14 +2,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
-import type { PackageJson } from '../../project/detect.js';
-import { extractFacts } from '../../project/facts.js';
-import { type ListedFile, contentHash, listProjectFiles } from '../../project/files.js';
-import { type CachedFile, loadAnalysisCache, saveAnalysisCache } from './cache.js';
+import { loadImportAliases } from '../../project/import-aliases.js';
+import { describeSystemError, isSystemError } from '../../project/cache-write.js';
+import { type FileWarning, type FolderCache, type ListedFile, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
+import { type CachedFile, loadAnalysisCache, loadFolderCache, saveAnalysisCache, saveFolderCache } from './cache.js';
 import { readInstalled } from './installed.js';
 import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
-import { kinds } from './kinds.js';
-import { loadSourceFile } from './source.js';
+import { nonRuntimeKind } from './code-paths.js';
+import { kindFiles } from './kind-files.js';
+import { componentLibraryFolders, parseManifest, readManifests } from './project-files.js';
 import { type AnalysisKind, type AnalysisReport, type Finding, type Severity, severities } from './types.js';
 import type { ProjectView } from './view.js';
 
@@ -22,100 +23,134 @@ export type RunAnalysisOptions = {
   /** Reuse and update `.cadre/analysis-<kind>.json` (default true). */
   cache?: boolean;
   onProgress?: (done: number, total: number) => void;
+  /** Ctrl-C: the analysis stops with an `interrupted` error and writes no cache. */
+  signal?: AbortSignal;
 };
 
 export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOptions): Promise<AnalysisReport> {
   const started = performance.now();
-  const definition = kinds[kind];
+  const listing = kindFiles[kind];
   const root = resolve(options.cwd);
   const targetAbsolute = resolve(root, options.path ?? '.');
   const target = relative(root, targetAbsolute).split(sep).join('/');
   if (target.startsWith('..')) {
     throw new CadreError('analysis.outside-project', `${options.path} is outside the project ${root}.`, { remedy: 'Analyse a path inside the project, or run cadre from the other project.', exitCode: exitCodes.usage });
   }
-  const listed = await listTarget(targetAbsolute, target);
-  const files = listed.filter((file) => definition.includes(file.path));
+  const warnings: FileWarning[] = [];
+  const warn = (warning: FileWarning | null): void => {
+    if (warning) warnings.push(warning);
+  };
+  // What the analysis reads, and what decides how (manifests, tsconfig, type declarations that name folders): nothing else is stat'ed.
+  const accept = (path: string): boolean => listing.includes(path) || /(?:^|\/)(?:package|tsconfig|jsconfig|components)\.json$|\.d\.ts$/.test(path);
   const useCache = options.cache !== false;
-  const stamp = useCache ? await reportStamp({ root, kind, target, files, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
+  const folders = useCache && target === '' ? await loadFolderCache(root) : undefined;
+  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, ...(folders ? { folders } : {}), ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
+  if (folders?.changed) warn(await saveFolderCache(root, folders));
+  const files = listed.filter((file) => listing.includes(file.path));
+  const stamp = useCache ? await reportStamp({ root, kind, target, files: listed, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
   const unchanged = stamp ? await loadCachedReport(root, kind, stamp) : null;
   if (unchanged) {
     options.onProgress?.(files.length, files.length);
     return { ...unchanged, generatedAt: new Date().toISOString(), filesReused: unchanged.filesAnalyzed, durationMs: Math.round(performance.now() - started) };
   }
+  // Something changed: now the parser and the rules are needed.
+  const { analyseOne, kinds } = await import('./engine.js');
+  const definition = kinds[kind];
   const previous = useCache ? await loadAnalysisCache(root, kind) : new Map<string, CachedFile>();
   const current = new Map<string, CachedFile>();
+  const unreadable = new Set<string>();
   let reused = 0;
   let done = 0;
   const queue = [...files];
   const worker = async (): Promise<void> => {
     for (let item = queue.shift(); item; item = queue.shift()) {
+      stopIfAborted(options.signal);
       const old = previous.get(item.path);
       if (old && old.size === item.size && old.mtimeMs === item.mtimeMs) {
         current.set(item.path, old);
         reused += 1;
       } else {
-        const text = await readFile(join(root, item.path), 'utf8');
-        const hash = contentHash(text);
-        if (old && old.hash === hash) {
-          current.set(item.path, { ...old, mtimeMs: item.mtimeMs });
-          reused += 1;
+        const text = await readSource(root, item.path, warn);
+        if (text === null) {
+          unreadable.add(item.path);
         } else {
-          current.set(item.path, analyseOne(kind, item, text, hash));
+          const hash = contentHash(text);
+          if (old && old.hash === hash) {
+            current.set(item.path, { ...old, mtimeMs: item.mtimeMs });
+            reused += 1;
+          } else {
+            current.set(item.path, analyseOne(kind, item, text, hash));
+          }
         }
       }
       done += 1;
-      options.onProgress?.(done, files.length);
+      if (!options.signal?.aborted) options.onProgress?.(done, files.length);
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
+  stopIfAborted(options.signal);
+  // Read in listing order so that warnings come out in a stable order whatever the workers' timing.
+  const ordered = new Map(files.flatMap((file): [string, CachedFile][] => {
+    const entry = current.get(file.path);
+    return entry ? [[file.path, entry]] : [];
+  }));
+  for (const [path, entry] of ordered) if (entry.warning) warnings.push({ file: path, message: entry.warning });
 
   const packageJsonText = await readFile(join(root, 'package.json'), 'utf8').catch(() => null);
-  const packageJson = parseManifest(packageJsonText);
-  const { installed, lockfileText } = kind === 'security' ? await readInstalled(root, packageJson) : { installed: [], lockfileText: null };
-  const view: ProjectView = { root, packageJson, installed, files: new Map([...current].map(([path, entry]) => [path, entry])) };
-  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText });
+  const packageJson = parseManifest(packageJsonText, warn);
+  const { installed, lockfileText, lockfile } = kind === 'security' ? await readInstalled(root, packageJson, warn) : { installed: [], lockfileText: null, lockfile: null };
+  const aliases = await loadImportAliases(root, warn);
+  const manifests = await readManifests(root, listed, packageJson, warn);
+  const generatedFolders = await componentLibraryFolders(root, aliases, packageJson, listed);
+  const view: ProjectView = { root, packageJson, aliases, manifests, paths: listed.map((file) => file.path), generatedFolders, installed, files: ordered };
+  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, lockfile, warn });
+  stopIfAborted(options.signal);
 
-  if (useCache && (reused !== files.length || previous.size === 0 || current.size !== countInside(previous, target))) {
-    await saveAnalysisCache(root, kind, previous, current, target);
+  if (useCache && (reused !== files.length || previous.size === 0 || ordered.size !== countInside(previous, target))) {
+    warn(await saveAnalysisCache(root, kind, previous, ordered, target));
   }
-  const findings = sortFindings([...[...current.values()].flatMap((entry) => entry.findings), ...projectFindings]);
+  const fileFindings = [...ordered.values()].flatMap((entry) => entry.findings).filter((finding) => definition.keep?.(finding, view) ?? true);
+  const all = [...fileFindings, ...projectFindings.filter((finding) => definition.keep?.(finding, view) ?? true)];
+  const findings = sortFindings(labelContext(kind === 'security' ? mergeDuplicates(all) : all));
   const report: AnalysisReport = {
     kind, root, target: target || '.', generatedAt: new Date().toISOString(),
-    filesAnalyzed: files.length, filesReused: reused, durationMs: Math.round(performance.now() - started),
+    filesAnalyzed: files.length - unreadable.size, filesReused: reused, durationMs: Math.round(performance.now() - started),
     findings, counts: countBySeverity(findings), byCategory: countByCategory(findings), rules: definition.rules,
     recommendations: definition.recommend(findings),
     score: definition.score ? definition.score(findings, view) : null,
+    warnings: warnings.sort((left, right) => (left.file < right.file ? -1 : left.file > right.file ? 1 : 0)),
   };
-  if (stamp) await saveCachedReport(root, kind, stamp, report);
+  // A run that could not read every file is not a report to answer the next run with.
+  if (stamp && unreadable.size === 0) warn(await saveCachedReport(root, kind, stamp, report));
   return report;
 }
 
-async function listTarget(targetAbsolute: string, target: string): Promise<ListedFile[]> {
+async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; accept: (path: string) => boolean; folders?: FolderCache; alsoList?: RegExp }): Promise<ListedFile[]> {
   let info;
   try {
     info = await stat(targetAbsolute);
   } catch (error) {
+    if (isSystemError(error) && error.code !== 'ENOENT' && error.code !== 'ENOTDIR') {
+      throw new CadreError('analysis.unreadable', `Cannot read ${targetAbsolute} (${describeSystemError(error)}).`, { remedy: 'Check that you may read it.', cause: error });
+    }
     throw new CadreError('analysis.path-missing', `${targetAbsolute} does not exist.`, { remedy: 'Check the path; it is relative to the project folder.', cause: error, exitCode: exitCodes.usage });
   }
   if (info.isFile()) return [{ path: target, size: info.size, mtimeMs: info.mtimeMs }];
   const includeAll = /(?:^|\/)node_modules(?:\/|$)/.test(target);
-  const listed = await listProjectFiles(targetAbsolute, { includeAll });
+  const listed = await listProjectFiles(targetAbsolute, { includeAll, ...options }).catch((error: unknown) => {
+    if (!isSystemError(error)) throw error;
+    throw new CadreError('analysis.unreadable', `Cannot read the folder ${targetAbsolute} (${describeSystemError(error)}).`, { remedy: 'Check that the folder exists and that you may read it.', cause: error });
+  });
   return target ? listed.map((file) => ({ ...file, path: `${target}/${file.path}` })) : listed;
 }
 
-function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: string): CachedFile {
-  const file = loadSourceFile(item.path, text);
-  const { findings, fingerprints } = kinds[kind].analyseFile(file);
-  const facts = file.parsed ? extractFacts(file.parsed, text) : null;
-  const lines = text.split('\n').length;
-  return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}) };
-}
-
-function parseManifest(text: string | null): PackageJson | null {
-  if (text === null) return null;
+/** A file's text, or null (with a warning naming it) when it vanished or cannot be read since it was listed. */
+async function readSource(root: string, path: string, warn: (warning: FileWarning) => void): Promise<string | null> {
   try {
-    return JSON.parse(text) as PackageJson;
-  } catch {
+    return await readFile(join(root, path), 'utf8');
+  } catch (error) {
+    if (!isSystemError(error)) throw error;
+    warn({ file: path, message: `could not be read (${describeSystemError(error)}); it was left out of this report.` });
     return null;
   }
 }
@@ -128,8 +163,27 @@ function countInside(cache: Map<string, CachedFile>, prefix: string): number {
 
 const severityRank: Record<Severity, number> = { Critical: 0, High: 1, Medium: 2, Low: 3 };
 
+/** One finding per rule and line: a sink reached from this file and from another is reported once (with the cross-file origin). */
+function mergeDuplicates(findings: Finding[]): Finding[] {
+  const byPlace = new Map<string, Finding>();
+  for (const finding of findings) {
+    const key = `${finding.file}:${finding.line}:${finding.ruleId}`;
+    if (!byPlace.has(key)) byPlace.set(key, finding);
+  }
+  return [...byPlace.values()];
+}
+
+/** Marks findings in tests, fixtures, stories and examples, which the report ranks below the app's own. */
+function labelContext(findings: Finding[]): Finding[] {
+  return findings.map((finding) => {
+    const context = finding.context ?? nonRuntimeKind(finding.file);
+    return context ? { ...finding, context } : finding;
+  });
+}
+
+/** Runtime findings first (by severity), then the ones in code that does not run in the app. */
 export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort((left, right) => severityRank[left.severity] - severityRank[right.severity]
+  return findings.sort((left, right) => Number(left.context !== undefined) - Number(right.context !== undefined) || severityRank[left.severity] - severityRank[right.severity]
     || (left.file < right.file ? -1 : left.file > right.file ? 1 : 0) || left.line - right.line || left.column - right.column);
 }
 

@@ -5,15 +5,18 @@ import type { Finding, RuleMeta, Severity, SourceFile } from './types.js';
 export function loadSourceFile(path: string, text: string): SourceFile {
   const position = lineLocator(text);
   let parsed = null;
+  let parseError: string | null = null;
   if (isParsablePath(path)) {
     try {
       parsed = parseSource(path, text);
-    } catch {
+      parseError = parsed?.errors[0] ?? null;
+    } catch (error) {
       parsed = null;
+      parseError = error instanceof Error ? error.message : String(error);
     }
   }
   const offset = parsed?.offset ?? 0;
-  return { path, text, parsed, position, at: (node) => position(node.start + offset) };
+  return { path, text, parsed, parseError, position, at: (node) => position(node.start + offset) };
 }
 
 export type FindingDraft = { severity: Severity; message: string; fix: string };
@@ -21,9 +24,4 @@ export type FindingDraft = { severity: Severity; message: string; fix: string };
 export function findingAt(file: SourceFile, where: AstNode | number, rule: RuleMeta, draft: FindingDraft): Finding {
   const { line, column } = typeof where === 'number' ? file.position(where) : file.at(where);
   return { file: file.path, line, column, ruleId: rule.id, category: rule.category, ...draft };
-}
-
-/** Test, fixture and story files: some rules (secrets, smells) treat them differently. */
-export function isTestPath(path: string): boolean {
-  return /(?:^|\/)(?:__tests__|__mocks__|tests?|spec|fixtures?|e2e|cypress)\/|\.(?:test|spec|stories|e2e)\.[cm]?[jt]sx?$/.test(path);
 }

@@ -1,5 +1,8 @@
 // The shapes of analysis: findings, rules, reports.
 import type { AstNode, ParsedSource } from '../../project/ast.js';
+import type { FileWarning } from '../../project/files.js';
+
+export type { FileWarning } from '../../project/files.js';
 
 export type Severity = 'Critical' | 'High' | 'Medium' | 'Low';
 export const severities: readonly Severity[] = ['Critical', 'High', 'Medium', 'Low'];
@@ -17,6 +20,8 @@ export type Finding = {
   message: string;
   /** What to do about it: the optimisation, the safe API, the refactoring. */
   fix: string;
+  /** Set when the code does not run in the app ('test code', 'example code') or the package is a development dependency; such findings rank below the others. */
+  context?: string;
 };
 
 export type RuleMeta = { id: string; kind: AnalysisKind; category: string; title: string; help: string };
@@ -46,6 +51,8 @@ export type AnalysisReport = {
   rules: RuleMeta[];
   recommendations: string[];
   score: QualityScore | null;
+  /** Files that cost part of the analysis (unreadable, unparsable, malformed manifests) or a cache that could not be kept. */
+  warnings: FileWarning[];
 };
 
 /** One file ready for the analysers: text, parse tree (null for templates and unparsable files), position lookup. */
@@ -53,6 +60,8 @@ export type SourceFile = {
   path: string;
   text: string;
   parsed: ParsedSource | null;
+  /** The first syntax error, when the file does not parse cleanly (the analysers see what the parser recovered). */
+  parseError: string | null;
   /** Position of a file offset. */
   position: (offset: number) => { line: number; column: number };
   /** Position of a node (script offsets are shifted for Vue/Svelte blocks). */

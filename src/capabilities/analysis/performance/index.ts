@@ -1,5 +1,6 @@
 // Performance analysis: slow algorithms, N+1 queries, leaks, bundle size, render performance.
-import { type KindDefinition, isScript, recommendByCategory } from '../kind.js';
+import { type KindDefinition, recommendByCategory } from '../kind.js';
+import { nonRuntimeKind } from '../code-paths.js';
 import { bundleRules, checkLargeDependencies, checkWholeLibraryImports } from './bundle.js';
 import { checkLeaks, leakRules } from './leaks.js';
 import { checkLoops, loopRules } from './loops.js';
@@ -15,8 +16,9 @@ const advice: Record<string, string> = {
 
 export const performanceKind: KindDefinition = {
   rules: [...Object.values(loopRules), ...Object.values(leakRules), ...Object.values(reactRules), ...Object.values(bundleRules)],
-  includes: isScript,
   analyseFile: (file) => ({ findings: [...checkLoops(file), ...checkLeaks(file), ...checkReact(file), ...checkWholeLibraryImports(file)] }),
   analyseProject: ({ view }) => checkLargeDependencies(view),
+  // How fast tests, seeds and examples run is not the app's performance.
+  keep: (finding) => nonRuntimeKind(finding.file) === null,
   recommend: (findings) => recommendByCategory(findings, advice),
 };

@@ -28,7 +28,7 @@ export function checkLeaks(file: SourceFile): Finding[] {
     walk(body, (inner) => {
       if (inner.type !== 'CallExpression') return;
       const callee = calleePath(inner) ?? '';
-      if (/(?:^|\.)setInterval$/.test(callee) && !returnsCleanup) {
+      if (/(?:^|\.)setInterval$/.test(callee) && !returnsCleanup && !(/clearInterval\s*\(/.test(text) && !isDiscarded(inner, body))) {
         findings.push(findingAt(file, inner, leakRules.interval, { severity: 'High', message: 'setInterval() in an effect is never cleared: every re-render or remount adds another timer.', fix: leakRules.interval.help }));
       } else if (/\.(?:addEventListener|on|addListener|subscribe)$/.test(callee) && !returnsCleanup) {
         findings.push(findingAt(file, inner, leakRules.listener, { severity: 'Medium', message: `${callee}() in an effect has no cleanup: listeners pile up on every run.`, fix: leakRules.listener.help }));
@@ -48,6 +48,15 @@ export function checkLeaks(file: SourceFile): Finding[] {
   }
   findings.push(...unboundedCaches(file, program));
   return findings;
+}
+
+/** The call's result is thrown away (a bare statement), so nothing could clear it later. */
+function isDiscarded(call: AstNode, within: AstNode): boolean {
+  let discarded = false;
+  walk(within, (node) => {
+    if (node.type === 'ExpressionStatement' && child(node, 'expression') === call) discarded = true;
+  });
+  return discarded;
 }
 
 function unboundedCaches(file: SourceFile, program: AstNode): Finding[] {

@@ -53,8 +53,13 @@ function loopBound(node: AstNode): string | null {
   return right?.endsWith('.length') ? right.slice(0, -'.length'.length) : null;
 }
 
+/** Collections that are small by nature: a user's rights, the selected rows, the chosen filters. */
+const smallCollection = /(?:rights|roles|permissions|scopes|selected|options|filters?|tags|fields|columns|keys|headers|methods|flags|modes|allowed\w*|types)$/i;
+
 export function checkLoops(file: SourceFile): Finding[] {
   if (!file.parsed) return [];
+  // Components render lists of tens of items: O(n·m) there is not a performance problem worth a finding.
+  const uiFile = /\.(?:[jt]sx|vue|svelte)$/.test(file.path) || /from\s+['"](?:react|vue|svelte|preact|solid-js)['"]/.test(file.text);
   const findings: Finding[] = [];
   const reported = new Set<number>();
   const report = (node: AstNode, meta: RuleMeta, severity: Finding['severity'], message: string): void => {
@@ -74,8 +79,9 @@ export function checkLoops(file: SourceFile): Finding[] {
     if (node.type === 'CallExpression') {
       const callee = calleePath(node) ?? '';
       const receiver = callee.slice(0, callee.lastIndexOf('.'));
-      if (searchMethods.test(callee) && receiver && receiver !== innermost.collection && !/^(?:Object|Array|String|path|url)\b/.test(receiver) && !isStringLike(receiver) && !enclosing.some((candidate) => candidate.variables.includes(receiver.split('.')[0] ?? ''))) {
-        report(node, loopRules.searchInLoop, 'Medium', `${callee}() scans ${receiver} on every iteration of the loop over ${innermost.collection ?? 'its items'}.`);
+      if (!uiFile && searchMethods.test(callee) && receiver && /^[\w$.]+$/.test(receiver) && memberPath(child(child(node, 'callee') ?? node, 'object')) === receiver && receiver !== innermost.collection
+        && !/^(?:Object|Array|String|path|url)\b/.test(receiver) && !isStringLike(receiver) && !smallCollection.test(receiver) && !enclosing.some((candidate) => candidate.variables.includes(receiver.split('.')[0] ?? ''))) {
+        report(node, loopRules.searchInLoop, 'Low', `${callee}() scans ${receiver} on every iteration of the loop over ${innermost.collection ?? 'its items'}.`);
       }
       if (queryCall.test(callee) && !/\.(?:push|set|get|has|add|map|filter|includes|log|find)$/.test(callee) && isInsideLoopBody(ancestors, innermost)) {
         report(node, loopRules.queryInLoop, 'High', `${callee}() runs once per item of ${innermost.collection ?? 'the loop'}: an N+1 query pattern.`);
@@ -100,12 +106,18 @@ function isStringLike(receiver: string): boolean {
   return /(?:name|text|str|string|title|url|path|line|word|message|label|query|search|term|email|key)$/i.test(receiver);
 }
 
+/** Loops the node is inside: for an array method, only when the node is in its callback (`a.filter(…).map(cb)` does not put the filter inside the map). */
 function enclosingLoops(ancestors: readonly AstNode[]): Loop[] {
   const loops: Loop[] = [];
-  for (const ancestor of ancestors) {
+  ancestors.forEach((ancestor, index) => {
     const loop = loopOf(ancestor);
-    if (loop) loops.push(loop);
-  }
+    if (!loop) return;
+    if (ancestor.type === 'CallExpression') {
+      const callback = children(ancestor, 'arguments')[0];
+      if (!callback || ancestors[index + 1] !== callback) return;
+    }
+    loops.push(loop);
+  });
   return loops;
 }
 

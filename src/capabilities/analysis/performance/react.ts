@@ -16,19 +16,32 @@ const memoHooks = /^(?:React\.)?(?:useEffect|useLayoutEffect|useMemo|useCallback
 export function checkReact(file: SourceFile): Finding[] {
   if (!file.parsed || !/\.(?:[jt]sx|js)$/.test(file.path)) return [];
   const findings: Finding[] = [];
+  const memoised = memoisedComponents(file.parsed.program);
   walk(file.parsed.program, (node) => {
     if (node.type === 'CallExpression') {
       const callee = calleePath(node) ?? '';
       if (memoHooks.test(callee) && children(node, 'arguments').length === 1) {
         findings.push(findingAt(file, node, reactRules.effectDeps, { severity: 'Medium', message: `${callee}() has no dependency list: it runs after every render.`, fix: reactRules.effectDeps.help }));
       }
-      if (/\.map$/.test(callee)) checkListCallback(file, node, findings);
+      if (/\.map$/.test(callee)) checkListCallback(file, node, findings, memoised);
     }
   });
   return findings;
 }
 
-function checkListCallback(file: SourceFile, call: AstNode, findings: Finding[]): void {
+/** Components of this file wrapped in memo(): only these skip a render when their props keep their identity. */
+function memoisedComponents(program: AstNode): Set<string> {
+  const names = new Set<string>();
+  walk(program, (node) => {
+    if (node.type !== 'VariableDeclarator') return;
+    const init = child(node, 'init');
+    const name = identifierName(child(node, 'id'));
+    if (name && init?.type === 'CallExpression' && /^(?:React\.)?memo$/.test(calleePath(init) ?? '')) names.add(name);
+  });
+  return names;
+}
+
+function checkListCallback(file: SourceFile, call: AstNode, findings: Finding[], memoised: ReadonlySet<string>): void {
   const callback = children(call, 'arguments')[0];
   if (!callback?.type.includes('Function')) return;
   for (const element of returnedElements(callback)) {
@@ -40,8 +53,8 @@ function checkListCallback(file: SourceFile, call: AstNode, findings: Finding[])
       findings.push(findingAt(file, element, reactRules.missingKey, { severity: 'Medium', message: 'Elements rendered from .map() have no key: React re-creates them instead of updating.', fix: reactRules.missingKey.help }));
     }
     const tag = identifierName(child(opening, 'name')) ?? '';
-    // Only custom components re-render because of new prop identities; DOM elements do not.
-    if (!/^[A-Z]/.test(tag)) continue;
+    // Only memoised components skip renders when their props keep their identity; for the others a new function costs nothing extra.
+    if (!memoised.has(tag)) continue;
     for (const attribute of attributes) {
       const expression = child(child(attribute, 'value') ?? attribute, 'expression');
       if (!expression || named(attribute) === 'key') continue;

@@ -1,4 +1,5 @@
 // Duplication: token-based clone detection (identifiers and literals normalised) with winnowed fingerprints.
+import { isTestPath } from '../code-paths.js';
 import type { Finding, RuleMeta } from '../types.js';
 import type { CloneFingerprint, ProjectView } from '../view.js';
 
@@ -85,7 +86,8 @@ export function findClones(view: ProjectView): Finding[] {
     if (list.length < 2 || list.length > 20) continue;
     for (let i = 0; i < list.length; i += 1) for (let j = i + 1; j < list.length; j += 1) {
       const [first, second] = [list[i], list[j]].sort((left, right) => (left!.path < right!.path ? -1 : left!.path > right!.path ? 1 : left!.start - right!.start));
-      if (!first || !second || (first.path === second.path && first.end >= second.start)) continue;
+      // Tests repeat their arrange/act/assert on purpose.
+      if (!first || !second || (first.path === second.path && first.end >= second.start) || (isTestPath(first.path) && isTestPath(second.path))) continue;
       const key = `${first.path}\u0000${second.path}`;
       const pair = pairs.get(key) ?? { a: [], b: [] };
       pair.a.push([first.start, first.end]);
@@ -100,6 +102,8 @@ export function findClones(view: ProjectView): Finding[] {
     for (const [start, end] of mergeRegions(pair.b)) {
       if (end - start + 1 < minimumCloneLines) continue;
       const origin = firstRegions.reduce((best, region) => (region[1] - region[0] > best[1] - best[0] ? region : best), firstRegions[0] ?? [0, 0]);
+      // A region of a file never duplicates an overlapping region of the same file (repetitive code matching itself).
+      if (firstPath === secondPath && start <= origin[1] && end >= origin[0]) continue;
       findings.push({
         file: secondPath, line: start, column: 1, ruleId: duplicationRule.id, category: duplicationRule.category,
         severity: end - start + 1 >= 30 ? 'Medium' : 'Low',

@@ -1,5 +1,5 @@
 // The quality assessment: per-file smells and complexity, clones, dependency structure, and the score out of 100.
-import { type KindDefinition, isScript, recommendByCategory } from '../kind.js';
+import { type KindDefinition, recommendByCategory } from '../kind.js';
 import type { Finding, QualityScore, Severity } from '../types.js';
 import type { ProjectView } from '../view.js';
 import { duplicationRule, findClones, fingerprintSource } from './duplication.js';
@@ -29,9 +29,10 @@ const advice: Record<string, string> = {
 
 export const qualityKind: KindDefinition = {
   rules: [...Object.values(smellRules), duplicationRule, ...Object.values(structureRules)],
-  includes: isScript,
   analyseFile: (file) => ({ findings: checkSmells(file), fingerprints: file.parsed ? fingerprintSource(file.text) : [] }),
   analyseProject: async ({ view }) => [...findClones(view), ...checkStructure(view)],
+  // Components a tool copied in (shadcn/ui) are not the project's own code.
+  keep: (finding, view) => !view.generatedFolders.some((folder) => finding.file.startsWith(`${folder}/`)),
   recommend: (findings) => recommendByCategory(findings, advice),
   score: qualityScore,
 };

@@ -1,6 +1,7 @@
 // Quality rules inside one file: complexity, long functions, deep nesting, long parameter lists, god files, naming.
 import { type AstNode, child, identifierName, walk } from '../../../project/ast.js';
-import { findingAt, isTestPath } from '../source.js';
+import { isTestPath } from '../code-paths.js';
+import { findingAt } from '../source.js';
 import type { Finding, RuleMeta, SourceFile } from '../types.js';
 import { functionMetrics } from './functions.js';
 
@@ -31,7 +32,7 @@ export function checkSmells(file: SourceFile): Finding[] {
     if (metric.cognitive > thresholds.cognitive) {
       findings.push(findingAt(file, at, smellRules.cognitive, { severity: metric.cognitive > 2 * thresholds.cognitive ? 'High' : 'Medium', message: `${metric.name} has a cognitive complexity of ${metric.cognitive} (limit ${thresholds.cognitive}).`, fix: smellRules.cognitive.help }));
     }
-    if (metric.lines > thresholds.functionLines && !isTestPath(file.path)) {
+    if (metric.lines > thresholds.functionLines && !isTestPath(file.path) && !isMostlyMarkup(metric.node, metric.lines, lineOf)) {
       findings.push(findingAt(file, at, smellRules.longFunction, { severity: metric.lines > 2 * thresholds.functionLines ? 'Medium' : 'Low', message: `${metric.name} is ${metric.lines} lines long (limit ${thresholds.functionLines}).`, fix: smellRules.longFunction.help }));
     }
     if (metric.maxNesting > thresholds.nesting) {
@@ -43,11 +44,22 @@ export function checkSmells(file: SourceFile): Finding[] {
   }
   const lines = file.text.split('\n').length;
   const topLevelFunctions = metrics.length;
-  if (lines > thresholds.fileLines || topLevelFunctions > thresholds.fileFunctions) {
+  if ((lines > thresholds.fileLines || topLevelFunctions > thresholds.fileFunctions) && !isTestPath(file.path)) {
     findings.push(findingAt(file, 0, smellRules.godFile, { severity: 'Medium', message: `This file has ${lines} lines and ${topLevelFunctions} functions (limits ${thresholds.fileLines} lines, ${thresholds.fileFunctions} functions).`, fix: smellRules.godFile.help }));
   }
   findings.push(...checkNaming(file));
   return findings;
+}
+
+/** A component whose length is its markup (an SVG logo, a landing page): long, but not a function to split. */
+function isMostlyMarkup(fn: AstNode, lines: number, lineOf: (offset: number) => number): boolean {
+  let markup = 0;
+  walk(fn, (node) => {
+    if (node.type !== 'JSXElement' && node.type !== 'JSXFragment') return undefined;
+    markup += lineOf(node.end) - lineOf(node.start) + 1;
+    return false;
+  });
+  return markup / lines >= 0.7;
 }
 
 function checkNaming(file: SourceFile): Finding[] {

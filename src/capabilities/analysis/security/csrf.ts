@@ -1,5 +1,6 @@
-// CSRF: state-changing routes of Express-like apps that authenticate with cookies and have no CSRF protection.
-import { allDependencies, packageNameOf } from '../../../project/detect.js';
+// CSRF: state-changing routes that a browser's cookies authenticate, in apps that mount no CSRF protection; and CORS open to every origin on such apps.
+import { nonRuntimeKind } from '../code-paths.js';
+import { sessionModules } from './flows.js';
 import type { Finding, RuleMeta } from '../types.js';
 import type { ProjectView } from '../view.js';
 
@@ -7,31 +8,54 @@ export const csrfRule: RuleMeta = {
   id: 'security/csrf',
   kind: 'security',
   category: 'csrf',
-  title: 'State-changing route without CSRF protection',
-  help: 'Add CSRF protection (csrf-csrf or csrf-sync for Express, @fastify/csrf-protection, koa-csrf), or set session cookies with SameSite=strict and check the Origin header.',
+  title: 'Cookie-authenticated state-changing route without CSRF protection',
+  help: 'Mount CSRF protection (csrf-csrf or csrf-sync for Express, @fastify/csrf-protection, koa-csrf), or set the session cookie to SameSite=strict and check the Origin header.',
 };
 
-const cookieAuthPackages = new Set(['cookie-parser', 'express-session', 'cookie-session', 'passport', '@fastify/cookie', '@fastify/session', '@fastify/secure-session', 'koa-session', 'iron-session']);
-const csrfPackages = new Set(['csurf', 'csrf-csrf', 'csrf-sync', 'lusca', 'tiny-csrf', '@fastify/csrf-protection', 'koa-csrf', 'csrf', '@dr.pogodin/csurf', 'next-csrf', '@edge-csrf/nextjs']);
-const serverPackages = new Set(['express', 'fastify', 'koa', '@koa/router', 'koa-router', 'restify', 'polka', 'hono', 'router']);
+export const corsRule: RuleMeta = {
+  id: 'security/cors-any-origin',
+  kind: 'security',
+  category: 'csrf',
+  title: 'CORS open to every origin on a cookie-authenticated app',
+  help: 'Allow only your own origins (origin: [\'https://app.example.com\']).',
+};
+
+/** Middleware that checks a CSRF token (mounted, not merely declared in package.json). */
+const csrfModules = /^(?:csurf|@dr\.pogodin\/csurf|csrf-csrf|csrf-sync|lusca|tiny-csrf|@fastify\/csrf-protection|fastify-csrf|koa-csrf|csrf|next-csrf|@edge-csrf\/\w+)$/;
+/** A cross-site form can only GET or POST (PUT, PATCH and DELETE need fetch, which a preflight stops); `ALL` includes both. */
+const formMethods = new Set(['POST', 'ALL']);
 
 export function checkCsrf(view: ProjectView): Finding[] {
-  const imported = new Set<string>();
-  for (const file of view.files.values()) for (const fact of file.facts?.imports ?? []) {
-    const name = packageNameOf(fact.source);
-    if (name) imported.add(name);
-  }
-  const declared = new Set(Object.keys(allDependencies(view.packageJson)));
-  const uses = (names: Set<string>): boolean => [...names].some((name) => imported.has(name) || declared.has(name));
-  if (!uses(serverPackages) || !uses(cookieAuthPackages) || uses(csrfPackages)) return [];
+  const runtime = [...view.files].filter(([path, file]) => file.security && nonRuntimeKind(path) === null);
+  const mounted = new Set(runtime.flatMap(([, file]) => file.security?.mounted ?? []));
+  const cookieAuth = [...mounted].some((module) => sessionModules.test(module)) || runtime.some(([, file]) => file.security?.cookieAuth);
+  const protectedByToken = [...mounted].some((module) => csrfModules.test(module));
+  const sameSite = runtime.some(([, file]) => file.security?.sameSiteCookies);
+  if (!cookieAuth || protectedByToken || sameSite) return [];
+  // JSON-only APIs cannot be posted to by a form: a cross-site fetch with a JSON body needs a preflight, which fails without CORS.
+  const declared = Object.keys({ ...view.packageJson?.dependencies });
+  const nestOnExpress = declared.includes('@nestjs/core') && !declared.includes('@nestjs/platform-fastify');
+  const acceptsForms = nestOnExpress || runtime.some(([, file]) => file.security?.acceptsForms);
   const findings: Finding[] = [];
-  for (const [path, file] of view.files) {
-    for (const route of file.facts?.routes ?? []) {
-      if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)) continue;
+  for (const [path, file] of runtime) {
+    const security = file.security;
+    if (!security) continue;
+    for (const route of acceptsForms ? security.routes : []) {
+      if (!formMethods.has(route.method) || !route.authenticated) continue;
       findings.push({
         file: path, line: route.line, column: 1, ruleId: csrfRule.id, category: csrfRule.category, severity: 'Medium',
-        message: `${route.method} ${route.path} changes state; the app reads cookies but no CSRF protection is installed.`,
+        message: `${route.method === 'ALL' ? 'Every method of' : route.method} ${route.path || 'this route'} changes state for a logged-in user, who is recognised by cookie; no CSRF token is checked.`,
         fix: csrfRule.help,
+      });
+    }
+    const cors = security.corsAnyOrigin;
+    if (cors) {
+      findings.push({
+        file: path, line: cors.line, column: cors.column, ruleId: corsRule.id, category: corsRule.category, severity: cors.credentials ? 'High' : 'Low',
+        message: cors.credentials
+          ? 'CORS reflects every origin with credentials allowed: any site can act for a logged-in visitor and read the answers.'
+          : 'CORS answers every origin on an app that authenticates with cookies: browsers withhold cookies under "*", but one credentials: true away, any site could act for the visitor.',
+        fix: corsRule.help,
       });
     }
   }

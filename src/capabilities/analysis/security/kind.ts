@@ -1,8 +1,7 @@
 // The security audit as an analysis kind: scripts, templates and config files; dependencies and CSRF at project level.
-import { type KindDefinition, isScript, recommendByCategory } from '../kind.js';
-import { isTemplatePath } from './templates.js';
+import { type KindDefinition, recommendByCategory } from '../kind.js';
 import { loadAdvisories } from './advisories.js';
-import { analyseSecurityFile, analyseSecurityProject, securityRules } from './index.js';
+import { analyseSecurityFile, analyseSecurityProject, keepSecurityFinding, securityRules } from './index.js';
 
 const advice: Record<string, string> = {
   injection: 'Fix injection first: parameterise queries, drop shell strings and eval, and confine file paths.',
@@ -15,9 +14,11 @@ const advice: Record<string, string> = {
 
 export const securityKind: KindDefinition = {
   rules: securityRules,
-  includes: (path) => isScript(path) || isTemplatePath(path) || (/\.(?:json|ya?ml)$/.test(path) && !/(?:^|\/)(?:package-lock|npm-shrinkwrap|composer-lock)\.json$|(?:^|\/)pnpm-lock\.yaml$/.test(path)),
-  analyseFile: (file) => ({ findings: analyseSecurityFile(file) }),
-  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText }) =>
-    analyseSecurityProject(view, view.packageJson ? await loadAdvisories(advisoriesFile) : [], { packageJson: packageJsonText, lockfile: lockfileText }),
+  analyseFile: analyseSecurityFile,
+  keep: keepSecurityFinding,
+  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText, lockfile, warn }) => {
+    const needsAdvisories = view.packageJson !== null || [...view.files.values()].some((file) => file.vendored);
+    return analyseSecurityProject(view, needsAdvisories ? await loadAdvisories(advisoriesFile) : [], { packageJson: packageJsonText, lockfile: lockfileText, lockfileName: lockfile }, warn);
+  },
   recommend: (findings) => recommendByCategory(findings, advice),
 };

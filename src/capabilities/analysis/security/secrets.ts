@@ -1,6 +1,7 @@
 // Hardcoded secrets: known token formats, high-entropy literals in secret-named places, literal keys handed to session/JWT/crypto APIs.
 import { type AstNode, calleePath, child, children, identifierName, memberPath, staticString, walk } from '../../../project/ast.js';
-import { findingAt, isTestPath } from '../source.js';
+import { isTestPath, nonRuntimeKind } from '../code-paths.js';
+import { findingAt } from '../source.js';
 import type { Finding, RuleMeta, SourceFile } from '../types.js';
 
 const rule = (id: string, title: string, help: string): RuleMeta => ({ id, kind: 'security', category: 'secrets', title, help });
@@ -22,13 +23,17 @@ const tokenFormats: { name: string; pattern: RegExp }[] = [
   { name: 'npm token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/g },
   { name: 'SendGrid key', pattern: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b/g },
   { name: 'private key', pattern: /-----BEGIN (?:RSA |EC |DSA |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----/g },
+  { name: 'private JSON Web Key', pattern: /"d"\s*:\s*"[A-Za-z0-9_-]{40,}"(?=[\s\S]{0,4000}"kty"|[\s\S]{0,4000}"[pq]"\s*:)|"kty"\s*:\s*"(?:RSA|EC|OKP)"(?=[^}]{0,4000}"d"\s*:\s*"[A-Za-z0-9_-]{40,}")/g },
   { name: 'JSON Web Token', pattern: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{20,}\b/g },
   { name: 'credentials in a connection URL', pattern: /\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|redis|amqps?):\/\/[^:@\s/'"`]+:(?!\$\{)[^@\s'"`]{3,}@(?!localhost|127\.0\.0\.1|example)[^\s'"`]+/g },
 ];
 
-const secretName = /(?:secret|passw(?:or)?d|pwd|token|api[_-]?key|apikey|private[_-]?key|client[_-]?secret|access[_-]?key|auth[_-]?key|credential|signing[_-]?key)$/i;
+const secretName = /(?:secret|passw(?:or)?d|pwd|token|api[_-]?key|apikey|private[_-]?key|client[_-]?secret|access[_-]?key|auth[_-]?key|credential|signing[_-]?key|crypto[_-]?key|encryption[_-]?key|secret[_-]?key|hmac[_-]?key|master[_-]?key)$/i;
+/** Names of .env variables that hold secrets: the above, and the usual `_KEY` suffix (not public keys or key locations). */
+const envSecretName = /(?:secret|passw(?:or)?d|pwd|token|api[_-]?key|apikey|private[_-]?key|access[_-]?key|credential|_key|_auth)$/i;
 const notSecretName = /(?:url|uri|path|file|name|header|type|field|label|length|min|max|regex|pattern|placeholder|endpoint|prefix|count|id|key[_-]?name)$/i;
-const placeholder = /^(?:|x+|\*+|\.+|<[^>]*>|\$\{[^}]*\}|changeme|change[-_ ]?me|your[-_ ].*|todo|test|dummy|example|secret|password|placeholder|redacted|none|null|undefined|\w+_here)$/i;
+/** Values that are evidently not a real credential. A literal handed to a session or JWT API is used as is, whatever it looks like, so this filter is not applied there. */
+const placeholder = /^(?:|x+|\*+|\.+|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%[A-Z_]+%|changeme|change[-_ ]?me|todo|dummy|example|placeholder|redacted|none|null|undefined|true|false|0?123456789|1234567890|0{6,}|1{6,})$/i;
 
 /** Calls and the argument positions that must hold a secret. */
 const secretArguments: { callee: RegExp; index: number }[] = [
@@ -52,12 +57,17 @@ export function shannonEntropy(text: string): number {
 }
 
 export function checkSecrets(file: SourceFile): Finding[] {
-  const findings: Finding[] = [];
+  const findings: Finding[] = checkEnvFile(file);
   const isTest = isTestPath(file.path);
+  // Sample tokens and connection strings are the norm in tests, docs, examples, env templates and comments; keys and cloud credentials are not.
+  const samplesExpected = isTest || nonRuntimeKind(file.path) !== null || /(?:^|\/)\.env\.[\w.-]+$/.test(file.path) && !isEnvFile(file.path);
+  const offset = file.parsed?.offset ?? 0;
+  const comments = file.parsed?.comments.map((comment) => [comment.start + offset, comment.end + offset] as const) ?? [];
+  const inComment = (index: number): boolean => comments.some(([start, end]) => index >= start && index < end);
   if (!/\.(?:md|lock)$|package-lock\.json$/.test(file.path)) {
     for (const format of tokenFormats) {
       for (const match of file.text.matchAll(format.pattern)) {
-        if (isTest && (format.name === 'JSON Web Token' || format.name === 'credentials in a connection URL')) continue;
+        if ((format.name === 'JSON Web Token' || format.name === 'credentials in a connection URL') && (samplesExpected || inComment(match.index ?? 0))) continue;
         findings.push(findingAt(file, match.index ?? 0, secretRules.token, { severity: 'Critical', message: `Hardcoded ${format.name}.`, fix: secretRules.token.help }));
       }
     }
@@ -87,14 +97,14 @@ export function checkSecrets(file: SourceFile): Finding[] {
       const args = children(node, 'arguments');
       for (const { callee: pattern, index } of secretArguments) {
         const value = literalOf(args[index] ?? null);
-        if (pattern.test(callee) && value !== null && isRealSecret(value.text, 4)) report(value.node, secretRules.apiKey, `${callee}() is given a literal secret.`);
+        if (pattern.test(callee) && value !== null && isLiteralKey(value.text)) report(value.node, secretRules.apiKey, `${callee}() is given a literal secret.`);
       }
       if (secretOptions.test(callee.split('.').pop() ?? '')) {
         for (const options of args.filter((argument) => argument.type === 'ObjectExpression')) {
           for (const property of children(options, 'properties')) {
             const key = identifierName(child(property, 'key')) ?? staticString(child(property, 'key'));
             const value = literalOf(child(property, 'value'));
-            if (key && /^(?:secret|secretOrKey|key|keys)$/.test(key) && value !== null && isRealSecret(value.text, 4)) report(value.node, secretRules.apiKey, `${callee}() is configured with a literal ${key}.`);
+            if (key && /^(?:secret|secretOrKey|key|keys)$/.test(key) && value !== null && isLiteralKey(value.text)) report(value.node, secretRules.apiKey, `${callee}() is configured with a literal ${key}.`);
           }
         }
       }
@@ -103,11 +113,58 @@ export function checkSecrets(file: SourceFile): Finding[] {
     const [name, value] = namedValue(node);
     if (!name || !value || !secretName.test(name) || notSecretName.test(name)) return;
     const text = staticString(value) ?? (value.type === 'LogicalExpression' ? staticString(child(value, 'right')) : null);
-    if (text !== null && isRealSecret(text, 8) && (shannonEntropy(text) >= 3 || text.length >= 16)) {
+    if (text !== null && isRealSecret(text, 8) && !/\s/.test(text) && (shannonEntropy(text) >= 3 || text.length >= 16) && !(value.type !== 'LogicalExpression' && namesItself(name, text)) && !usedAsKey(node, program)) {
       report(value, secretRules.named, `${name} is set to a literal secret${value.type === 'LogicalExpression' ? ' (as a fallback when the environment has none)' : ''}.`);
     }
   });
   return findings;
+}
+
+/** `RESET_PASSWORD = 'resetPassword'`, `password: 'incorrectPassword'`: the value is a word of the name, a label rather than a secret. */
+function namesItself(name: string, value: string): boolean {
+  const words = (text: string): string[] => text.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((word) => word.length >= 4);
+  const nameWords = new Set(words(name));
+  return /^[A-Za-z_-]+$/.test(value) && words(value).some((word) => nameWords.has(word));
+}
+
+/** `const ACCESS_TOKEN = 'x'` then `getCookie(ACCESS_TOKEN)`: the constant names a cookie or storage key. */
+function usedAsKey(declaration: AstNode, program: AstNode): boolean {
+  if (declaration.type !== 'VariableDeclarator') return false;
+  const name = identifierName(child(declaration, 'id'));
+  if (!name) return false;
+  let keyUse = false;
+  walk(program, (node) => {
+    if (keyUse) return false;
+    if (node.type !== 'CallExpression') return undefined;
+    const first = children(node, 'arguments')[0];
+    if (first?.type === 'Identifier' && first.name === name && /(?:^|\.)(?:get|set|remove|delete|has|getItem|setItem|removeItem|clearCookie|cookie)(?:Cookie|Item)?$/i.test(calleePath(node) ?? '')) keyUse = true;
+    return undefined;
+  });
+  return keyUse;
+}
+
+/** A literal given to a session, JWT or crypto API is the key in use: anything but an empty string or a template placeholder. */
+function isLiteralKey(text: string): boolean {
+  return text.trim().length > 0 && !/^\$\{[^}]*\}$|^process\.env/.test(text.trim());
+}
+
+/** `.env` files (not .env.example and the like): variables named like secrets with a real value. */
+export function checkEnvFile(file: SourceFile): Finding[] {
+  if (!isEnvFile(file.path)) return [];
+  const findings: Finding[] = [];
+  for (const match of file.text.matchAll(/^[ \t]*(?:export[ \t]+)?([A-Za-z_][\w.-]*)[ \t]*=[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^#\n]*))/gm)) {
+    const name = match[1] ?? '';
+    const value = (match[2] ?? match[3] ?? match[4] ?? '').trim();
+    if (!envSecretName.test(name) || /public[_-]?key|_(?:location|path|file|url|uri|host|port|user(?:name)?|id)$/i.test(name)) continue;
+    if (value.length < 3 || placeholder.test(value) || /^(?:\$\{|\$[A-Z_])/.test(value) || /^(?:https?:\/\/[^:@\s]*|\.{0,2}\/[\w./-]*)$/.test(value)) continue;
+    findings.push(findingAt(file, match.index ?? 0, secretRules.named, { severity: 'High', message: `${name} is committed in ${file.path.split('/').pop()}: whoever can read the repository has it.`, fix: 'Remove the file from the repository (keep a .env.example with placeholders), rotate the value, and set it in the deployment environment.' }));
+  }
+  return findings;
+}
+
+/** `.env`, `.env.production`…; not the templates people commit on purpose (.env.example, .sample, .template, .dist, .defaults). */
+export function isEnvFile(path: string): boolean {
+  return /(?:^|\/)\.env(?:\.[\w-]+)*$/.test(path) && !/\.(?:example|sample|template|dist|defaults?|schema|tpl)$/i.test(path);
 }
 
 function isRealSecret(text: string, minimumLength: number): boolean {

@@ -1,3 +1,7 @@
+import { memo } from 'react';
+const Row = memo(function Row({ row, style, onSelect }) {
+  return <li style={style} onClick={onSelect}>{row.name}</li>;
+});
 const rowStyle = { color: 'red' };
 export function Rows({ rows, select }) {
   return rows.map((row) => <Row key={row.id} row={row} style={rowStyle} onSelect={select} />);

@@ -1,10 +1,12 @@
 const express = require('express');
-const cookieParser = require('cookie-parser');
+const session = require('express-session');
 const { doubleCsrf } = require('csrf-csrf');
 const app = express();
+app.use(express.urlencoded({ extended: false }));
 const { doubleCsrfProtection } = doubleCsrf({ getSecret: () => process.env.CSRF_SECRET });
-app.use(cookieParser());
+app.use(session({ secret: process.env.SESSION_SECRET, resave: false, saveUninitialized: false }));
 app.use(doubleCsrfProtection);
 app.post('/transfer', (req, res) => {
-  res.json({ ok: true });
+  if (!req.session.userId) return res.sendStatus(401);
+  res.json({ ok: true, from: req.session.userId });
 });

@@ -1,0 +1,35 @@
+// The heavy half of an analysis, loaded only when some file changed: the parser, the rules, and the per-file pass.
+import { extractFacts } from '../../project/facts.js';
+import type { ListedFile } from '../../project/files.js';
+import type { CachedFile } from './cache.js';
+import { kinds } from './kinds.js';
+import { loadSourceFile } from './source.js';
+import type { AnalysisKind } from './types.js';
+import { isGenerated, scriptTagLibraries, vendoredLibrary } from './vendored.js';
+
+export { kinds };
+
+/** Analyses one file's text for a kind: findings, facts for the project stage, and why it was only partly read. */
+export function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, hash: string): CachedFile {
+  // A copied library is not the project's code: no findings in it, and its lines do not count; its version is checked as a dependency.
+  const library = vendoredLibrary(item.path, text);
+  if (library) return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines: 0, vendored: [library] };
+  // Generated code is not analysed either, but its imports still count (it uses the project's packages and files).
+  if (isGenerated(item.path, text)) {
+    const generated = loadSourceFile(item.path, text);
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: generated.parsed ? extractFacts(generated.parsed, text) : null, lines: 0 };
+  }
+  const file = loadSourceFile(item.path, text);
+  const lines = text.split('\n').length;
+  try {
+    const { findings, fingerprints, security } = kinds[kind].analyseFile(file);
+    const loaded = /\.html?$/.test(item.path) ? scriptTagLibraries(text, file.position) : [];
+    const facts = file.parsed ? extractFacts(file.parsed, text) : null;
+    const warning = file.parseError ? `does not parse (${file.parseError}); analysed what could be read.` : undefined;
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(security ? { security } : {}), ...(loaded.length > 0 ? { vendored: loaded } : {}), ...(warning ? { warning } : {}) };
+  } catch (error) {
+    // Generated code (one expression of thousands of terms, arrays nested thousands deep) exhausts the stack of the tree walks.
+    if (!(error instanceof RangeError && /call stack/i.test(error.message))) throw error;
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines, warning: 'is nested too deeply for the analysers (generated code?); it was left out.' };
+  }
+}

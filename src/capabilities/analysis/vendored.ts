@@ -1,0 +1,44 @@
+// Third-party libraries copied into a project (jquery.js with its licence banner, <script src="…/jquery-3.2.1.min.js">): not the project's code, but versions to check against advisories.
+export type VendoredLibrary = { name: string; version: string; line: number };
+
+/** Banner names → npm package names, where they differ from the lowercased, hyphenated name. */
+const packageNames: Record<string, string> = {
+  'jquery ui': 'jquery-ui', 'moment.js': 'moment', 'lo-dash': 'lodash', 'angularjs': 'angular', 'vue.js': 'vue', 'react dom': 'react-dom',
+  'chart.js': 'chart.js', 'highlight.js': 'highlight.js', 'socket.io': 'socket.io-client', 'isotope packaged': 'isotope-layout', 'owl carousel': 'owl.carousel',
+};
+
+function packageOf(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return packageNames[lower] ?? lower.replace(/\s+/g, '-');
+}
+
+/** The library a script's opening licence banner names (`/*! jQuery v3.2.1 | (c) …`), when the file is a copy of one. */
+export function vendoredLibrary(path: string, text: string): VendoredLibrary | null {
+  if (!/\.[cm]?js$/.test(path)) return null;
+  const banner = /^\s*\/\*[!*]?([\s\S]{0,600}?)\*\//.exec(text)?.[1];
+  if (!banner) return null;
+  const match = /^[\s*]*(?:@license\s+)?([A-Za-z][\w.]*(?: [A-Za-z][\w.]*)?)\s+(?:v|version\s*:?\s*)?(\d+\.\d+\.\d+(?:-[\w.]+)?)\b/m.exec(banner);
+  if (!match?.[1] || !match[2]) return null;
+  return { name: packageOf(match[1]), version: match[2], line: 1 };
+}
+
+/** Code a tool wrote (route trees, GraphQL and Prisma clients): named *.gen.* / *.generated.*, or saying so in its first lines. */
+export function isGenerated(path: string, text: string): boolean {
+  return /\.(?:gen|generated)\.[cm]?[jt]sx?$|(?:^|\/)__generated__\//.test(path) || /@generated\b|\bauto-?generated\b|\bdo not edit\b|this file (?:is|was|has been) (?:automatically )?generated/i.test(text.slice(0, 600));
+}
+
+const scriptSource = /<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/gi;
+/** `jquery-3.2.1.min.js`, `jquery@3.2.1/dist/jquery.min.js`, `…/jquery/1.12.4/jquery.min.js`. */
+const versionedScript = /(?:^|\/)((?:@[\w.-]+\/)?[a-z][\w.-]*?)(?:[-@/](\d+\.\d+\.\d+(?:-[\w.]+)?))(?:\/[\w./-]*)?(?:\.min)?\.js(?:[?#].*)?$/i;
+
+/** Libraries an HTML page loads with a version in the script's URL. */
+export function scriptTagLibraries(text: string, position: (offset: number) => { line: number }): VendoredLibrary[] {
+  const found: VendoredLibrary[] = [];
+  for (const match of text.matchAll(scriptSource)) {
+    const source = match[1] ?? '';
+    const versioned = versionedScript.exec(source);
+    if (!versioned?.[1] || !versioned[2]) continue;
+    found.push({ name: packageOf(versioned[1].replace(/\.min$/, '')), version: versioned[2], line: position(match.index ?? 0).line });
+  }
+  return found;
+}

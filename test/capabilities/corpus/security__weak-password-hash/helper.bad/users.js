@@ -1,0 +1,2 @@
+const security = require('./security');
+module.exports.register = async (db, email, password) => db.users.insert({ email, password: security.hash(password) });
