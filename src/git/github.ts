@@ -1,5 +1,6 @@
 // The GitHub REST calls of a pull request (@octokit/rest): the repository's default branch, open pull requests of a branch, creating one.
 import { Octokit } from '@octokit/rest';
+import { z } from 'zod';
 import { CadreError, exitCodes } from '../errors.js';
 import { cadreVersion } from '../version.js';
 import type { GitHubRemote } from './remote.js';
@@ -45,6 +46,19 @@ function apiError(error: unknown, remote: GitHubRemote, action: string): CadreEr
   });
 }
 
+// What cadre reads from the API's answers, checked: a server that answers something else gets an error, not a crash or a wrong PR.
+const repositoryAnswer = z.object({ default_branch: z.string().min(1).max(255) });
+const pullRequestAnswer = z.object({ number: z.number().int().positive(), html_url: z.string().url().max(2048) });
+const pullRequestList = z.array(pullRequestAnswer);
+
+function checked<T>(schema: z.ZodType<T>, data: unknown, remote: GitHubRemote, what: string): T {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  throw new CadreError('git.github-answer', `The GitHub API at ${remote.apiBaseUrl} answered something that is not ${what}.`, {
+    remedy: 'check github.baseUrl: it must be the REST API of a GitHub (or GitHub Enterprise) server',
+  });
+}
+
 /** A client for `remote`'s repository, authenticated with `token` and bound to `signal`. */
 export function gitHubApi(options: { remote: GitHubRemote; token: string; signal?: AbortSignal }): GitHubApi {
   const { remote } = options;
@@ -60,6 +74,7 @@ export function gitHubApi(options: { remote: GitHubRemote; token: string; signal
     try {
       return await run();
     } catch (error) {
+      if (error instanceof CadreError) throw error;
       throw apiError(error, remote, action);
     }
   };
@@ -67,18 +82,20 @@ export function gitHubApi(options: { remote: GitHubRemote; token: string; signal
   const openPullRequestFor = (branch: string) =>
     call('list pull requests', async () => {
       const { data } = await octokit.rest.pulls.list({ ...repo, state: 'open', head: `${remote.owner}:${branch}`, per_page: 1 });
-      const found = data[0];
+      const found = checked(pullRequestList, data, remote, 'a list of pull requests')[0];
       return found ? { number: found.number, url: found.html_url } : undefined;
     });
 
   return {
-    defaultBranch: () => call('read the repository', async () => (await octokit.rest.repos.get(repo)).data.default_branch),
+    defaultBranch: () => call('read the repository', async () => checked(repositoryAnswer, (await octokit.rest.repos.get(repo)).data, remote, 'a repository').default_branch),
     openPullRequestFor,
     async createPullRequest({ title, body, head, base }) {
       try {
         const { data } = await octokit.rest.pulls.create({ ...repo, title, body, head, base });
-        return { number: data.number, url: data.html_url };
+        const created = checked(pullRequestAnswer, data, remote, 'a pull request');
+        return { number: created.number, url: created.html_url };
       } catch (error) {
+        if (error instanceof CadreError) throw error;
         // 422 "A pull request already exists for owner:branch": name it.
         const existing = statusOf(error) === 422 ? await openPullRequestFor(head) : undefined;
         if (existing) throw pullRequestExistsError(head, existing);
