@@ -12,15 +12,15 @@ const require = createRequire(join(root, 'package.json'));
 const { values } = parseArgs({ options: { outdir: { type: 'string' } } });
 const outdir = resolve(values.outdir ?? join(root, 'dist', 'runner'));
 
-// The policy's parser finds the bash grammar through node_modules; in the bundle it sits next to the .mjs file.
-const grammarLookup = "require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')";
+// The policy's parser finds the bash grammar in vendor/; in the bundle it sits next to the .mjs file.
+const grammarLookup = 'await Language.load(grammarFile())';
 const bundledGrammar = {
   name: 'bundled-bash-grammar',
   setup(builder) {
     builder.onLoad({ filter: /src[\\/]policy[\\/]parser\.ts$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
       if (!source.includes(grammarLookup)) throw new Error(`${args.path} no longer contains ${grammarLookup}; update scripts/bundle-runner.mjs`);
-      return { contents: source.replace(grammarLookup, "decodeURIComponent(new URL('./tree-sitter-bash.wasm', import.meta.url).pathname)"), loader: 'ts' };
+      return { contents: source.replace(grammarLookup, "await Language.load(decodeURIComponent(new URL('./tree-sitter-bash.wasm', import.meta.url).pathname))"), loader: 'ts' };
     });
   },
 };
@@ -43,6 +43,6 @@ await build({
   banner: { js: "import { createRequire as __cadreCreateRequire } from 'node:module'; const require = __cadreCreateRequire(import.meta.url);" },
   plugins: [bundledGrammar],
 });
-await copyFile(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'), join(outdir, 'tree-sitter-bash.wasm'));
+await copyFile(join(root, 'vendor', 'tree-sitter-bash', 'tree-sitter-bash.wasm'), join(outdir, 'tree-sitter-bash.wasm'));
 await copyFile(require.resolve('web-tree-sitter/web-tree-sitter.wasm'), join(outdir, 'web-tree-sitter.wasm'));
 process.stdout.write(`${outdir}\n`);

@@ -1,41 +1,48 @@
-// Reads the JSON data of server-sent events as they pass through, without holding the stream back, in linear time.
+// Reads the JSON data of server-sent events as they pass through, without holding the stream back (eventsource-parser, with
+// its buffer bounded: an event longer than that is skipped up to its end, since usage events are small).
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { StringDecoder } from 'node:string_decoder';
 
-/** Longest event kept while waiting for its end; a longer one is skipped (usage events are small). */
+/** Longest event kept while waiting for its end; a longer one is skipped. */
 const maxEventChars = 1 << 20;
-const eventEnd = /\r?\n\r?\n/g;
+const eventEnd = /\r?\n\r?\n/;
 
 /** Returns a function to feed raw chunks; `onData` gets each event's parsed JSON data, `onDone` the `[DONE]` marker. */
 export function createSseReader(onData: (data: unknown) => void, onDone: () => void = () => undefined): (chunk: Buffer) => void {
   const decoder = new StringDecoder('utf8');
-  let pending = '';
   let skipping = false;
+  // The last characters seen while skipping, so an event end split across chunks is still found.
+  let tail = '';
+  const parser = createParser({
+    maxBufferSize: maxEventChars,
+    onEvent: (event: EventSourceMessage) => handle(event.data, onData, onDone),
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') skipping = true;
+    },
+  });
   return (chunk) => {
-    // Only the new text (and the three characters before it, for a separator split across chunks) is searched.
-    const from = Math.max(0, pending.length - 3);
-    pending += decoder.write(chunk);
-    let start = 0;
-    eventEnd.lastIndex = from;
-    for (let match = eventEnd.exec(pending); match !== null; match = eventEnd.exec(pending)) {
-      if (!skipping) handle(pending.slice(start, match.index), onData, onDone);
+    let text = decoder.write(chunk);
+    while (text !== '') {
+      if (!skipping) {
+        parser.feed(text);
+        return;
+      }
+      const searched = tail + text;
+      const end = eventEnd.exec(searched);
+      if (!end) {
+        tail = searched.slice(-3);
+        return;
+      }
+      // The oversized event ended: start afresh after it.
+      parser.reset({ consume: false });
       skipping = false;
-      start = match.index + match[0].length;
-    }
-    pending = pending.slice(start);
-    if (pending.length > maxEventChars) {
-      // Too long to be a usage event: drop what was kept and ignore the rest of it.
-      pending = pending.slice(-3);
-      skipping = true;
+      tail = '';
+      text = searched.slice(end.index + end[0].length);
     }
   };
 }
 
-function handle(event: string, onData: (data: unknown) => void, onDone: () => void): void {
-  const data = event
-    .split(/\r?\n/)
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
-    .join('\n');
+function handle(data: string, onData: (data: unknown) => void, onDone: () => void): void {
   if (data === '') return;
   if (data === '[DONE]') {
     onDone();

@@ -1,13 +1,21 @@
-// The shell parser: tree-sitter-bash compiled to WASM, loaded once on first use and shared.
-import { createRequire } from 'node:module';
+// The shell parser: the tree-sitter-bash grammar compiled to WASM (vendored), loaded once on first use and shared.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Language, Parser, type Tree } from 'web-tree-sitter';
 
 let parserPromise: Promise<Parser> | undefined;
 
+/** The vendored grammar (vendor/tree-sitter-bash): two folders up from src/policy under vitest, three from dist/src/policy. */
+function grammarFile(): string {
+  const candidates = ['../../vendor/tree-sitter-bash/tree-sitter-bash.wasm', '../../../vendor/tree-sitter-bash/tree-sitter-bash.wasm'].map((path) => fileURLToPath(new URL(path, import.meta.url)));
+  const found = candidates.find((path) => existsSync(path));
+  if (!found) throw new Error(`the bash grammar is missing (looked for ${candidates.join(' and ')}); reinstall cadre`);
+  return found;
+}
+
 async function loadParser(): Promise<Parser> {
-  const require = createRequire(import.meta.url);
   await Parser.init();
-  const bash = await Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  const bash = await Language.load(grammarFile());
   return new Parser().setLanguage(bash);
 }
 

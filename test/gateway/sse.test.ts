@@ -1,0 +1,25 @@
+// The gateway's reader of streamed model answers: events split anywhere, CRLF, multi-line data, [DONE], and an event too long
+// to hold (a hostile upstream) skipped without losing the events after it.
+import { expect, it } from 'vitest';
+import { createSseReader } from '../../src/gateway/sse.js';
+
+function read(chunks: (string | Buffer)[]): { data: unknown[]; done: number } {
+  const data: unknown[] = [];
+  let done = 0;
+  const feed = createSseReader((value) => data.push(value), () => (done += 1));
+  for (const chunk of chunks) feed(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return { data, done };
+}
+
+it('reads events split at any byte, with CRLF, comments, multi-line data and the [DONE] marker', () => {
+  const stream = Buffer.from(': keep-alive\r\n\r\nevent: message\r\ndata: {"usage":\r\ndata: {"output_tokens": 7}, "text": "é"}\r\n\r\ndata: not json\n\ndata: [DONE]\n\n');
+  const whole = read([stream]);
+  expect(whole).toEqual({ data: [{ usage: { output_tokens: 7 }, text: 'é' }], done: 1 });
+  for (let at = 1; at < stream.length; at += 1) expect(read([stream.subarray(0, at), stream.subarray(at)])).toEqual(whole);
+});
+
+it('skips an event longer than 1 MiB, up to its end even when the end is split across chunks, and reads the next one', () => {
+  const huge = `data: "${'x'.repeat(1 << 20)}`;
+  const chunks = [`data: {"n":1}\n\n`, ...huge.match(/[\s\S]{1,65536}/g)!, '"\r\n', '\r', '\ndata: {"n":2}\n\n', 'data: [DONE]\n\n'];
+  expect(read(chunks)).toEqual({ data: [{ n: 1 }, { n: 2 }], done: 1 });
+});
