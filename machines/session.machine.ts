@@ -35,6 +35,8 @@ export interface SessionContext {
   containers: string[];
   currentContainer: string | null;
   lastPlanId: string | null;
+  /** The model /model chose for this session (as typed: `name` or `provider:name`); null for the configured one. */
+  model: string | null;
 }
 
 /** What a saved session brings back into the running one (/resume, --resume, the crash offer). */
@@ -48,10 +50,13 @@ export interface SessionRestore {
   containers: string[];
   currentContainer: string | null;
   lastPlanId: string | null;
+  model: string | null;
 }
 
 export type SessionEvent =
   | { type: 'session.mode.set'; mode: SessionMode }
+  /** /model switched the session's model (null: back to the configured one). */
+  | { type: 'session.model.set'; model: string | null }
   /** Replaces this session with a saved one; only accepted while no task is live (tasks do not survive their process). */
   | { type: 'session.restored'; saved: SessionRestore }
   | { type: 'session.mode.toggle' }
@@ -110,6 +115,7 @@ export const sessionMachine = setup({
     setMode: assign((_, params: { mode: SessionMode }) => ({ mode: params.mode })),
     toggleMode: assign(({ context }) => ({ mode: context.mode === 'auto' ? 'approve' as const : 'auto' as const })),
     setAgent: assign((_, params: { agent: AgentName }) => ({ agent: params.agent })),
+    setModel: assign((_, params: { model: string | null }) => ({ model: params.model })),
     rename: assign((_, params: { name: string }) => ({ name: params.name })),
     restore: assign(({ context }, params: { saved: SessionRestore }) => ({
       ...params.saved,
@@ -231,6 +237,7 @@ export const sessionMachine = setup({
     containers: [],
     currentContainer: null,
     lastPlanId: null,
+    model: null,
   }),
   initial: 'active',
   states: {
@@ -241,6 +248,7 @@ export const sessionMachine = setup({
         'session.mode.set': { actions: { type: 'setMode', params: ({ event }) => ({ mode: event.mode }) } },
         'session.mode.toggle': { actions: 'toggleMode' },
         'session.agent.set': { actions: { type: 'setAgent', params: ({ event }) => ({ agent: event.agent }) } },
+        'session.model.set': { actions: { type: 'setModel', params: ({ event }) => ({ model: event.model }) } },
         'session.renamed': { actions: { type: 'rename', params: ({ event }) => ({ name: event.name }) } },
         'session.transcript.add': { actions: { type: 'addTranscript', params: ({ event }) => ({ entry: event.entry }) } },
         'session.usage.add': { actions: { type: 'addUsage', params: ({ event }) => ({ inputTokens: event.inputTokens, outputTokens: event.outputTokens }) } },

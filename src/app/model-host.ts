@@ -39,6 +39,10 @@ export interface ModelHost {
   list(): Promise<ModelEntry[] | null>;
   /** Switches this session's model, checked against the provider's list where it has one. */
   switchTo(name: string): Promise<ModelSwitch>;
+  /** Back to the configured model (a resumed session that never used /model). */
+  reset(): void;
+  /** The name /model chose, as typed; undefined for the configured model. */
+  chosen(): string | undefined;
   /** What universal-agent's runs get from the model and the session. */
   agentConfig: Pick<UniversalAgentConfig, 'stallTimeoutMs' | 'contextWindow' | 'askPerson' | 'extraTools'>;
 }
@@ -131,6 +135,13 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       loaded = Promise.resolve(candidate);
       return { resolved, validated: models !== null };
     },
+    reset() {
+      if (override === undefined) return;
+      override = undefined;
+      active = undefined;
+      loaded = undefined;
+    },
+    chosen: () => override,
     agentConfig: {
       stallTimeoutMs: config.model.stallTimeoutSeconds * 1000,
       contextWindow: async () => (await contextWindow()).tokens,

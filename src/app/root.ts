@@ -13,7 +13,9 @@ import { reportFailure } from '../cli/sink.js';
 import type { Runtime } from './runtime.js';
 import type { LoopTarget } from '../cli/prompt-loop.js';
 import { dispatchLine, type DispatchOutcome } from '../cli/dispatch.js';
-import { createSessionHost, type SessionHost } from './session-host.js';
+import { createSessionHost, savedSession, type SessionHost } from './session-host.js';
+import { restoreSessionModel } from './session-model.js';
+import type { SessionFile } from '../store/session-file.js';
 import { openAuditTrail } from './audit-trail.js';
 import { askYesNo } from '../cli/confirm.js';
 import { createAgentHost } from './agent-host.js';
@@ -101,6 +103,12 @@ export async function startApp(options: AppOptions): Promise<App> {
   const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
   agents.provideVmAttempt(vmTasks.attempt);
 
+  /** The resumed session's /model choice back in force (or the configured model, said, when it is no longer served). */
+  const restoreModel = (file: SessionFile): Promise<void> => restoreSessionModel({
+    saved: savedSession(file).model, models, sink, audit: recordAudit,
+    forget: () => sessionActor().send({ type: 'session.model.set', model: null }),
+  });
+
   const confirm = (question: string): Promise<boolean> => (options.interactive ? askYesNo(question) : Promise.resolve(false));
 
   const runtime: Runtime = {
@@ -125,6 +133,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       const file = await sessions.load(name);
       sessions.restore(root(), file);
       agents.restoreState(file.agentState as AgentSessionState | undefined);
+      await restoreModel(file);
       const view = sessions.view(root());
       await vm.reattach(view.containers, view.currentContainer);
       return sessions.view(root());
@@ -177,6 +186,7 @@ export async function startApp(options: AppOptions): Promise<App> {
   if (resumedAtStart) sessions.restore(cli, resumedAtStart);
   sessions.watch(cli);
   if (resumedAtStart) {
+    await restoreModel(resumedAtStart);
     const view = sessions.view(cli);
     await vm.reattach(view.containers, view.currentContainer);
   }

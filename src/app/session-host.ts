@@ -82,6 +82,7 @@ export function savedSession(file: SessionFile): SessionRestore {
     containers,
     currentContainer: typeof context.currentContainer === 'string' && containers.includes(context.currentContainer) ? context.currentContainer : (containers.at(-1) ?? null),
     lastPlanId: typeof context.lastPlanId === 'string' ? context.lastPlanId : null,
+    model: typeof context.model === 'string' && context.model !== '' ? context.model : null,
   };
 }
 

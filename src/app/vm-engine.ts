@@ -25,6 +25,7 @@ import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
 import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from '../gateway/pool.js';
 import { workspaceChanges, type WorkspaceChanges } from '../git/workspace-changes.js';
+import { createContainerMcp } from '../mcp/for-containers.js';
 import { say, type OutputSink } from '../output.js';
 import type { Config } from '../store/config-schema.js';
 import { loadInstallation } from '../store/installation.js';
@@ -106,9 +107,12 @@ export async function createVmEngine(options: VmEngineOptions) {
   const [registry, caBundle] = await Promise.all([hostNpmRegistry(), hostCaBundle(options.env)]);
   const caBinds = caBundle ? [`${caBundle}:${containerCaPath}:ro`] : [];
   const caEnv: Record<string, string> = caBundle ? { NODE_EXTRA_CA_CERTS: containerCaPath, npm_config_cafile: containerCaPath, GIT_SSL_CAINFO: containerCaPath } : {};
+  // MCP servers configured for containers run here, on the host, once for every container this process holds.
+  const mcp = createContainerMcp({ servers: config.mcp.servers, cwd: paths.projectDir, sink, version: options.version });
   const gateways = createGateways({
     runDir, session: () => sessionContext().name, model, credentials, budget, audit, sink,
     allowLoopbackUpstreams: options.env.CADRE_GATEWAY_ALLOW_LOOPBACK === '1',
+    ...(mcp ? { mcp } : {}),
   });
   const image = config.vm.image === 'cadre-sandbox:latest' ? `${sandboxRepository}:${options.version}` : config.vm.image;
   const editors = createEditorListeners();
@@ -378,6 +382,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       await editors.closeAll();
       for (const id of held()) options.root().send({ type: 'container.forget', containerId: id });
       await gateways.closeAll();
+      await mcp?.close();
       await releaseMyClaims(runDir);
     },
   };

@@ -27,6 +27,8 @@ export const modelCommand = defineCommand({
       return;
     }
     const switched = await models.switchTo(name);
+    // Kept in the session's context, so /save, /resume and the crash offer bring the choice back.
+    ctx.runtime.session.send({ type: 'session.model.set', model: name });
     ctx.runtime.audit('model.switched', { provider: switched.resolved.provider, model: switched.resolved.model, validated: switched.validated });
     ctx.emit(result('model', { active: await models.describe(), validated: switched.validated }, `This session now uses ${switched.resolved.provider} · ${switched.resolved.model}.`));
     if (!switched.validated) ctx.emit(say('The provider has no model list, so the name was not checked: a wrong name fails at the next task.', 'warn'));

@@ -3,6 +3,9 @@ import type { ProviderKind } from './providers.js';
 
 export const defaultForwarderPorts = { modelPort: 4100, proxyPort: 4101 } as const;
 
+/** The prefix of the gateway's MCP routes (origin-form, on the model port like model calls). */
+export const mcpRoutePrefix = '/cadre/mcp/';
+
 /**
  * Variables that point the official SDKs, git, npm and yarn at the in-container forwarder in
  * their ordinary way. The only credential is the container's JWT; a real key never appears.
@@ -30,4 +33,9 @@ export function containerGatewayEnv(input: {
     NO_PROXY: '127.0.0.1',
     no_proxy: '127.0.0.1',
   };
+}
+
+/** Where the runner finds the host's MCP tools offered to containers: the gateway's MCP routes, through the forwarder. */
+export function containerMcpEnv(modelPort: number = defaultForwarderPorts.modelPort): Record<string, string> {
+  return { CADRE_MCP_URL: `http://127.0.0.1:${modelPort}${mcpRoutePrefix.slice(0, -1)}` };
 }

@@ -9,7 +9,8 @@ import { upstreamHeaders } from './forward-headers.js';
 import { attachmentTokens, meterRequest, type MeteredRequest } from './metering.js';
 import { createFairShare } from './fair-share.js';
 import { forwardCall } from './model-call.js';
-import { errorBody, matchRoute, presentedToken, upstreamAuthHeader, upstreamUrl } from './providers.js';
+import { authenticateContainer } from './container-auth.js';
+import { errorBody, matchRoute, upstreamAuthHeader, upstreamUrl } from './providers.js';
 import type { GatewayErrorKind, MeteredEndpoint, ProviderConfig } from './providers.js';
 import type { BoundedAudit } from './refusals.js';
 import { jsonNestingExceeds, readBody } from './request-body.js';
@@ -79,16 +80,12 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
       audit.refusal(kind === 'authentication' ? 'gateway.auth-failed' : 'gateway.refused', reason, { reason, method, path, status: statusFor[kind], ...data });
       reject(res, kind, message);
     };
-    const verification = credentials.verifyContainerToken(presentedToken(req.headers));
-    const wrongContainer = verification.ok && (verification.claims.cid !== container.cid || verification.claims.session !== container.session
-      || (container.jti !== undefined && verification.claims.jti !== container.jti));
-    if (!verification.ok || wrongContainer) {
-      const reason = verification.ok ? 'wrong-container' : verification.reason;
-      const jti = verification.ok ? verification.claims.jti.slice(0, 8) : verification.jtiPrefix;
-      refuse('authentication', reason, `cadre gateway: the container credential was refused (${reason}).`, { jti });
+    const caller = authenticateContainer(credentials, container, req.headers);
+    if (!caller.ok) {
+      refuse('authentication', caller.reason, `cadre gateway: the container credential was refused (${caller.reason}).`, { jti: caller.jti });
       return;
     }
-    const jti = verification.claims.jti.slice(0, 8);
+    const { jti } = caller;
     const route = matchRoute(provider.kind, method, req.url ?? '/');
     if (route === undefined) {
       refuse('not-found', 'not-found', `cadre gateway: ${method} ${path} is not a ${provider.kind} endpoint it forwards.`, { jti });

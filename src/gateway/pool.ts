@@ -7,7 +7,8 @@ import { writeDeadlineFile } from '../container/init.js';
 import { sandboxUser } from '../container/workspace.js';
 import { CadreError } from '../errors.js';
 import type { Budget } from './budget.js';
-import { containerGatewayEnv } from './container-env.js';
+import { containerGatewayEnv, containerMcpEnv } from './container-env.js';
+import type { ContainerMcp } from '../mcp/for-containers.js';
 import type { Credentials } from './credentials.js';
 import type { ProviderConfig } from './providers.js';
 import { startGateway, type Gateway } from './server.js';
@@ -76,6 +77,8 @@ export interface GatewaysOptions {
   sink: OutputSink;
   /** Lets egress reach loopback upstreams (CADRE_GATEWAY_ALLOW_LOOPBACK=1, for tests with local servers); announced loudly. */
   allowLoopbackUpstreams: boolean;
+  /** The host's MCP servers offered to containers, shared by every gateway of this process. */
+  mcp?: ContainerMcp;
 }
 
 export function createGateways(options: GatewaysOptions) {
@@ -108,6 +111,7 @@ export function createGateways(options: GatewaysOptions) {
       audit: options.audit,
       output: options.sink,
       allowLoopbackUpstreams: options.allowLoopbackUpstreams,
+      ...(options.mcp ? { mcp: options.mcp } : {}),
     });
     const entry = { gateway, ...token };
     open.set(id, entry);
@@ -156,7 +160,7 @@ export function createGateways(options: GatewaysOptions) {
       if (!entry) throw new CadreError('vm-agent.no-gateway', `Container ${id} has no gateway in this cadre process.`, { remedy: `Restart it with /vm-restart ${id}, then run the task again.` });
       const kind = options.model.provider.kind;
       const gatewayEnv = containerGatewayEnv({ provider: kind, token: entry.token });
-      return { ...extra, ...gatewayEnv, CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
+      return { ...extra, ...gatewayEnv, ...(options.mcp ? containerMcpEnv() : {}), CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
     },
 
     async closeAll(): Promise<void> {

@@ -1,4 +1,4 @@
-// The per-container gateway: one Unix socket serving model calls (origin-form) and egress (CONNECT, absolute URLs).
+// The per-container gateway: one Unix socket serving model calls and MCP tools (origin-form) and egress (CONNECT, absolute URLs).
 import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type net from 'node:net';
@@ -13,7 +13,10 @@ import { createEgressPolicy } from './egress-policy.js';
 import type { Resolver } from './egress-policy.js';
 import { createBoundedAudit } from './refusals.js';
 import { loadTokenCounter } from './token-estimate.js';
+import { mcpRoutePrefix } from './container-env.js';
+import { createMcpProxy } from './mcp-proxy.js';
 import { createModelProxy } from './model-proxy.js';
+import type { ContainerMcp } from '../mcp/for-containers.js';
 import type { ModelProxyOptions } from './model-proxy.js';
 import type { ProviderConfig } from './providers.js';
 import { packageManagerRegistryHosts } from './registries.js';
@@ -58,6 +61,8 @@ export interface GatewayOptions {
   output?: OutputSink;
   resolver?: Resolver;
   limits?: GatewayLimits;
+  /** The host's MCP servers offered to containers (served on /cadre/mcp/); none when omitted. */
+  mcp?: ContainerMcp;
 }
 
 export interface Gateway {
@@ -93,6 +98,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const egress = createEgressProxy({ decide, audit, cid: container.cid, idleTimeoutMs: limits.tunnelIdleTimeoutMs ?? 600_000 });
   const countTokens = await loadTokenCounter();
   const model = createModelProxy({ ...limits, provider: options.provider, credentials: options.credentials, container, budget: options.budget, audit, countTokens });
+  const mcp = createMcpProxy({ mcp: options.mcp, credentials: options.credentials, container, budget: options.budget, audit });
 
   const server = http.createServer({
     requestTimeout: limits.requestTimeoutMs ?? 120_000,
@@ -101,7 +107,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }, (req, res) => {
     // Origin-form targets are model calls on the model port; absolute URLs are proxy requests.
     try {
-      if ((req.url ?? '').startsWith('/')) model.handle(req, res);
+      if ((req.url ?? '').startsWith(mcpRoutePrefix)) mcp.handle(req, res);
+      else if ((req.url ?? '').startsWith('/')) model.handle(req, res);
       else egress.handleRequest(req, res);
     } catch (error) {
       audit.record('gateway.error', { cid: container.cid, error: error instanceof Error ? error.message : String(error) });
@@ -158,6 +165,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         await new Promise((resolve) => setImmediate(resolve));
         return;
       }
+      mcp.close();
       server.closeAllConnections();
       await ended;
       model.close();

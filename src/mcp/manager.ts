@@ -8,7 +8,7 @@ import { say, type OutputSink } from '../output.js';
 import { CadreError, exitCodes } from '../errors.js';
 import type { Config } from '../store/config-schema.js';
 import { redactText } from '../store/redact.js';
-import { isReadOnly, toAgentTool } from './tools.js';
+import { isReadOnly, toAgentTool, type McpCall } from './tools.js';
 
 export type McpServerConfig = Config['mcp']['servers'][string];
 export type McpServerState = 'disabled' | 'not started' | 'connecting' | 'connected' | 'failed' | 'disconnected';
@@ -42,9 +42,21 @@ interface Entry {
   connecting?: Promise<void>;
 }
 
+/** One tool of a connected server as the server describes it, with the way to call it. */
+export interface McpServedTool {
+  server: string;
+  tool: McpTool;
+  /** Listed in mcp.servers.<name>.trustedTools. */
+  trusted: boolean;
+  timeoutMs: number;
+  call: McpCall;
+}
+
 export interface McpManager {
   /** The tools of every connected server (connecting those not started yet first), as agent tools. */
   tools(): Promise<AgentTool[]>;
+  /** The same tools as the servers describe them (their JSON Schemas), for the gateway to offer containers. */
+  served(): Promise<McpServedTool[]>;
   /** Every configured server with its state (connecting those not started yet first). */
   status(): Promise<McpServerStatus[]>;
   /** Closes and connects again one server, or every enabled one. */
@@ -67,7 +79,12 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function createMcpManager(options: { servers: Record<string, McpServerConfig>; cwd: string; sink: OutputSink; version: string }): McpManager {
+export function createMcpManager(options: {
+  servers: Record<string, McpServerConfig>; cwd: string; sink: OutputSink; version: string;
+  /** How a stopped or failed server comes back, for the messages; default: /mcp reconnect. */
+  reconnectHint?: (name: string) => string;
+}): McpManager {
+  const reconnectHint = options.reconnectHint ?? ((name: string) => `/mcp reconnect ${name}`);
   const entries = new Map<string, Entry>(Object.entries(options.servers).map(([name, config]) => [name, {
     name, config, state: config.enabled ? 'not started' : 'disabled', tools: [], stderr: '',
   }]));
@@ -103,7 +120,7 @@ export function createMcpManager(options: { servers: Record<string, McpServerCon
       if (entry.client !== client || entry.state !== 'connected') return;
       entry.state = 'disconnected';
       entry.error = `the server stopped${stderrTail(entry)}`;
-      options.sink(say(`MCP server "${entry.name}" stopped${stderrTail(entry)}; its tools are unavailable until /mcp reconnect ${entry.name}. Everything else keeps working.`, 'warn'));
+      options.sink(say(`MCP server "${entry.name}" stopped${stderrTail(entry)}; its tools are unavailable until ${reconnectHint(entry.name)}. Everything else keeps working.`, 'warn'));
     };
     const startupMs = config.startupTimeoutSeconds * 1000;
     try {
@@ -125,7 +142,7 @@ export function createMcpManager(options: { servers: Record<string, McpServerCon
       entry.state = 'failed';
       entry.error = `${describeError(error)}${stderrTail(entry)}`;
       await client.close().catch(() => undefined);
-      options.sink(say(`MCP server "${entry.name}" failed to start: ${entry.error}. Check mcp.servers.${entry.name} with \`cadre config\`; /mcp reconnect ${entry.name} tries again. Everything else keeps working.`, 'warn'));
+      options.sink(say(`MCP server "${entry.name}" failed to start: ${entry.error}. Check mcp.servers.${entry.name} with \`cadre config\`; ${reconnectHint(entry.name)} tries again. Everything else keeps working.`, 'warn'));
     }
   };
 
@@ -168,13 +185,18 @@ export function createMcpManager(options: { servers: Record<string, McpServerCon
     await client?.close().catch(() => undefined);
   };
 
+  const served = async (): Promise<McpServedTool[]> => {
+    await ensureAll();
+    return [...entries.values()].filter((entry) => entry.state === 'connected').flatMap((entry) => entry.tools.map((tool) => ({
+      server: entry.name, tool, call: callOf(entry), timeoutMs: entry.config.timeoutSeconds * 1000, trusted: entry.config.trustedTools.includes(tool.name),
+    })));
+  };
+
   return {
     async tools() {
-      await ensureAll();
-      return [...entries.values()].filter((entry) => entry.state === 'connected').flatMap((entry) => entry.tools.map((tool) => toAgentTool(tool, {
-        server: entry.name, call: callOf(entry), timeoutMs: entry.config.timeoutSeconds * 1000, trusted: entry.config.trustedTools.includes(tool.name),
-      })));
+      return (await served()).map(({ tool, ...rest }) => toAgentTool(tool, rest));
     },
+    served,
     async status() {
       await ensureAll();
       return [...entries.values()].map(statusOf);

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { isCadreError } from '../errors.js';
 import { runnerExitCodes, type RunnerEvent } from './events.js';
 import { runAgentLoop, type RunnerOutcome } from './loop.js';
+import { gatewayMcpTools } from './mcp-tools.js';
 import { runnerModel } from './model.js';
 import { runnerTools } from './tools/index.js';
 
@@ -67,7 +68,12 @@ async function main(): Promise<void> {
   }
 
   await emit({ type: 'runner.started', task, attempt, workspace, provider: model.provider, model: model.model });
-  const outcome = await runAgentLoop({ task, attempt, workspace, model, tools: runnerTools, emit: (event) => void emit(event), signal: controller.signal, maxTurns, maxOutputTokens });
+  const mcpTools = await gatewayMcpTools(process.env).catch(async (error: unknown) => {
+    await emit({ type: 'progress', message: `The MCP tools offered to containers are unavailable (${error instanceof Error ? error.message : String(error)}); vm-agent works without them.` });
+    return [];
+  });
+  const tools = [...runnerTools, ...mcpTools];
+  const outcome = await runAgentLoop({ task, attempt, workspace, model, tools, emit: (event) => void emit(event), signal: controller.signal, maxTurns, maxOutputTokens });
   const code = outcome.type === 'runner.finished' ? runnerExitCodes.finished
     : outcome.type === 'runner.budget-exhausted' ? runnerExitCodes.budgetExhausted
     : outcome.code === 'runner.cancelled' ? runnerExitCodes.cancelled

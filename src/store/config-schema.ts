@@ -30,6 +30,8 @@ const mcpCommon = {
   startupTimeoutSeconds: z.number().int().min(1).default(30).describe('Time limit to start and initialise the server'),
   trustedTools: z.array(z.string().min(1)).default([]).describe('Tools with side effects that run without asking each time'),
   disabledTools: z.array(z.string().min(1)).default([]).describe('Tools never offered to the agent'),
+  containers: z.boolean().default(false)
+    .describe("Offer its read-only and trusted tools to vm-agent containers too: it runs on the host, reached through each container's gateway"),
 };
 
 /** An MCP server: a command cadre starts (stdio) or a streamable-HTTP URL. */
@@ -117,7 +119,7 @@ export const configSchema = z.strictObject({
   mcp: z
     .strictObject({
       servers: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'a kebab-case name like github'), mcpServerSchema).default({})
-        .describe('MCP servers whose tools universal-agent may use: { command, args, env } or { url, headers }'),
+        .describe('MCP servers whose tools universal-agent (and, with containers: true, vm-agent) may use: { command, args, env } or { url, headers }'),
     })
     .prefault({})
     .describe('Integrations through the Model Context Protocol'),

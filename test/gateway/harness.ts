@@ -35,7 +35,7 @@ export async function startHarness(input: {
   provider: Omit<ProviderConfig, 'apiKey'>;
   budgetLimit?: number;
   container?: Partial<GatewayOptions['container']>;
-  options?: Partial<Pick<GatewayOptions, 'allowLoopbackUpstreams' | 'registryHosts' | 'resolver' | 'limits'>>;
+  options?: Partial<Pick<GatewayOptions, 'allowLoopbackUpstreams' | 'registryHosts' | 'resolver' | 'limits' | 'mcp'>>;
 }): Promise<Harness> {
   const dir = await mkdtemp(join(tmpdir(), 'cadre-gateway-'));
   const credentials = await openCredentials({ keysDir: join(dir, 'keys') });

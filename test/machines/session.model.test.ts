@@ -43,6 +43,8 @@ defineModelTests({
         { type: 'session.mode.set', mode: 'auto' },
         { type: 'session.mode.toggle' },
         { type: 'session.agent.set', agent: 'vm-agent' },
+        { type: 'session.model.set', model: 'qwen-large' },
+        { type: 'session.model.set', model: null },
         { type: 'session.renamed', name: 'feature-x' },
         { type: 'session.transcript.add', entry: { role: 'user', text: 'hello', at: 1 } },
         { type: 'session.usage.add', inputTokens: 10, outputTokens: 5 },
@@ -93,7 +95,7 @@ defineModelTests({
           type: 'session.restored',
           saved: {
             name: 'saved', mode: 'auto', agent: 'vm-agent', transcript: [{ role: 'user', text: 'hello', at: 1 }], usage: { inputTokens: 10, outputTokens: 5 },
-            budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', lastPlanId: null,
+            budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', lastPlanId: null, model: 'qwen-large',
           },
         },
         end,
