@@ -1,5 +1,6 @@
 // Third-party libraries copied into a project (jquery.js with its licence banner, <script src="…/jquery-3.2.1.min.js">): not the project's code, but versions to check against advisories.
-export type VendoredLibrary = { name: string; version: string; line: number };
+/** `loaded`: named by a page's <script src> (a CDN URL or a local path) rather than found as a copied file. */
+export type VendoredLibrary = { name: string; version: string; line: number; loaded?: boolean };
 
 /** Banner names → npm package names, where they differ from the lowercased, hyphenated name. */
 const packageNames: Record<string, string> = {
