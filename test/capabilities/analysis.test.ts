@@ -49,7 +49,7 @@ describe('runAnalysis', () => {
     }]));
     const report = await runAnalysis('security', { cwd, advisoriesFile: osv });
     const ejs = report.findings.find((finding) => finding.message.includes('GHSA-test-ejs'));
-    expect(ejs).toMatchObject({ severity: 'Critical', file: 'package.json', fix: 'Upgrade ejs to a version in >=9.0.0.' });
+    expect(ejs).toMatchObject({ severity: 'Critical', file: 'package.json', fix: 'Upgrade ejs to 9.0.0 or later ("^3.1.10" never reaches it: change the range in package.json).' });
 
     await writeFile(osv, '{"nothing": true}');
     const failure = await runAnalysis('security', { cwd, advisoriesFile: osv }).catch((error: unknown) => error);

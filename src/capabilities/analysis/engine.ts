@@ -23,7 +23,7 @@ export function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, h
   const lines = text.split('\n').length;
   try {
     const { findings, fingerprints, security } = kinds[kind].analyseFile(file);
-    const loaded = /\.html?$/.test(item.path) ? scriptTagLibraries(text, file.position) : [];
+    const loaded = /\.(?:html?|ejs|hbs|handlebars|njk|twig|php)$/.test(item.path) ? scriptTagLibraries(text, file.position) : [];
     const facts = file.parsed ? extractFacts(file.parsed, text) : null;
     const warning = file.parseError ? `does not parse (${file.parseError}); analysed what could be read.` : undefined;
     return { size: item.size, mtimeMs: item.mtimeMs, hash, findings, facts, lines, ...(fingerprints ? { fingerprints } : {}), ...(security ? { security } : {}), ...(loaded.length > 0 ? { vendored: loaded } : {}), ...(warning ? { warning } : {}) };

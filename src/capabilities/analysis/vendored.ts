@@ -1,5 +1,6 @@
 // Third-party libraries copied into a project (jquery.js with its licence banner, <script src="…/jquery-3.2.1.min.js">): not the project's code, but versions to check against advisories.
-export type VendoredLibrary = { name: string; version: string; line: number };
+/** `loaded`: named by a page's <script src> (a CDN URL or a local path) rather than found as a copied file. */
+export type VendoredLibrary = { name: string; version: string; line: number; loaded?: boolean };
 
 /** Banner names → npm package names, where they differ from the lowercased, hyphenated name. */
 const packageNames: Record<string, string> = {
@@ -7,9 +8,15 @@ const packageNames: Record<string, string> = {
   'chart.js': 'chart.js', 'highlight.js': 'highlight.js', 'socket.io': 'socket.io-client', 'isotope packaged': 'isotope-layout', 'owl carousel': 'owl.carousel',
 };
 
+/** CDN library folders (cdnjs, Google's hosted libraries) whose name is not the npm package's. */
+const cdnNames: Record<string, string> = {
+  'twitter-bootstrap': 'bootstrap', 'jqueryui': 'jquery-ui', 'angular.js': 'angular', 'lodash.js': 'lodash', 'underscore.js': 'underscore',
+  'handlebars.js': 'handlebars', 'backbone.js': 'backbone', 'ember.js': 'ember-source', 'vue.js': 'vue', 'react-dom.js': 'react-dom',
+};
+
 function packageOf(name: string): string {
   const lower = name.trim().toLowerCase();
-  return packageNames[lower] ?? lower.replace(/\s+/g, '-');
+  return packageNames[lower] ?? cdnNames[lower] ?? lower.replace(/\s+/g, '-');
 }
 
 /** The library a script's opening licence banner names (`/*! jQuery v3.2.1 | (c) …`), when the file is a copy of one. */
@@ -28,17 +35,24 @@ export function isGenerated(path: string, text: string): boolean {
 }
 
 const scriptSource = /<script\b[^>]*\bsrc\s*=\s*["']([^"']+)["']/gi;
-/** `jquery-3.2.1.min.js`, `jquery@3.2.1/dist/jquery.min.js`, `…/jquery/1.12.4/jquery.min.js`. */
-const versionedScript = /(?:^|\/)((?:@[\w.-]+\/)?[a-z][\w.-]*?)(?:[-@/](\d+\.\d+\.\d+(?:-[\w.]+)?))(?:\/[\w./-]*)?(?:\.min)?\.js(?:[?#].*)?$/i;
+/** `jquery-3.2.1.min.js`, `jquery@3.2.1/dist/jquery.min.js`, `…/ajax/libs/jquery/1.12.4/jquery.min.js`, `@scope/name@1.2.3/…`. */
+const versionedScript = /(?:^|\/)((?:@[\w.-]+\/)?[a-z][\w.-]*?)(?:[-@/]v?(\d+\.\d+\.\d+(?:-[\w.]+)?))(?:\/[\w./-]*)?(?:\.min)?\.js(?:[?#].*)?$/i;
+/** `jquery.min.js?ver=3.2.1` (WordPress and other asset pipelines put the version in the query). */
+const queryVersionedScript = /(?:^|\/)([a-z][\w-]*(?:\.js)?)(?:\.min)?\.js\?(?:[^#]*&)?v(?:er(?:sion)?)?=(\d+\.\d+\.\d+)(?:[&#].*)?$/i;
 
-/** Libraries an HTML page loads with a version in the script's URL. */
+/** The library and version a script URL names, when it names one. */
+export function scriptUrlLibrary(source: string): { name: string; version: string } | null {
+  const versioned = versionedScript.exec(source) ?? queryVersionedScript.exec(source);
+  if (!versioned?.[1] || !versioned[2]) return null;
+  return { name: packageOf(versioned[1].replace(/\.min$/, '')), version: versioned[2] };
+}
+
+/** Libraries a page (HTML or a server template) loads with a version in the script's URL. */
 export function scriptTagLibraries(text: string, position: (offset: number) => { line: number }): VendoredLibrary[] {
   const found: VendoredLibrary[] = [];
   for (const match of text.matchAll(scriptSource)) {
-    const source = match[1] ?? '';
-    const versioned = versionedScript.exec(source);
-    if (!versioned?.[1] || !versioned[2]) continue;
-    found.push({ name: packageOf(versioned[1].replace(/\.min$/, '')), version: versioned[2], line: position(match.index ?? 0).line });
+    const library = scriptUrlLibrary(match[1] ?? '');
+    if (library) found.push({ ...library, line: position(match.index ?? 0).line, loaded: true });
   }
   return found;
 }

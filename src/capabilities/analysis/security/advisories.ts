@@ -1,38 +1,11 @@
-// Offline advisory data: the bundled nodejs/security-wg snapshot, and OSV or GitHub advisory exports the user provides.
-import { access, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Offline advisory data: the bundled snapshots (snapshot.ts), and OSV or GitHub advisory exports the user provides.
+import { readFile } from 'node:fs/promises';
 import semver from 'semver';
 import { CadreError } from '../../../errors.js';
 import type { Severity } from '../types.js';
+import { type Advisory, loadBundledAdvisories } from './snapshot.js';
 
-export type Advisory = {
-  id: string;
-  packageName: string;
-  /** A semver range of affected versions. */
-  vulnerable: string;
-  patched: string | null;
-  title: string;
-  severity: Severity;
-  aliases: string[];
-};
-
-const snapshotRelative = join('src', 'capabilities', 'data', 'advisories', 'security-wg-npm.json');
-
-/** Finds the bundled snapshot from the source tree or from dist/. */
-async function snapshotPath(): Promise<string> {
-  let folder = dirname(fileURLToPath(import.meta.url));
-  for (let depth = 0; depth < 8; depth += 1) {
-    const candidate = join(folder, snapshotRelative);
-    try {
-      await access(candidate);
-      return candidate;
-    } catch {
-      folder = dirname(folder);
-    }
-  }
-  throw new CadreError('advisories.missing', 'The bundled advisory snapshot is missing from this installation.', { remedy: `Reinstall cadre, or pass an advisory export with --advisories FILE.` });
-}
+export type { Advisory } from './snapshot.js';
 
 export function severityFromScore(score: number | null | undefined): Severity {
   if (typeof score !== 'number') return 'Medium';
@@ -130,7 +103,7 @@ export function parseAdvisoryExport(text: string): Advisory[] {
 
 /** The bundled snapshot plus the user's export (newer data wins nothing: both are checked). */
 export async function loadAdvisories(advisoriesFile?: string): Promise<Advisory[]> {
-  const bundled = parseAdvisoryExport(await readFile(await snapshotPath(), 'utf8'));
+  const bundled = await loadBundledAdvisories(parseAdvisoryExport);
   if (!advisoriesFile) return bundled;
   let text: string;
   try {

@@ -1,9 +1,10 @@
 // Insecure dependencies: installed, declared or copied-in versions that fall in an advisory's vulnerable range.
 import semver from 'semver';
 import { lineLocator } from '../../../project/ast.js';
-import type { FileWarning, Finding, RuleMeta } from '../types.js';
+import type { FileWarning, Finding, RuleMeta, Severity } from '../types.js';
 import type { InstalledPackage, ProjectView } from '../view.js';
 import type { Advisory } from './advisories.js';
+import { everyAllowedVersionAffected, namedVersions } from './ranges.js';
 
 export const dependencyRule: RuleMeta = {
   id: 'security/vulnerable-dependency',
@@ -18,8 +19,9 @@ export type ManifestLines = { packageJson: string | null; lockfile: string | nul
 type Where = { file: string; line: number; context?: string };
 
 /**
- * Checks direct dependencies (the installed version, else the lowest version the range allows), every package the
- * lockfile installs, and libraries copied into the project. Development-only packages are labelled as such.
+ * Checks direct dependencies (the installed version, else the declared range: reported when every version it allows is
+ * affected), every package the lockfile installs, and libraries copied into or loaded by the project. Development-only
+ * packages are labelled as such.
  */
 export function checkDependencies(view: ProjectView, advisories: readonly Advisory[], texts: ManifestLines, warn: (warning: FileWarning) => void): Finding[] {
   const byPackage = new Map<string, Advisory[]>();
@@ -28,21 +30,31 @@ export function checkDependencies(view: ProjectView, advisories: readonly Adviso
     list.push(advisory);
     byPackage.set(advisory.packageName, list);
   }
-  const findings: Finding[] = [];
-  const seen = new Set<string>();
+  const hits = new Map<string, Hit>();
   const lineIn = lineFinder(texts.packageJson);
   const lineInLockfile = lineFinder(texts.lockfile);
+  const report = (name: string, subject: string, advisory: Advisory, where: Where, how: string, range?: string): void => {
+    const key = `${where.file}:${where.line}:${name}@${subject}`;
+    const hit = hits.get(key) ?? { name, subject, where, how, advisories: [], ...(range ? { range } : {}) };
+    if (!hit.advisories.some((known) => known.id === advisory.id)) hit.advisories.push(advisory);
+    hits.set(key, hit);
+  };
   const check = (name: string, version: string, where: Where, how: string): void => {
     for (const advisory of byPackage.get(name) ?? []) {
-      if (!semver.satisfies(version, advisory.vulnerable, { includePrerelease: true, loose: true }) || seen.has(`${name}@${version}:${advisory.id}`)) continue;
-      seen.add(`${name}@${version}:${advisory.id}`);
-      const aliases = advisory.aliases.length > 0 ? ` (${advisory.aliases.join(', ')})` : '';
-      findings.push({
-        file: where.file, line: where.line, column: 1, ruleId: dependencyRule.id, category: dependencyRule.category, severity: advisory.severity,
-        message: `${name}@${version}${how}: ${advisory.title} [${advisory.id}${aliases}].`,
-        fix: advisory.patched ? `Upgrade ${name} to a version in ${advisory.patched}.` : `No patched version is known: replace ${name}.`,
-        ...(where.context ? { context: where.context } : {}),
-      });
+      if (semver.satisfies(version, advisory.vulnerable, { includePrerelease: true, loose: true })) report(name, version, advisory, where, how);
+    }
+  };
+  const known = new Map<string, string[]>();
+  const knownVersions = (name: string): string[] => {
+    let versions = known.get(name);
+    if (!versions) known.set(name, versions = (byPackage.get(name) ?? []).flatMap(namedVersions));
+    return versions;
+  };
+  /** A declared range with nothing installed or locked: reported only when every version it allows is affected. */
+  const checkRange = (name: string, range: string, where: Where): void => {
+    for (const advisory of byPackage.get(name) ?? []) {
+      if (!everyAllowedVersionAffected(range, advisory.vulnerable, knownVersions(name))) continue;
+      report(name, range, advisory, where, ' (declared; nothing installed or locked): every version the range allows is affected', range);
     }
   };
   const runtime = view.packageJson?.dependencies ?? {};
@@ -50,14 +62,14 @@ export function checkDependencies(view: ProjectView, advisories: readonly Adviso
   const checkedInstalls = new Set<InstalledPackage>();
   for (const [name, spec] of Object.entries(direct)) {
     const dev = !(name in runtime);
-    const declared = declaredVersion(name, spec);
+    const declared = declaredRange(name, spec);
     if (declared === 'unreadable') warn({ file: 'package.json', message: `the version "${String(spec)}" of ${name} is not a version range npm understands; ${name} was not checked.` });
     const target = typeof declared === 'object' && declared ? declared.name : name;
     const installed = installedFor(view.installed, target, typeof spec === 'string' ? spec : '');
     if (installed) checkedInstalls.add(installed);
-    const version = installed?.version ?? (typeof declared === 'object' ? declared?.version : null);
-    if (!version) continue;
-    check(target, version, { file: 'package.json', line: lineIn(`"${name}"`) || 1, ...(dev ? { context: 'dev dependency' } : {}) }, installed ? ' is installed' : ` is allowed by "${String(spec)}"`);
+    const where = { file: 'package.json', line: lineIn(`"${name}"`) || 1, ...(dev ? { context: 'dev dependency' } : {}) };
+    if (installed) check(target, installed.version, where, ' is installed');
+    else if (typeof declared === 'object' && declared) checkRange(target, declared.range, where);
   }
   const lockfile = texts.lockfileName ?? 'package-lock.json';
   for (const item of view.installed) {
@@ -67,9 +79,31 @@ export function checkDependencies(view: ProjectView, advisories: readonly Adviso
     check(item.name, item.version, { file: lockfile, line: line || 1, ...(item.dev ? { context: 'dev dependency' } : {}) }, ' is installed as a transitive dependency');
   }
   for (const [path, file] of view.files) {
-    for (const library of file.vendored ?? []) check(library.name, library.version, { file: path, line: library.line }, ' is copied into the project');
+    for (const library of file.vendored ?? []) check(library.name, library.version, { file: path, line: library.line }, library.loaded ? ' is loaded by this page' : ' is copied into the project');
   }
-  return findings;
+  return [...hits.values()].map(toFinding);
+}
+
+type Hit = { name: string; subject: string; where: Where; how: string; advisories: Advisory[]; range?: string };
+const severityRank: Record<Severity, number> = { Critical: 0, High: 1, Medium: 2, Low: 3 };
+const label = (advisory: Advisory): string => `${advisory.id}${advisory.aliases.length > 0 ? ` (${advisory.aliases.join(', ')})` : ''}`;
+
+/** One finding per package and place: the most severe advisory leads, the others are listed, and the fix covers them all. */
+function toFinding(hit: Hit): Finding {
+  const advisories = [...hit.advisories].sort((a, b) => severityRank[a.severity] - severityRank[b.severity] || a.id.localeCompare(b.id));
+  const [first, ...others] = advisories as [Advisory, ...Advisory[]];
+  const more = others.length > 0 ? ` Also: ${others.map(label).join(', ')}.` : '';
+  const unpatched = advisories.filter((advisory) => !advisory.patched);
+  const lowestFixes = advisories.flatMap((advisory) => (advisory.patched ? [semver.minVersion(advisory.patched, { loose: true })] : [])).filter((item) => item !== null);
+  const target = lowestFixes.sort((a, b) => semver.compare(b, a))[0];
+  const upgrade = target ? `Upgrade ${hit.name} to ${target.version} or later${hit.range ? ` ("${hit.range}" never reaches it: change the range in package.json)` : ''}.` : '';
+  const replace = unpatched.length > 0 ? ` No patched version is known for ${unpatched.map((advisory) => advisory.id).join(', ')}: replace ${hit.name} if that matters here.` : '';
+  return {
+    file: hit.where.file, line: hit.where.line, column: 1, ruleId: dependencyRule.id, category: dependencyRule.category, severity: first.severity,
+    message: `${hit.name}@${hit.subject}${hit.how}: ${first.title} [${label(first)}].${more}`,
+    fix: (upgrade + replace).trim(),
+    ...(hit.where.context ? { context: hit.where.context } : {}),
+  };
 }
 
 /** The installed copy of a direct dependency: the top-level one, else one that satisfies the declared range. */
@@ -85,17 +119,16 @@ function installedFor(installed: readonly InstalledPackage[], name: string, rang
 const notARange = /^(?:[a-z][\w+.-]*:|[\w.-]+\/[\w.-]+(?:#.*)?$|[a-z][\w.-]*$)/i;
 
 /**
- * The lowest version a dependency's specifier allows, read as npm reads package.json (loosely: "^4.00" is ^4.0.0),
+ * The version range a dependency's specifier allows, read as npm reads package.json (loosely: "^4.00" is ^4.0.0),
  * with `npm:` aliases checked as the aliased package; null for specifiers that name no version, 'unreadable' for junk.
  */
-function declaredVersion(name: string, spec: unknown): { name: string; version: string } | null | 'unreadable' {
+function declaredRange(name: string, spec: unknown): { name: string; range: string } | null | 'unreadable' {
   if (typeof spec !== 'string') return 'unreadable';
   const alias = /^npm:((?:@[^/@]+\/)?[^@]+)(?:@(.*))?$/.exec(spec.trim());
   const target = alias ? alias[1] as string : name;
   const range = alias ? alias[2] ?? '*' : spec;
   if (semver.validRange(range, { loose: true }) === null) return notARange.test(range.trim()) ? null : 'unreadable';
-  const lowest = semver.minVersion(range, { loose: true });
-  return lowest ? { name: target, version: lowest.version } : null;
+  return semver.minVersion(range, { loose: true }) ? { name: target, range } : null;
 }
 
 /** The line of the first occurrence of a needle in a text (0 when absent), with line starts computed once. */
