@@ -4,8 +4,7 @@ import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from 
 import { addUsage, zeroUsage } from '../model/types.js';
 import type { RunnerEvent, RunnerEventSink } from './events.js';
 import { runnerSystemPrompt, runnerTaskTurn } from './prompt.js';
-import { runRunnerTool } from './tools/run-tool.js';
-import type { RunnerTool } from './tools/tool.js';
+import { runRunnerTool, type RunnerTool } from './tools/run-tool.js';
 
 export interface RunnerLoopInput {
   task: string;

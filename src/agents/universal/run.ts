@@ -5,6 +5,7 @@ import { CadreError, isCadreError } from '../../errors.js';
 import { linearCounter, loadTokenCounter } from '../../gateway/token-estimate.js';
 import { defaultContextWindow } from '../../model/context-window.js';
 import { createRequestCounter } from '../../model/tokens.js';
+import type { z } from 'zod';
 import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from '../../model/types.js';
 import { addUsage, zeroUsage } from '../../model/types.js';
 import type { ProjectContext } from '../../project/context.js';
@@ -13,7 +14,8 @@ import { describeCall, refusedArguments } from '../tools/arguments.js';
 import { universalTools } from '../tools/index.js';
 import { createPermissions, defaultRules, type PermissionRules } from '../tools/permissions.js';
 import { createStagedView } from '../tools/staged-view.js';
-import type { AgentTool, PlanNotes, ToolContext } from '../tools/tool.js';
+import { createProjectToolContext, type PlanNotes, type ProjectToolContext } from '../tools/project-files.js';
+import type { AgentTool } from '../tools/tool.js';
 import { runTool, type ToolAuditEntry } from '../tools/wrapper.js';
 import { createContextKeeper } from './context-keeper.js';
 import { createInstructionLoader, instructionsNote, instructionsSection, pathsNamedIn, type InstructionFile } from './instructions.js';
@@ -117,8 +119,8 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   const view = createStagedView(config.cwd);
   if (input.lastPlan && input.lastPlan.status !== 'applied') await stagePlan(view, input.lastPlan.plan, notes);
   const permissions = createPermissions(config.cwd, config.permissions ?? defaultRules);
-  const context: ToolContext = { root: config.cwd, view, permissions, plan: notes, signal };
-  const tools: readonly AgentTool[] = [...universalTools, ...((await config.extraTools?.()) ?? [])];
+  const context = createProjectToolContext({ root: config.cwd, view, permissions, plan: notes, signal });
+  const tools: readonly AgentTool<z.ZodType, ProjectToolContext>[] = [...universalTools, ...((await config.extraTools?.()) ?? [])];
   const specs = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
 
   const instructions = config.instructions === false ? null : createInstructionLoader({ permissions, countTokens: linearCounter(await loadTokenCounter()) });
@@ -174,12 +176,14 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
     for (const call of calls) {
       const tool = tools.find((candidate) => candidate.name === call.name);
       const ask = config.askPerson?.();
-      const run = await runTool(tool, call, context, {
+      const run = await runTool(tools, call, context, {
+        kinds: ['read', 'write'],
+        kindRefusal: (refused) => `${refused.name} needs ${refused.kind} access, which universal-agent does not have. Ask the user to run commands with /exec.`,
         ...(config.toolTimeoutMs ? { timeoutMs: config.toolTimeoutMs } : {}),
         ...(config.audit ? { audit: config.audit } : {}),
         ...(ask ? { ask } : {}),
       });
-      emit(say(`  ${run.outcome === 'ok' ? '· ' : ''}${run.display}`, run.outcome === 'ok' ? 'dim' : 'warn'));
+      emit(say(`  ${run.outcome === 'ok' ? '·' : '✗'} ${run.display}`, run.outcome === 'ok' ? 'dim' : 'warn'));
       const refused = run.outcome !== 'ok';
       // A refused call's long arguments (a 5 MB file, say) never go back to the model.
       kept.push(refused ? { ...call, input: refusedArguments(call.input) } : call);
@@ -193,7 +197,7 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
       if (verdict.kind === 'warn') result.output += `\n\n${verdict.note}`;
       if (verdict.kind === 'stop' && !stop) {
         const named = describeCall(call.name, call.input);
-        if (!ask) stop = repeatedRefusal(named, run.display.replace(/^✗\s*/, ''), verdict.times, await view.changes());
+        if (!ask) stop = repeatedRefusal(named, run.display, verdict.times, await view.changes());
         else if (await ask(`universal-agent has made the same refused call ${verdict.times} times (${named}). Let it go on?`)) {
           guard.forgive(call);
           result.output += '\n\nThe user let you go on, but this exact call will be refused again: do something else.';

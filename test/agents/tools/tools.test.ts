@@ -80,7 +80,7 @@ describe('staged writes', () => {
     const { call, audit } = toolContext(root);
     const write = await call('write-file', { path: 'new.txt', content: big });
     expect(write.result.output).toMatch(/over 100 KB cannot be written/);
-    expect(write.display).toMatch(/^✗ write-file: /);
+    expect(write).toMatchObject({ outcome: 'refused', display: expect.stringMatching(/^write-file: the new new\.txt would be/) });
     expect((await call('edit-file', { path: 'big.txt', search: 'xx', replace: 'y' })).result.output).toMatch(/over 100 KB cannot be edited/);
     expect((await call('edit-file', { path: 'small.txt', search: 'hi', replace: big })).result.output).toMatch(/over 100 KB/);
     for (const attempt of [
@@ -110,7 +110,7 @@ describe('permissions', () => {
     ] as const) {
       const run = await call(name, input);
       expect(run.result.output, `${name} ${JSON.stringify(input)}`).toMatch(reason);
-      expect(run.display).toMatch(/^✗/);
+      expect(run.outcome).toBe('refused');
     }
     expect((await call('list-files', {})).result.output).toBe('ok.txt\n[3 files hidden by the read permissions]');
     expect((await call('search', { query: 'SECRET' })).result.output).toBe('No matches.');
