@@ -23,6 +23,7 @@ import { createLoopGuard } from './loop-guard.js';
 import { systemPrompt, userTurn, type ExecOutput, type ExtraCapability, type LastPlan } from './prompt.js';
 import { routeToSpecialist, type Route } from './route.js';
 import { repeatedRefusal, stoppedByPerson, turnLimitReached } from './stops.js';
+import { runAgentLoop } from '../loop.js';
 import { compactTranscript } from './transcript.js';
 import { streamTurn } from './turn.js';
 
@@ -131,7 +132,6 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
     instructionsSection(firstFiles),
   ].filter(Boolean).join('\n\n');
 
-  let messages: ChatMessage[] = [...compactTranscript(input.transcript), { role: 'user', content: userTurn(input.task, input.execOutputs) }];
   let usage = zeroUsage();
   const turns: ModelTurnUsage[] = [];
   const counted = (kind: ModelTurnUsage['kind'], used: TokenUsage): void => {
@@ -146,22 +146,20 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   });
   const guard = createLoopGuard();
   const maxSteps = config.maxSteps ?? 40;
-  let summary = '';
-  let stopped: CadreError | null = null;
 
   /** One model turn; a "context too long" reply compacts the conversation and tries once more. */
-  const requestTurn = async () => {
+  const requestTurn = async (conversation: ChatMessage[]) => {
     for (let retried = false; ; retried = true) {
-      messages = await keeper.fit(messages, { force: retried });
+      const messages = await keeper.fit(conversation, { force: retried });
       const estimated = keeper.estimate(messages);
       try {
-        const reply = await streamTurn(model, {
+        const turn = await streamTurn(model, {
           system, messages, tools: specs, signal,
           ...(config.maxOutputTokens ? { maxOutputTokens: config.maxOutputTokens } : {}),
           ...(config.stallTimeoutMs ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
         }, emit);
-        counter.calibrate(estimated, reply.usage.inputTokens);
-        return reply;
+        counter.calibrate(estimated, turn.usage.inputTokens);
+        return { turn, messages };
       } catch (error) {
         if (retried || !isCadreError(error) || error.code !== 'model.context-too-long') throw error;
       }
@@ -208,24 +206,15 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
     return { kept, results, stop };
   };
 
-  try {
-    for (let step = 0; ; step += 1) {
-      if (step >= maxSteps) throw turnLimitReached(maxSteps, await view.changes());
-      const reply = await requestTurn();
-      counted('turn', reply.usage);
-      if (reply.text.trim()) summary = reply.text.trim();
-      if (reply.calls.length === 0) {
-        messages.push({ role: 'assistant', content: reply.text });
-        break;
-      }
-      const { kept, results, stop } = await runCalls(reply.calls);
-      messages.push({ role: 'assistant', content: reply.text, toolCalls: kept }, { role: 'tool', results });
-      if (stop) throw stop;
-    }
-  } catch (error) {
-    if (!isCadreError(error)) throw error;
-    stopped = error;
-  }
+  const { messages, summary, stopped } = await runAgentLoop([...compactTranscript(input.transcript), { role: 'user', content: userTurn(input.task, input.execOutputs) }], {
+    maxTurns: maxSteps,
+    requestTurn,
+    onTurn: (turn) => counted('turn', turn.usage),
+    runCalls,
+    turnLimit: async () => turnLimitReached(maxSteps, await view.changes()),
+  });
+  // Expected endings are CadreErrors; anything else is a bug.
+  if (stopped !== null && !isCadreError(stopped)) throw stopped;
 
   const plan = buildPlanDraft(await view.changes(), notes, titleOf(input.task));
   return { plan, summary, usage, turns, transcript: messages, route, proposed: notes.proposed, stopped, instructions: instructions?.loaded().map((file) => file.path) ?? [] };
