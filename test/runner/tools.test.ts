@@ -1,4 +1,5 @@
 // The runner's tools on a real temp workspace, through the wrapper: confinement, policy denials as events, edits, limits.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import type { RunnerEvent } from '../../src/runner/events.js';
 import { runnerTools } from '../../src/runner/tools/index.js';
 import { runRunnerTool } from '../../src/runner/tools/run-tool.js';
 import { defineTool } from '../../src/agents/tools/tool.js';
+import { releaseReaders, within } from '../agents/tools/context.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -89,4 +91,17 @@ it('huge output reaches the model cut at 60,000 characters, with a note saying s
   expect(result.isError).toBe(false);
   expect(result.output.length).toBeLessThan(61_000);
   expect(result.output).toMatch(/\[output truncated: \d+ more characters; narrow the request\]$/);
+});
+
+it('a named pipe in the workspace is refused at once, not read until the time limit', async () => {
+  const workspace = temp();
+  execFileSync('mkfifo', [join(workspace, 'pipe')]);
+  try {
+    for (const input of [{ path: 'pipe' }, { path: 'pipe', content: 'x' }] as const) {
+      const outcome = await within(3_000, call(workspace, 'content' in input ? 'write-file' : 'read-file', input));
+      expect(outcome).toMatchObject({ result: { isError: true, output: expect.stringMatching(/pipe is not a regular file/) } });
+    }
+  } finally {
+    releaseReaders(join(workspace, 'pipe'));
+  }
 });

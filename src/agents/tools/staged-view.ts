@@ -1,6 +1,6 @@
 // The staged file view: the project as the plan would leave it; writes accumulate here, never on disk.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularFile } from './read-regular.js';
 
 export interface StagedChange {
   path: string;
@@ -22,15 +22,6 @@ export interface StagedView {
   changes(): Promise<StagedChange[]>;
 }
 
-async function readDisk(path: string): Promise<Buffer | null> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw error;
-  }
-}
 
 export function createStagedView(root: string): StagedView {
   const staged = new Map<string, string | null>();
@@ -41,7 +32,7 @@ export function createStagedView(root: string): StagedView {
         const content = staged.get(relPath);
         return content == null ? null : Buffer.from(content, 'utf8');
       }
-      return readDisk(join(root, relPath));
+      return readRegularFile(join(root, relPath), relPath);
     },
     async stage(relPath, content) {
       // Re-staging keeps the first position, so steps stay in the order the work was done.
@@ -51,7 +42,7 @@ export function createStagedView(root: string): StagedView {
     async changes() {
       const out: StagedChange[] = [];
       for (const [path, after] of staged) {
-        const disk = await readDisk(join(root, path));
+        const disk = await readRegularFile(join(root, path), path);
         const before = disk === null ? null : disk.toString('utf8');
         if (before !== after) out.push({ path, before, after });
       }

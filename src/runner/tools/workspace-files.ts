@@ -1,18 +1,18 @@
 // The container's workspace for the tool kernel: every path confined by the path policy, writes made at once and never through a symbolic link.
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, stat } from 'node:fs/promises';
+import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { readRegularFile } from '../../agents/tools/read-regular.js';
 import { ToolRefusal, type ToolFiles } from '../../agents/tools/tool.js';
 import { walkProject } from '../../agents/tools/walk.js';
 import { confine } from './confine.js';
 
 async function readOrNull(workspace: string, relPath: string): Promise<Buffer | null> {
   try {
-    return await readFile(path.join(workspace, relPath));
+    return await readRegularFile(path.join(workspace, relPath), relPath);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw new ToolRefusal(`cannot read ${relPath} (${code ?? (error as Error).message})`);
+    if (error instanceof ToolRefusal) throw error;
+    throw new ToolRefusal(`cannot read ${relPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 

@@ -1,5 +1,5 @@
 // Test helper: a real temporary project and universal-agent's tool context over it, calls going through the kernel.
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { universalTools } from '../../../src/agents/tools/index.js';
@@ -30,4 +30,18 @@ export function toolContext(root: string, rules: PermissionRules = defaultRules)
   const call = (name: string, input: unknown) =>
     runTool(universalTools, { id: `call-${(n += 1)}`, name, input }, context, { kinds: ['read', 'write'], audit: (entry) => audit.push(entry) });
   return { context, call, audit };
+}
+
+/** The promise's value, or 'still running' after `ms`: a call that hangs fails the test instead of stalling it. */
+export function within<T>(ms: number, work: Promise<T>): Promise<T | 'still running'> {
+  return Promise.race([work, new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), ms).unref())]);
+}
+
+/** Opens and closes a named pipe's writing end, so a read blocked on it (old code) ends instead of holding a thread. */
+export function releaseReaders(fifo: string): void {
+  try {
+    closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+  } catch {
+    // No reader was waiting.
+  }
 }

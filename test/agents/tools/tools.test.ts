@@ -1,8 +1,9 @@
 // The agent tools against real temporary projects: reads, search, staged writes, limits and permissions.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeProject, toolContext } from './context.js';
+import { makeProject, releaseReaders, toolContext, within } from './context.js';
 
 const big = 'x'.repeat(101 * 1024);
 
@@ -155,4 +156,24 @@ it('refuses to write over a folder', async () => {
   const { call } = toolContext(makeProject({ 'src/a.ts': 'a\n' }));
   expect((await call('write-file', { path: 'src', content: 'x' })).result.output).toMatch(/src is a folder/);
   expect((await call('read-file', { path: 'src' })).result.output).toMatch(/is a folder/);
+});
+
+it('refuses to read or change a named pipe in the project, at once, and the next read still works', async () => {
+  const root = makeProject({ 'ok.txt': 'fine\n' });
+  execFileSync('mkfifo', [join(root, 'pipe')]);
+  const { call } = toolContext(root);
+  try {
+    for (const [name, input] of [
+      ['read-file', { path: 'pipe' }],
+      ['write-file', { path: 'pipe', content: 'x' }],
+      ['edit-file', { path: 'pipe', search: 'a', replace: 'b' }],
+      ['delete-file', { path: 'pipe' }],
+    ] as const) {
+      const run = await within(3_000, call(name, input));
+      expect(run, name).toMatchObject({ outcome: 'refused', result: { output: expect.stringMatching(/pipe is not a regular file/) } });
+    }
+    expect(await within(3_000, call('read-file', { path: 'ok.txt' }))).toMatchObject({ result: { output: '1\tfine\n2\t' } });
+  } finally {
+    releaseReaders(join(root, 'pipe'));
+  }
 });
