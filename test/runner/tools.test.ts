@@ -105,3 +105,17 @@ it('a named pipe in the workspace is refused at once, not read until the time li
     releaseReaders(join(workspace, 'pipe'));
   }
 });
+
+it('run-command tells the host each call in order: the call, its output, a policy denial, the result', async () => {
+  const workspace = temp();
+  const ran = await call(workspace, 'run-command', { command: 'git --version' });
+  expect(ran.events.map((event) => event.type)).toEqual(['tool.call', 'command.output', 'tool.result']);
+  expect(ran.events.at(-1)).toEqual({ type: 'tool.result', id: 'c1', name: 'run-command', ok: true, display: 'git --version → exit code 0' });
+  const denied = await call(workspace, 'run-command', { command: 'rm -rf /' });
+  expect(denied.events).toEqual([
+    { type: 'tool.call', id: 'c1', name: 'run-command', input: { command: 'rm -rf /' } },
+    { type: 'policy.denied', tool: 'run-command', subject: 'rm -rf /', rule: expect.stringMatching(/^policy\.blocked\./), reason: expect.any(String) },
+    { type: 'tool.result', id: 'c1', name: 'run-command', ok: false, display: expect.stringMatching(/^run-command: denied \(policy\.blocked\./) },
+  ]);
+  expect(denied.result.output).toMatch(/^Refused: denied by the policy \(policy\.blocked\.[^)]+\): .*\. The command was not run\.$/);
+});
