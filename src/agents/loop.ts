@@ -11,8 +11,8 @@ export interface AgentTurn {
 export interface AgentLoopSteps {
   /** Most model turns; reaching it stops the run with `turnLimit()`. */
   maxTurns: number;
-  /** One model turn over the conversation; it may compact the conversation first, and returns the one it sent. */
-  requestTurn(messages: ChatMessage[]): Promise<{ turn: AgentTurn; messages: ChatMessage[] }>;
+  /** One model turn over the conversation; it may replace `conversation.messages` first (a compaction), which is kept even if the turn fails. */
+  requestTurn(conversation: { messages: ChatMessage[] }): Promise<AgentTurn>;
   /** Told of each turn the model finished, before its calls run. */
   onTurn?(turn: AgentTurn): void;
   /** Runs one turn's calls: the calls as the transcript keeps them, their results, and why the run must stop after them, if it must. */
@@ -31,25 +31,24 @@ export interface AgentLoopResult {
 
 /** Runs the loop to its end. Never throws: an early end is `stopped`, with the conversation kept so far. */
 export async function runAgentLoop(start: ChatMessage[], steps: AgentLoopSteps): Promise<AgentLoopResult> {
-  let messages = start;
+  const conversation = { messages: start };
   let summary = '';
+  const end = (stopped: unknown): AgentLoopResult => ({ messages: conversation.messages, summary, stopped });
   try {
     for (let turn = 0; ; turn += 1) {
-      if (turn >= steps.maxTurns) return { messages, summary, stopped: await steps.turnLimit() };
-      const requested = await steps.requestTurn(messages);
-      messages = requested.messages;
-      const { text, calls } = requested.turn;
-      steps.onTurn?.(requested.turn);
-      if (text.trim()) summary = text.trim();
-      if (calls.length === 0) {
-        messages.push({ role: 'assistant', content: text });
-        return { messages, summary, stopped: null };
+      if (turn >= steps.maxTurns) return end(await steps.turnLimit());
+      const reply = await steps.requestTurn(conversation);
+      steps.onTurn?.(reply);
+      if (reply.text.trim()) summary = reply.text.trim();
+      if (reply.calls.length === 0) {
+        conversation.messages.push({ role: 'assistant', content: reply.text });
+        return end(null);
       }
-      const { kept, results, stop } = await steps.runCalls(calls);
-      messages.push({ role: 'assistant', content: text, toolCalls: kept }, { role: 'tool', results });
-      if (stop) return { messages, summary, stopped: stop };
+      const { kept, results, stop } = await steps.runCalls(reply.calls);
+      conversation.messages.push({ role: 'assistant', content: reply.text, toolCalls: kept }, { role: 'tool', results });
+      if (stop) return end(stop);
     }
   } catch (error) {
-    return { messages, summary, stopped: error ?? new Error('the agent loop stopped') };
+    return end(error ?? new Error('the agent loop stopped'));
   }
 }

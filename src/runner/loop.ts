@@ -54,7 +54,7 @@ export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutc
   };
   const { summary, stopped } = await runAgentLoop([{ role: 'user', content: runnerTaskTurn(input.task, input.attempt) }], {
     maxTurns,
-    async requestTurn(messages) {
+    async requestTurn({ messages }) {
       const turn: AgentTurn = { text: '', calls: [], usage: zeroUsage() };
       for await (const part of model.stream({ system, messages, tools: specs, signal, maxOutputTokens })) {
         if (part.type === 'text-delta') turn.text += part.text;
@@ -65,7 +65,7 @@ export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutc
           emit({ type: 'usage', turn: part.usage, total: usage });
         }
       }
-      return { turn, messages };
+      return turn;
     },
     onTurn: (turn) => {
       if (turn.text.trim()) emit({ type: 'progress', message: turn.text.trim() });

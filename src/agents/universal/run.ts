@@ -1,14 +1,15 @@
 // The universal-agent loop: route, stream model turns, run tools through the wrapper, keep the context in bounds, and draft the plan.
+import type { z } from 'zod';
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { say, type OutputSink } from '../../output.js';
 import { CadreError, isCadreError } from '../../errors.js';
 import { linearCounter, loadTokenCounter } from '../../gateway/token-estimate.js';
 import { defaultContextWindow } from '../../model/context-window.js';
 import { createRequestCounter } from '../../model/tokens.js';
-import type { z } from 'zod';
 import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from '../../model/types.js';
 import { addUsage, zeroUsage } from '../../model/types.js';
 import type { ProjectContext } from '../../project/context.js';
+import { runAgentLoop } from '../loop.js';
 import { buildPlanDraft, stagePlan } from '../plan/draft.js';
 import { describeCall, refusedArguments } from '../tools/arguments.js';
 import { universalTools } from '../tools/index.js';
@@ -23,7 +24,6 @@ import { createLoopGuard } from './loop-guard.js';
 import { systemPrompt, userTurn, type ExecOutput, type ExtraCapability, type LastPlan } from './prompt.js';
 import { routeToSpecialist, type Route } from './route.js';
 import { repeatedRefusal, stoppedByPerson, turnLimitReached } from './stops.js';
-import { runAgentLoop } from '../loop.js';
 import { compactTranscript } from './transcript.js';
 import { streamTurn } from './turn.js';
 
@@ -148,9 +148,10 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   const maxSteps = config.maxSteps ?? 40;
 
   /** One model turn; a "context too long" reply compacts the conversation and tries once more. */
-  const requestTurn = async (conversation: ChatMessage[]) => {
+  const requestTurn = async (conversation: { messages: ChatMessage[] }) => {
     for (let retried = false; ; retried = true) {
-      const messages = await keeper.fit(conversation, { force: retried });
+      const messages = await keeper.fit(conversation.messages, { force: retried });
+      conversation.messages = messages;
       const estimated = keeper.estimate(messages);
       try {
         const turn = await streamTurn(model, {
@@ -159,7 +160,7 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
           ...(config.stallTimeoutMs ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
         }, emit);
         counter.calibrate(estimated, turn.usage.inputTokens);
-        return { turn, messages };
+        return turn;
       } catch (error) {
         if (retried || !isCadreError(error) || error.code !== 'model.context-too-long') throw error;
       }
