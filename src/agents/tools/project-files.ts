@@ -38,7 +38,7 @@ export function createProjectFiles(options: { root: string; view: StagedView; pe
       if (!decision.ok) throw new PathDenial(decision.reason);
       return decision.relPath;
     },
-    read: (relPath) => view.read(relPath),
+    read: (relPath, readOptions) => view.read(relPath, readOptions),
     async isFolder(relPath) {
       return (await stat(join(root, relPath)).catch(() => null))?.isDirectory() ?? false;
     },

@@ -33,10 +33,9 @@ export const searchTool = defineTool({
     let total = 0;
     for (const { path } of (await files.list(relDir)).files) {
       if (signal.aborted) break;
-      // A file that cannot be read (permissions, a socket) is left out rather than failing the search.
-      const content = await files.read(path).catch(() => null);
-      // Binary files and huge generated files (minified bundles, dumps) are not searched.
-      if (!content || isBinary(content) || content.length > maxSearchBytes) continue;
+      // Huge generated files (minified bundles, dumps) are left out unread; so is a file that cannot be read (permissions).
+      const content = await files.read(path, { maxBytes: maxSearchBytes }).catch(() => null);
+      if (!content || isBinary(content)) continue;
       for (const [index, line] of content.toString('utf8').split('\n').entries()) {
         if (!pattern.test(line)) continue;
         total += 1;

@@ -27,13 +27,17 @@ export interface ToolFiles {
   readonly staging: boolean;
   /** The root-relative path ('.' for the root) of `path` when `access` to it is allowed; throws a PathDenial or a PolicyDenial. */
   confine(path: string, access: Access): string;
-  /** Current content; null when the file does not exist or is a folder. */
-  read(relPath: string): Promise<Buffer | null>;
+  /** Current content; null when the file does not exist or is a folder. Over `maxBytes` it is refused unread. */
+  read(relPath: string, options?: ReadOptions): Promise<Buffer | null>;
   isFolder(relPath: string): Promise<boolean>;
   /** Writes (host: stages) new content; the caller has checked its size. */
   write(relPath: string, content: string, note: ChangeNote): Promise<void>;
   /** The readable files under a folder as git sees them, with `hidden` counting those the permissions hide. */
   list(relDir: string): Promise<{ files: ListedFile[]; truncated: boolean; hidden: number }>;
+}
+
+export interface ReadOptions {
+  maxBytes?: number;
 }
 
 export interface ToolContext {

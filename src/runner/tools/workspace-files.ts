@@ -3,13 +3,13 @@ import { constants } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { readRegularFile } from '../../agents/tools/read-regular.js';
-import { ToolRefusal, type ToolFiles } from '../../agents/tools/tool.js';
+import { ToolRefusal, type ReadOptions, type ToolFiles } from '../../agents/tools/tool.js';
 import { walkProject } from '../../agents/tools/walk.js';
 import { confine } from './confine.js';
 
-async function readOrNull(workspace: string, relPath: string): Promise<Buffer | null> {
+async function readOrNull(workspace: string, relPath: string, options?: ReadOptions): Promise<Buffer | null> {
   try {
-    return await readRegularFile(path.join(workspace, relPath), relPath);
+    return await readRegularFile(path.join(workspace, relPath), relPath, options);
   } catch (error) {
     if (error instanceof ToolRefusal) throw error;
     throw new ToolRefusal(`cannot read ${relPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
@@ -23,7 +23,7 @@ export function createWorkspaceFiles(workspace: string): ToolFiles {
     root: workspace,
     staging: false,
     confine: (candidate, access) => confine(workspace, candidate, access).relative,
-    read: (relPath) => readOrNull(workspace, relPath),
+    read: (relPath, options) => readOrNull(workspace, relPath, options),
     isFolder: async (relPath) => (await stat(real(relPath)).catch(() => null))?.isDirectory() ?? false,
     async write(relPath, content) {
       await mkdir(path.dirname(real(relPath)), { recursive: true });

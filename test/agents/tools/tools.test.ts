@@ -1,6 +1,6 @@
 // The agent tools against real temporary projects: reads, search, staged writes, limits and permissions.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeProject, releaseReaders, toolContext, within } from './context.js';
@@ -176,4 +176,12 @@ it('refuses to read or change a named pipe in the project, at once, and the next
   } finally {
     releaseReaders(join(root, 'pipe'));
   }
+});
+
+it('search leaves out files too big to search without reading them, even one over 2 GB', async () => {
+  const root = makeProject({ 'src/a.ts': 'export const needle = 1;\n', 'src/dump.txt': '' });
+  // Sparse: 3 GB on paper, nothing on disk. Reading it whole fails (over 2 GB), or would hold gigabytes.
+  truncateSync(join(root, 'src/dump.txt'), 3 * 1024 ** 3);
+  const { call } = toolContext(root);
+  expect((await call('search', { query: 'needle' })).result).toMatchObject({ isError: false, output: 'src/a.ts:1: export const needle = 1;' });
 });
