@@ -1,11 +1,11 @@
 // The vm-agent loop in the container: stream model turns, run tools, report usage, and end with exactly one outcome.
 import { isCadreError } from '../errors.js';
-import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from '../model/types.js';
+import { runAgentLoop, type AgentTurn } from '../agents/loop.js';
+import type { ModelClient, TokenUsage, ToolResult } from '../model/types.js';
 import { addUsage, zeroUsage } from '../model/types.js';
 import type { RunnerEvent, RunnerEventSink } from './events.js';
 import { runnerSystemPrompt, runnerTaskTurn } from './prompt.js';
-import { runRunnerTool } from './tools/run-tool.js';
-import type { RunnerTool } from './tools/tool.js';
+import { runRunnerTool, type RunnerTool } from './tools/run-tool.js';
 
 export interface RunnerLoopInput {
   task: string;
@@ -37,47 +37,47 @@ function failure(error: unknown, signal: AbortSignal, usage: TokenUsage): Runner
   return { type: 'runner.failed', code: 'runner.crashed', message: `The runner hit an unexpected error: ${message}`, remedy: 'This is a bug in cadre; the task is retried.' };
 }
 
-/** Runs the task to its end. Never throws: every ending is an outcome (the caller emits it). */
-export async function runAgentLoop(input: RunnerLoopInput): Promise<RunnerOutcome> {
+/** Runs the task to its end through the agents' one loop. Never throws: every ending is an outcome (the caller emits it). */
+export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutcome> {
   const { emit, model, signal, tools } = input;
   const maxTurns = input.maxTurns ?? 50;
   // Without a cap the AI SDK asks for the model's maximum (64k and more), which alone exceeds a 50,000-token session budget.
   const maxOutputTokens = input.maxOutputTokens ?? 8_192;
   const system = runnerSystemPrompt();
   const specs = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
-  const messages: ChatMessage[] = [{ role: 'user', content: runnerTaskTurn(input.task, input.attempt) }];
   let usage = zeroUsage();
-  let summary = '';
-  try {
-    for (let turn = 0; turn < maxTurns; turn += 1) {
-      let text = '';
-      const calls: ToolCall[] = [];
-      for await (const part of model.stream({ system, messages, tools: specs, signal, maxOutputTokens })) {
-        if (part.type === 'text-delta') text += part.text;
-        else if (part.type === 'tool-call') calls.push(part.call);
-        else {
-          usage = addUsage(usage, part.usage);
-          emit({ type: 'usage', turn: part.usage, total: usage });
-        }
-      }
-      if (text.trim()) {
-        summary = text.trim();
-        emit({ type: 'progress', message: summary });
-      }
-      messages.push({ role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) });
-      if (calls.length === 0) return { type: 'runner.finished', summary: summary || 'vm-agent finished without a summary.', usage };
-      const results: ToolResult[] = [];
-      for (const call of calls) results.push(await runRunnerTool(tools, call, { workspace: input.workspace, emit, signal }));
-      if (signal.aborted) throw new Error('aborted');
-      messages.push({ role: 'tool', results });
-    }
-  } catch (error) {
-    return failure(error, signal, usage);
-  }
-  return {
+  const turnLimit: RunnerOutcome = {
     type: 'runner.failed',
     code: 'runner.turn-limit',
     message: `vm-agent used its ${maxTurns} model turns without finishing.`,
     remedy: 'Split the task into smaller ones; the changes so far are in the workspace.',
   };
+  const { summary, stopped } = await runAgentLoop([{ role: 'user', content: runnerTaskTurn(input.task, input.attempt) }], {
+    maxTurns,
+    async requestTurn({ messages }) {
+      const turn: AgentTurn = { text: '', calls: [], usage: zeroUsage() };
+      for await (const part of model.stream({ system, messages, tools: specs, signal, maxOutputTokens })) {
+        if (part.type === 'text-delta') turn.text += part.text;
+        else if (part.type === 'tool-call') turn.calls.push(part.call);
+        else {
+          turn.usage = addUsage(turn.usage, part.usage);
+          usage = addUsage(usage, part.usage);
+          emit({ type: 'usage', turn: part.usage, total: usage });
+        }
+      }
+      return turn;
+    },
+    onTurn: (turn) => {
+      if (turn.text.trim()) emit({ type: 'progress', message: turn.text.trim() });
+    },
+    async runCalls(calls) {
+      const results: ToolResult[] = [];
+      for (const call of calls) results.push(await runRunnerTool(tools, call, { workspace: input.workspace, emit, signal }));
+      return { kept: calls, results, stop: signal.aborted ? new Error('aborted') : undefined };
+    },
+    turnLimit: () => turnLimit,
+  });
+  if (stopped === turnLimit) return turnLimit;
+  if (stopped !== null) return failure(stopped, signal, usage);
+  return { type: 'runner.finished', summary: summary || 'vm-agent finished without a summary.', usage };
 }

@@ -4,7 +4,7 @@ import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isCadreError } from '../errors.js';
 import { runnerExitCodes, type RunnerEvent } from './events.js';
-import { runAgentLoop, type RunnerOutcome } from './loop.js';
+import { runVmAgentLoop, type RunnerOutcome } from './loop.js';
 import { gatewayMcpTools } from './mcp-tools.js';
 import { runnerModel } from './model.js';
 import { runnerTools } from './tools/index.js';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     return [];
   });
   const tools = [...runnerTools, ...mcpTools];
-  const outcome = await runAgentLoop({ task, attempt, workspace, model, tools, emit: (event) => void emit(event), signal: controller.signal, maxTurns, maxOutputTokens });
+  const outcome = await runVmAgentLoop({ task, attempt, workspace, model, tools, emit: (event) => void emit(event), signal: controller.signal, maxTurns, maxOutputTokens });
   const code = outcome.type === 'runner.finished' ? runnerExitCodes.finished
     : outcome.type === 'runner.budget-exhausted' ? runnerExitCodes.budgetExhausted
     : outcome.code === 'runner.cancelled' ? runnerExitCodes.cancelled

@@ -1,10 +1,11 @@
-// The /exec runner on real shell commands: streaming, exit codes, timeout and abort killing the whole group.
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+// /exec on real shell commands: the runner (streaming, exit codes, timeout and abort killing the whole group) and the command as cadre runs it.
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createActor, createMachine } from 'xstate';
-import { execCommand } from '../../src/exec/actor.js';
+import { startApp } from '../../src/app/root.js';
+import { exitCodes } from '../../src/errors.js';
+import type { OutputEvent } from '../../src/output.js';
 import { runShellCommand } from '../../src/exec/run.js';
 
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), 'cadre-exec-')));
@@ -68,38 +69,44 @@ describe('runShellCommand', () => {
   });
 });
 
-type ParentEvent = { type: string; chunk?: string };
-
-function startParent(command: string) {
-  const events: ParentEvent[] = [];
-  const parent = createMachine({
-    types: {} as { events: ParentEvent },
-    invoke: { id: 'exec', src: execCommand, input: { command, cwd } },
-    on: { '*': { actions: ({ event }) => events.push(event) } },
-  });
-  const actor = createActor(parent).start();
-  const until = (test: (e: ParentEvent) => boolean) =>
-    new Promise<ParentEvent>((resolve) => {
-      const check = () => events.find(test) && resolve(events.find(test) as ParentEvent);
-      check();
-      actor.subscribe(check);
-    });
-  return { actor, events, until };
+/** cadre itself, in this process, on a temporary project: /exec goes through the real dispatcher and command. */
+async function startCadre() {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), 'cadre-exec-home-')));
+  const events: OutputEvent[] = [];
+  const app = await startApp({ cwd, env: { HOME: home, CADRE_HOME: home, PATH: process.env.PATH ?? '' }, sink: (event) => void events.push(event), interactive: false });
+  const until = async (test: (event: OutputEvent) => boolean): Promise<OutputEvent> => {
+    for (let i = 0; i < 250; i += 1) {
+      const found = events.find(test);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('the event never came');
+  };
+  return { app, events, until, close: async () => {
+    await app.shutdown();
+    rmSync(home, { recursive: true, force: true });
+  } };
 }
 
-describe('execCommand actor', () => {
-  it('sends output and the result to its parent', async () => {
-    const { actor, events, until } = startParent('echo hi; exit 2');
-    expect(await until((e) => e.type === 'exec.finished')).toMatchObject({ result: { exitCode: 2 } });
-    expect(events).toContainEqual({ type: 'exec.output', stream: 'stdout', chunk: 'hi\n' });
-    actor.stop();
+describe('/exec', () => {
+  it('streams the output, reports the exit code, and fails the command when the shell command fails', async () => {
+    const cadre = await startCadre();
+    const outcome = await cadre.app.submit('/exec echo hi; exit 2');
+    expect(outcome.exitCode).toBe(exitCodes.commandFailed);
+    expect(cadre.events).toContainEqual({ type: 'output.stream', stream: 'stdout', chunk: 'hi\n' });
+    expect(cadre.events).toContainEqual(expect.objectContaining({ type: 'output.result', kind: 'exec', data: expect.objectContaining({ command: 'echo hi; exit 2', exitCode: 2 }) }));
+    await cadre.close();
   });
 
-  it('kills the command when the actor stops', async () => {
-    const { actor, until } = startParent('echo $$; sleep 30');
-    const pid = Number((await until((e) => e.type === 'exec.output')).chunk);
+  it('Ctrl-C kills the command and its processes, and the command ends as interrupted', async () => {
+    const cadre = await startCadre();
+    const outcome = cadre.app.submit('/exec echo $$; sleep 30');
+    const started = await cadre.until((event) => event.type === 'output.stream' && /^\d+\n$/.test(event.chunk));
+    const pid = Number(started.type === 'output.stream' ? started.chunk : NaN);
     expect(alive(pid)).toBe(true);
-    actor.stop();
+    cadre.app.interrupt();
+    expect((await outcome).exitCode).toBe(exitCodes.interrupted);
     expect(await ended(pid)).toBe(true);
+    await cadre.close();
   });
 });

@@ -1,11 +1,11 @@
 // The real task statechart driving vm-agent attempts over real runner processes: retries after kills, the failure with every cause, budget.
 import { rmSync } from 'node:fs';
 import { constants } from 'node:os';
-import { createActor, fromPromise, waitFor } from 'xstate';
+import { createActor, fromPromise, waitFor, type AnyActorRef } from 'xstate';
 import { expect, it } from 'vitest';
-import { taskMachine } from '../../machines/task.machine.js';
-import { createVmAttemptLogic } from '../../src/agents/vm/attempt-actor.js';
+import { taskMachine, type RunAttemptInput, type RunAttemptOutput } from '../../machines/task.machine.js';
 import { followRunner } from '../../src/agents/vm/follow.js';
+import { runVmTaskAttempt, type VmAttemptRunner } from '../../src/agents/vm/tasks.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { realKey, startHarness } from '../gateway/harness.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
@@ -23,7 +23,7 @@ async function runTask(options: { env: Record<string, string>; killed: number; m
   const workspace = makeGitWorkspace({ 'README.md': '# demo\n' });
   cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
   const attempts: number[] = [];
-  const runAttempt = createVmAttemptLogic(async ({ task, attempt, signal }) => {
+  const runLocally: VmAttemptRunner = async ({ task, attempt, signal }) => {
     attempts.push(attempt);
     const runner = startRunner({ bundle: runnerBundle(), workspace, env: options.env, args: ['--task', task, '--attempt', String(attempt)] });
     signal.addEventListener('abort', () => runner.child.kill('SIGTERM'));
@@ -41,9 +41,13 @@ async function runTask(options: { env: Record<string, string>; killed: number; m
         }, 10);
       },
     });
-  });
+  };
+  // The session forwards budget.exhausted to its running vm task; here the task is the root, so it is told directly.
+  const task: { actor?: AnyActorRef } = {};
+  const runAttempt = fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) => runVmTaskAttempt(runLocally, input, signal, () => task.actor?.send({ type: 'budget.exhausted' })));
   const machine = taskMachine.provide({ actors: { routeTask: fromPromise(async () => ({ specialist: 'vm' })), runAttempt } });
   const actor = createActor(machine, { input: { taskId: 't1', agent: 'vm-agent', text: 'Improve the README', autoApprove: true, deadline: null, retryBaseMs: 10 } });
+  task.actor = actor;
   actor.start();
   actor.send({ type: 'task.slot.granted' });
   const done = await waitFor(actor, (snapshot) => snapshot.status === 'done', { timeout: 30_000 });

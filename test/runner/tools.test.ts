@@ -1,11 +1,15 @@
 // The runner's tools on a real temp workspace, through the wrapper: confinement, policy denials as events, edits, limits.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { RunnerEvent } from '../../src/runner/events.js';
 import { runnerTools } from '../../src/runner/tools/index.js';
 import { runRunnerTool } from '../../src/runner/tools/run-tool.js';
+import { defineTool } from '../../src/agents/tools/tool.js';
+import { releaseReaders, within } from '../agents/tools/context.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -63,4 +67,55 @@ it('list-files and search skip what git ignores; unknown tools and bad parameter
   expect((await call(workspace, 'search', { query: 'needle' })).result.output).toBe('main.js:1: const needle = 1;');
   expect((await call(workspace, 'delete-everything', {})).result).toMatchObject({ isError: true, output: expect.stringMatching(/no tool named "delete-everything"/) });
   expect((await call(workspace, 'read-file', { path: 3 })).result).toMatchObject({ isError: true, output: expect.stringMatching(/^Invalid parameters for read-file: path:/) });
+});
+
+it('a call under way ends at once when the run is aborted, not at its time limit', async () => {
+  const workspace = temp();
+  const controller = new AbortController();
+  // A tool whose work ignores the signal, as a blocked read would: only the wrapper can end the call.
+  const stuck = defineTool({ name: 'stuck', kind: 'read', description: 'never ends', parameters: z.object({}), timeoutMs: 60_000, execute: () => new Promise(() => undefined) });
+  setTimeout(() => controller.abort(), 50);
+  const started = Date.now();
+  const result = await Promise.race([
+    runRunnerTool([stuck], { id: 'c1', name: 'stuck', input: {} }, { workspace, emit: () => undefined, signal: controller.signal }),
+    new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 3_000)),
+  ]);
+  expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/cancelled/) });
+  expect(Date.now() - started).toBeLessThan(3_000);
+});
+
+it('huge output reaches the model cut at 60,000 characters, with a note saying so', async () => {
+  const workspace = temp();
+  writeFileSync(join(workspace, 'long.txt'), `${'needle '.repeat(60)}\n`.repeat(1000));
+  const { result } = await call(workspace, 'search', { query: 'needle', maxResults: 1000 });
+  expect(result.isError).toBe(false);
+  expect(result.output.length).toBeLessThan(61_000);
+  expect(result.output).toMatch(/\[output truncated: \d+ more characters; narrow the request\]$/);
+});
+
+it('a named pipe in the workspace is refused at once, not read until the time limit', async () => {
+  const workspace = temp();
+  execFileSync('mkfifo', [join(workspace, 'pipe')]);
+  try {
+    for (const input of [{ path: 'pipe' }, { path: 'pipe', content: 'x' }] as const) {
+      const outcome = await within(3_000, call(workspace, 'content' in input ? 'write-file' : 'read-file', input));
+      expect(outcome).toMatchObject({ result: { isError: true, output: expect.stringMatching(/pipe is not a regular file/) } });
+    }
+  } finally {
+    releaseReaders(join(workspace, 'pipe'));
+  }
+});
+
+it('run-command tells the host each call in order: the call, its output, a policy denial, the result', async () => {
+  const workspace = temp();
+  const ran = await call(workspace, 'run-command', { command: 'git --version' });
+  expect(ran.events.map((event) => event.type)).toEqual(['tool.call', 'command.output', 'tool.result']);
+  expect(ran.events.at(-1)).toEqual({ type: 'tool.result', id: 'c1', name: 'run-command', ok: true, display: 'git --version → exit code 0' });
+  const denied = await call(workspace, 'run-command', { command: 'rm -rf /' });
+  expect(denied.events).toEqual([
+    { type: 'tool.call', id: 'c1', name: 'run-command', input: { command: 'rm -rf /' } },
+    { type: 'policy.denied', tool: 'run-command', subject: 'rm -rf /', rule: expect.stringMatching(/^policy\.blocked\./), reason: expect.any(String) },
+    { type: 'tool.result', id: 'c1', name: 'run-command', ok: false, display: expect.stringMatching(/^run-command: denied \(policy\.blocked\./) },
+  ]);
+  expect(denied.result.output).toMatch(/^Refused: denied by the policy \(policy\.blocked\.[^)]+\): .*\. The command was not run\.$/);
 });

@@ -1,7 +1,7 @@
 // Builds a PlanDraft from the staged changes and the model's notes, in the spec's order of work.
 import type { PlanAction, PlanDraft, PlanStep } from '../../capabilities/plan-draft.js';
 import type { StagedChange, StagedView } from '../tools/staged-view.js';
-import type { PlanNotes } from '../tools/tool.js';
+import type { PlanNotes } from '../tools/project-files.js';
 
 const testPath = /(^|\/)(__tests__|tests?|e2e|spec)\/|\.(test|spec|e2e)\.[cm]?[jt]sx?$/;
 const docsPath = /(^|\/)docs?\/|\.(md|mdx|rst|adoc)$/i;

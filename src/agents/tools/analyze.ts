@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { formatReportText, runAnalysis, type Finding } from '../../capabilities/analysis/index.js';
 import { severities } from '../../capabilities/analysis/types.js';
-import { defineTool, projectPath } from './tool.js';
+import { defineProjectTool } from './project-files.js';
 
 const parameters = z.object({
   kind: z.enum(['quality', 'security', 'performance']).describe('quality: complexity, smells, duplication, naming, structure (score /100); security: injection, XSS, secrets, weak crypto, CSRF, vulnerable dependencies; performance: slow algorithms, leaks, queries, bundle size, renders'),
@@ -20,14 +20,14 @@ function tally(findings: Finding[]) {
   return { counts, byCategory };
 }
 
-export const analyzeTool = defineTool({
+export const analyzeTool = defineProjectTool({
   name: 'analyze',
   kind: 'read',
   description: 'Run a static analysis of the project files on disk (staged changes are not included) and return the report with findings and recommendations.',
   parameters,
   paths: (params) => [params.path],
   async execute(params, context) {
-    const relPath = projectPath(context, params.path, 'read');
+    const relPath = context.files.confine(params.path, 'read');
     const report = await runAnalysis(params.kind, { cwd: context.root, path: relPath });
     const findings = report.findings.filter((finding) => context.permissions.check(finding.file, 'read').ok);
     const hidden = report.findings.length - findings.length;

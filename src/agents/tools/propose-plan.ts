@@ -1,6 +1,7 @@
 // propose-plan: the model declares its staged changes complete, with a title and a summary per step.
 import { z } from 'zod';
-import { defineTool, ToolRefusal } from './tool.js';
+import { defineProjectTool } from './project-files.js';
+import { ToolRefusal } from './tool.js';
 
 const actions = ['create-file', 'modify-file', 'delete-file', 'create-tests', 'update-exports', 'add-docs'] as const;
 
@@ -13,7 +14,7 @@ const parameters = z.object({
   })).default([]).describe('A summary for each staged file'),
 });
 
-export const proposePlanTool = defineTool({
+export const proposePlanTool = defineProjectTool({
   name: 'propose-plan',
   kind: 'read',
   description: 'Finish: present the staged changes to the user as a plan for approval. Call it once, after staging every change (write-file, edit-file, delete-file).',

@@ -1,6 +1,7 @@
 // The staged file view: the project as the plan would leave it; writes accumulate here, never on disk.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularFile, tooBig } from './read-regular.js';
+import type { ReadOptions } from './tool.js';
 
 export interface StagedChange {
   path: string;
@@ -13,7 +14,7 @@ export interface StagedChange {
 export interface StagedView {
   readonly root: string;
   /** Current content (staged, else disk); null when the file does not exist or is staged for deletion. */
-  read(relPath: string): Promise<Buffer | null>;
+  read(relPath: string, options?: ReadOptions): Promise<Buffer | null>;
   /** Stages new content (or a deletion with null). */
   stage(relPath: string, content: string | null): Promise<void>;
   /** Paths staged, with their fate: content or null for deleted. */
@@ -22,26 +23,20 @@ export interface StagedView {
   changes(): Promise<StagedChange[]>;
 }
 
-async function readDisk(path: string): Promise<Buffer | null> {
-  try {
-    return await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') return null;
-    throw error;
-  }
-}
 
 export function createStagedView(root: string): StagedView {
   const staged = new Map<string, string | null>();
   return {
     root,
-    async read(relPath) {
+    async read(relPath, options) {
       if (staged.has(relPath)) {
         const content = staged.get(relPath);
-        return content == null ? null : Buffer.from(content, 'utf8');
+        if (content == null) return null;
+        const bytes = Buffer.from(content, 'utf8');
+        if (options?.maxBytes !== undefined && bytes.length > options.maxBytes) throw tooBig(relPath, bytes.length, options.maxBytes);
+        return bytes;
       }
-      return readDisk(join(root, relPath));
+      return readRegularFile(join(root, relPath), relPath, options);
     },
     async stage(relPath, content) {
       // Re-staging keeps the first position, so steps stay in the order the work was done.
@@ -51,7 +46,7 @@ export function createStagedView(root: string): StagedView {
     async changes() {
       const out: StagedChange[] = [];
       for (const [path, after] of staged) {
-        const disk = await readDisk(join(root, path));
+        const disk = await readRegularFile(join(root, path), path);
         const before = disk === null ? null : disk.toString('utf8');
         if (before !== after) out.push({ path, before, after });
       }

@@ -1,4 +1,5 @@
 // The universal-agent loop: route, stream model turns, run tools through the wrapper, keep the context in bounds, and draft the plan.
+import type { z } from 'zod';
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { say, type OutputSink } from '../../output.js';
 import { CadreError, isCadreError } from '../../errors.js';
@@ -8,12 +9,14 @@ import { createRequestCounter } from '../../model/tokens.js';
 import type { ChatMessage, ModelClient, TokenUsage, ToolCall, ToolResult } from '../../model/types.js';
 import { addUsage, zeroUsage } from '../../model/types.js';
 import type { ProjectContext } from '../../project/context.js';
+import { runAgentLoop } from '../loop.js';
 import { buildPlanDraft, stagePlan } from '../plan/draft.js';
 import { describeCall, refusedArguments } from '../tools/arguments.js';
 import { universalTools } from '../tools/index.js';
 import { createPermissions, defaultRules, type PermissionRules } from '../tools/permissions.js';
 import { createStagedView } from '../tools/staged-view.js';
-import type { AgentTool, PlanNotes, ToolContext } from '../tools/tool.js';
+import { createProjectToolContext, type PlanNotes, type ProjectToolContext } from '../tools/project-files.js';
+import type { AgentTool } from '../tools/tool.js';
 import { runTool, type ToolAuditEntry } from '../tools/wrapper.js';
 import { createContextKeeper } from './context-keeper.js';
 import { createInstructionLoader, instructionsNote, instructionsSection, pathsNamedIn, type InstructionFile } from './instructions.js';
@@ -117,8 +120,8 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   const view = createStagedView(config.cwd);
   if (input.lastPlan && input.lastPlan.status !== 'applied') await stagePlan(view, input.lastPlan.plan, notes);
   const permissions = createPermissions(config.cwd, config.permissions ?? defaultRules);
-  const context: ToolContext = { root: config.cwd, view, permissions, plan: notes, signal };
-  const tools: readonly AgentTool[] = [...universalTools, ...((await config.extraTools?.()) ?? [])];
+  const context = createProjectToolContext({ root: config.cwd, view, permissions, plan: notes, signal });
+  const tools: readonly AgentTool<z.ZodType, ProjectToolContext>[] = [...universalTools, ...((await config.extraTools?.()) ?? [])];
   const specs = tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
 
   const instructions = config.instructions === false ? null : createInstructionLoader({ permissions, countTokens: linearCounter(await loadTokenCounter()) });
@@ -129,7 +132,6 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
     instructionsSection(firstFiles),
   ].filter(Boolean).join('\n\n');
 
-  let messages: ChatMessage[] = [...compactTranscript(input.transcript), { role: 'user', content: userTurn(input.task, input.execOutputs) }];
   let usage = zeroUsage();
   const turns: ModelTurnUsage[] = [];
   const counted = (kind: ModelTurnUsage['kind'], used: TokenUsage): void => {
@@ -144,22 +146,21 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
   });
   const guard = createLoopGuard();
   const maxSteps = config.maxSteps ?? 40;
-  let summary = '';
-  let stopped: CadreError | null = null;
 
   /** One model turn; a "context too long" reply compacts the conversation and tries once more. */
-  const requestTurn = async () => {
+  const requestTurn = async (conversation: { messages: ChatMessage[] }) => {
     for (let retried = false; ; retried = true) {
-      messages = await keeper.fit(messages, { force: retried });
+      const messages = await keeper.fit(conversation.messages, { force: retried });
+      conversation.messages = messages;
       const estimated = keeper.estimate(messages);
       try {
-        const reply = await streamTurn(model, {
+        const turn = await streamTurn(model, {
           system, messages, tools: specs, signal,
           ...(config.maxOutputTokens ? { maxOutputTokens: config.maxOutputTokens } : {}),
           ...(config.stallTimeoutMs ? { stallTimeoutMs: config.stallTimeoutMs } : {}),
         }, emit);
-        counter.calibrate(estimated, reply.usage.inputTokens);
-        return reply;
+        counter.calibrate(estimated, turn.usage.inputTokens);
+        return turn;
       } catch (error) {
         if (retried || !isCadreError(error) || error.code !== 'model.context-too-long') throw error;
       }
@@ -174,12 +175,14 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
     for (const call of calls) {
       const tool = tools.find((candidate) => candidate.name === call.name);
       const ask = config.askPerson?.();
-      const run = await runTool(tool, call, context, {
+      const run = await runTool(tools, call, context, {
+        kinds: ['read', 'write'],
+        kindRefusal: (refused) => `${refused.name} needs ${refused.kind} access, which universal-agent does not have. Ask the user to run commands with /exec.`,
         ...(config.toolTimeoutMs ? { timeoutMs: config.toolTimeoutMs } : {}),
         ...(config.audit ? { audit: config.audit } : {}),
         ...(ask ? { ask } : {}),
       });
-      emit(say(`  ${run.outcome === 'ok' ? '· ' : ''}${run.display}`, run.outcome === 'ok' ? 'dim' : 'warn'));
+      emit(say(`  ${run.outcome === 'ok' ? '·' : '✗'} ${run.display}`, run.outcome === 'ok' ? 'dim' : 'warn'));
       const refused = run.outcome !== 'ok';
       // A refused call's long arguments (a 5 MB file, say) never go back to the model.
       kept.push(refused ? { ...call, input: refusedArguments(call.input) } : call);
@@ -193,7 +196,7 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
       if (verdict.kind === 'warn') result.output += `\n\n${verdict.note}`;
       if (verdict.kind === 'stop' && !stop) {
         const named = describeCall(call.name, call.input);
-        if (!ask) stop = repeatedRefusal(named, run.display.replace(/^✗\s*/, ''), verdict.times, await view.changes());
+        if (!ask) stop = repeatedRefusal(named, run.display, verdict.times, await view.changes());
         else if (await ask(`universal-agent has made the same refused call ${verdict.times} times (${named}). Let it go on?`)) {
           guard.forgive(call);
           result.output += '\n\nThe user let you go on, but this exact call will be refused again: do something else.';
@@ -204,24 +207,15 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
     return { kept, results, stop };
   };
 
-  try {
-    for (let step = 0; ; step += 1) {
-      if (step >= maxSteps) throw turnLimitReached(maxSteps, await view.changes());
-      const reply = await requestTurn();
-      counted('turn', reply.usage);
-      if (reply.text.trim()) summary = reply.text.trim();
-      if (reply.calls.length === 0) {
-        messages.push({ role: 'assistant', content: reply.text });
-        break;
-      }
-      const { kept, results, stop } = await runCalls(reply.calls);
-      messages.push({ role: 'assistant', content: reply.text, toolCalls: kept }, { role: 'tool', results });
-      if (stop) throw stop;
-    }
-  } catch (error) {
-    if (!isCadreError(error)) throw error;
-    stopped = error;
-  }
+  const { messages, summary, stopped } = await runAgentLoop([...compactTranscript(input.transcript), { role: 'user', content: userTurn(input.task, input.execOutputs) }], {
+    maxTurns: maxSteps,
+    requestTurn,
+    onTurn: (turn) => counted('turn', turn.usage),
+    runCalls,
+    turnLimit: async () => turnLimitReached(maxSteps, await view.changes()),
+  });
+  // Expected endings are CadreErrors; anything else is a bug.
+  if (stopped !== null && !isCadreError(stopped)) throw stopped;
 
   const plan = buildPlanDraft(await view.changes(), notes, titleOf(input.task));
   return { plan, summary, usage, turns, transcript: messages, route, proposed: notes.proposed, stopped, instructions: instructions?.loaded().map((file) => file.path) ?? [] };

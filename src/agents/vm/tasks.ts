@@ -7,6 +7,7 @@ import { CadreError, exitCodes, isCadreError, type ExitCode } from '../../errors
 import type { RunnerEvent } from '../../runner/events.js';
 import type { RunContext } from '../run-context.js';
 import { say, type OutputSink } from '../../output.js';
+import type { VmAttemptResult } from './follow.js';
 import type { VmHost } from '../../app/vm-host.js';
 
 export interface VmTasksOptions {
@@ -23,6 +24,25 @@ function auditRunnerEvent(audit: VmTasksOptions['audit'], taskId: string, contai
   else if (event.type === 'policy.denied') audit('policy.denied', { taskId, containerId, tool: event.tool, subject: event.subject, rule: event.rule, reason: event.reason });
 }
 
+/** One runner attempt wherever the runner runs (a container in production): the task, the attempt number, the stop signal. */
+export type VmAttemptRunner = (attempt: { task: string; attempt: number; signal: AbortSignal }) => Promise<VmAttemptResult>;
+
+/**
+ * The task machine's runAttempt for vm-agent. A failed attempt rejects (the task retries it); an exhausted budget is
+ * told through `budgetExhausted` instead (the session ends the task as budget-exhausted), and the attempt waits to be stopped.
+ */
+export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptInput, signal: AbortSignal, budgetExhausted: () => void): Promise<RunAttemptOutput> {
+  try {
+    const result = await run({ task: input.text, attempt: input.attempt, signal });
+    // Usage is not taken from the runner's report: the gateway charges every call, and the session counts those charges.
+    return { summary: result.summary };
+  } catch (error) {
+    if (!isCadreError(error) || error.code !== 'budget.exhausted') throw error;
+    budgetExhausted();
+    return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(error), { once: true }));
+  }
+}
+
 export function createVmTasks(options: VmTasksOptions) {
   const { vm, sink, audit } = options;
   const containerOf = new Map<string, string>();
@@ -36,23 +56,15 @@ export function createVmTasks(options: VmTasksOptions) {
     const record = await engine.record(containerId);
     const env = engine.runnerEnv(containerId);
     const { runVmAttempt } = await import('./supervise.js');
-    try {
-      const result = await runVmAttempt({
-        docker: engine.docker, containerDockerId: record.dockerId, task: input.text, attempt: input.attempt, env, signal,
-        // Once the attempt is stopped (cancelled, timed out), its task is reported ended: what the dying runner still says is not shown.
-        onEvent: (event) => {
-          if (!signal.aborted) sink(event);
-        },
-        onRunnerEvent: (event) => auditRunnerEvent(audit, input.taskId, containerId, event),
-      });
-      // Usage is not taken from the runner's report: the gateway charges every call, and the session counts those charges.
-      return { summary: result.summary };
-    } catch (error) {
-      if (!isCadreError(error) || error.code !== 'budget.exhausted') throw error;
-      // The session ends the task as budget-exhausted (not a retry); this attempt waits to be stopped.
-      options.session().send({ type: 'budget.exhausted' });
-      return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(error), { once: true }));
-    }
+    const inContainer: VmAttemptRunner = (request) => runVmAttempt({
+      docker: engine.docker, containerDockerId: record.dockerId, env, ...request,
+      // Once the attempt is stopped (cancelled, timed out), its task is reported ended: what the dying runner still says is not shown.
+      onEvent: (event) => {
+        if (!signal.aborted) sink(event);
+      },
+      onRunnerEvent: (event) => auditRunnerEvent(audit, input.taskId, containerId, event),
+    });
+    return runVmTaskAttempt(inContainer, input, signal, () => options.session().send({ type: 'budget.exhausted' }));
   }
 
   /** What the workspace holds after the task: `git status --short` in the container. */

@@ -1,7 +1,7 @@
 // Confines a path the model names to the workspace by its real path, through the shared path policy.
 import path from 'node:path';
 import { checkPath } from '../../policy/index.js';
-import { PolicyDenial } from './tool.js';
+import { PolicyDenial } from '../../agents/tools/tool.js';
 
 /** The name the model uses for the workspace root, whatever its real location (tests use a temp folder). */
 export const workspaceName = '/workspace';

@@ -1,10 +1,10 @@
-// The tools the vm-agent runner gives the model, as one explicit list.
-import { editFileTool } from './edit-file.js';
-import { listFilesTool } from './list-files.js';
-import { readFileTool } from './read-file.js';
+// The tools the vm-agent runner gives the model, as one explicit list: the kernel's file tools over the workspace, and run-command.
+import { editFileTool } from '../../agents/tools/edit-file.js';
+import { listFilesTool } from '../../agents/tools/list-files.js';
+import { readFileTool } from '../../agents/tools/read-file.js';
+import { searchTool } from '../../agents/tools/search.js';
+import { writeFileTool } from '../../agents/tools/write-file.js';
 import { runCommandTool } from './run-command.js';
-import { searchTool } from './search.js';
-import type { RunnerTool } from './tool.js';
-import { writeFileTool } from './write-file.js';
+import type { RunnerTool } from './run-tool.js';
 
 export const runnerTools: readonly RunnerTool[] = [listFilesTool, readFileTool, searchTool, writeFileTool, editFileTool, runCommandTool];

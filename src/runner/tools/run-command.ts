@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { checkCommand } from '../../policy/index.js';
 import { spawnCommand } from './spawn.js';
 import { confine } from './confine.js';
-import { defineRunnerTool, PolicyDenial } from './tool.js';
+import { defineTool, PolicyDenial } from '../../agents/tools/tool.js';
+import type { RunnerToolContext } from './run-tool.js';
 
 const parameters = z.object({
   command: z.string().min(1).describe('A bash command line, e.g. `npm test` or `git status`'),
@@ -11,17 +12,18 @@ const parameters = z.object({
   timeoutSeconds: z.number().int().min(1).max(1800).default(600).describe('Stop the command after this many seconds'),
 });
 
-export const runCommandTool = defineRunnerTool({
+export const runCommandTool = defineTool<typeof parameters, RunnerToolContext>({
   name: 'run-command',
+  kind: 'exec',
   description:
     'Run a command in /workspace with bash. Only git, npm, yarn, docker and the editor server may run; rm -rf, sudo, su, chmod 777, ' +
     'sh -c, eval and substitutions are refused by the command policy. Returns the output (long output is shortened) and the exit code.',
   parameters,
   timeoutMs: null,
   async execute(params, context) {
-    const decision = await checkCommand(params.command, { workspace: context.workspace });
+    const decision = await checkCommand(params.command, { workspace: context.files.root });
     if (decision.decision === 'deny') throw new PolicyDenial(params.command, decision);
-    const folder = confine(context.workspace, params.cwd, 'read');
+    const folder = confine(context.files.root, params.cwd, 'read');
     const run = await spawnCommand({
       command: params.command,
       cwd: folder.real,

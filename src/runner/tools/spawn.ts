@@ -1,7 +1,7 @@
 // Runs one allowed command line under bash in its own process group, streaming output and keeping a bounded copy.
 import { spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import { RunnerToolRefusal } from './tool.js';
+import { ToolRefusal } from '../../agents/tools/tool.js';
 
 export interface CommandRun {
   exitCode: number | null;
@@ -80,7 +80,7 @@ export function spawnCommand(options: {
     }
     child.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      reject(error.code === 'ENOENT' ? new RunnerToolRefusal('bash is not installed where the runner runs') : error);
+      reject(error.code === 'ENOENT' ? new ToolRefusal('bash is not installed where the runner runs') : error);
     });
     // Whatever the command left behind in its group (a background server, say) goes with it, so its pipes close.
     child.once('exit', () => {

@@ -1,8 +1,9 @@
 // The agent tools against real temporary projects: reads, search, staged writes, limits and permissions.
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, symlinkSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeProject, toolContext } from './context.js';
+import { makeProject, releaseReaders, toolContext, within } from './context.js';
 
 const big = 'x'.repeat(101 * 1024);
 
@@ -80,7 +81,7 @@ describe('staged writes', () => {
     const { call, audit } = toolContext(root);
     const write = await call('write-file', { path: 'new.txt', content: big });
     expect(write.result.output).toMatch(/over 100 KB cannot be written/);
-    expect(write.display).toMatch(/^✗ write-file: /);
+    expect(write).toMatchObject({ outcome: 'refused', display: expect.stringMatching(/^write-file: the new new\.txt would be/) });
     expect((await call('edit-file', { path: 'big.txt', search: 'xx', replace: 'y' })).result.output).toMatch(/over 100 KB cannot be edited/);
     expect((await call('edit-file', { path: 'small.txt', search: 'hi', replace: big })).result.output).toMatch(/over 100 KB/);
     for (const attempt of [
@@ -110,7 +111,7 @@ describe('permissions', () => {
     ] as const) {
       const run = await call(name, input);
       expect(run.result.output, `${name} ${JSON.stringify(input)}`).toMatch(reason);
-      expect(run.display).toMatch(/^✗/);
+      expect(run.outcome).toBe('refused');
     }
     expect((await call('list-files', {})).result.output).toBe('ok.txt\n[3 files hidden by the read permissions]');
     expect((await call('search', { query: 'SECRET' })).result.output).toBe('No matches.');
@@ -155,4 +156,32 @@ it('refuses to write over a folder', async () => {
   const { call } = toolContext(makeProject({ 'src/a.ts': 'a\n' }));
   expect((await call('write-file', { path: 'src', content: 'x' })).result.output).toMatch(/src is a folder/);
   expect((await call('read-file', { path: 'src' })).result.output).toMatch(/is a folder/);
+});
+
+it('refuses to read or change a named pipe in the project, at once, and the next read still works', async () => {
+  const root = makeProject({ 'ok.txt': 'fine\n' });
+  execFileSync('mkfifo', [join(root, 'pipe')]);
+  const { call } = toolContext(root);
+  try {
+    for (const [name, input] of [
+      ['read-file', { path: 'pipe' }],
+      ['write-file', { path: 'pipe', content: 'x' }],
+      ['edit-file', { path: 'pipe', search: 'a', replace: 'b' }],
+      ['delete-file', { path: 'pipe' }],
+    ] as const) {
+      const run = await within(3_000, call(name, input));
+      expect(run, name).toMatchObject({ outcome: 'refused', result: { output: expect.stringMatching(/pipe is not a regular file/) } });
+    }
+    expect(await within(3_000, call('read-file', { path: 'ok.txt' }))).toMatchObject({ result: { output: '1\tfine\n2\t' } });
+  } finally {
+    releaseReaders(join(root, 'pipe'));
+  }
+});
+
+it('search leaves out files too big to search without reading them, even one over 2 GB', async () => {
+  const root = makeProject({ 'src/a.ts': 'export const needle = 1;\n', 'src/dump.txt': '' });
+  // Sparse: 3 GB on paper, nothing on disk. Reading it whole fails (over 2 GB), or would hold gigabytes.
+  truncateSync(join(root, 'src/dump.txt'), 3 * 1024 ** 3);
+  const { call } = toolContext(root);
+  expect((await call('search', { query: 'needle' })).result).toMatchObject({ isError: false, output: 'src/a.ts:1: export const needle = 1;' });
 });

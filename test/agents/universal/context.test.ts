@@ -77,4 +77,14 @@ describe.each(['anthropic', 'openai-compatible'] as const)('context limits over 
     expect(result.stopped).toMatchObject({ code: 'model.context-too-long' });
     expect(result.transcript.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('Now add a 404 test') });
   });
+
+  it('a turn that fails after a compaction keeps the compacted conversation, so the summary is not paid for again', async () => {
+    const { result, server } = await run({ turns: [summaryTurn, { error: { status: 401, kind: 'auth' } }] }, provider, { window: 5_000 });
+    expect(server.requests).toHaveLength(2);
+    expect(result.stopped).not.toBeNull();
+    const kept = JSON.stringify(result.transcript);
+    expect(kept).toContain(summaryHeading);
+    expect(kept).not.toContain('Task 1: explain');
+    expect(result.transcript.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('Now add a 404 test') });
+  });
 });
