@@ -1,7 +1,7 @@
 // The agent tools against real temporary projects: reads, search, staged writes, limits and permissions.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, truncateSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeProject, releaseReaders, toolContext, within } from './context.js';
 
@@ -184,4 +184,31 @@ it('search leaves out files too big to search without reading them, even one ove
   truncateSync(join(root, 'src/dump.txt'), 3 * 1024 ** 3);
   const { call } = toolContext(root);
   expect((await call('search', { query: 'needle' })).result).toMatchObject({ isError: false, output: 'src/a.ts:1: export const needle = 1;' });
+});
+
+it('a pattern that makes a backtracking RegExp run for hours, (a+)+$ on a long line, is searched in linear time', async () => {
+  // Run in a child process (the built tools): a RegExp that backtracks blocks its thread, so only a process can be stopped.
+  const root = makeProject({ 'src/long.txt': `${'a'.repeat(5_000)}!\n`, 'src/ok.txt': 'aaa\n' });
+  const tools = resolve(import.meta.dirname, '../../../dist/src/agents/tools');
+  const script = `
+    import { universalTools } from ${JSON.stringify(`${tools}/index.js`)};
+    import { createPermissions, defaultRules } from ${JSON.stringify(`${tools}/permissions.js`)};
+    import { createProjectToolContext } from ${JSON.stringify(`${tools}/project-files.js`)};
+    import { createStagedView } from ${JSON.stringify(`${tools}/staged-view.js`)};
+    import { runTool } from ${JSON.stringify(`${tools}/wrapper.js`)};
+    const root = ${JSON.stringify(root)};
+    const context = createProjectToolContext({ root, view: createStagedView(root), permissions: createPermissions(root, defaultRules), plan: { summaries: new Map(), proposed: false }, signal: new AbortController().signal });
+    const run = await runTool(universalTools, { id: 'c1', name: 'search', input: { query: '(a+)+$', regex: true } }, context, { kinds: ['read'], audit: () => {} });
+    process.stdout.write(run.result.output);`;
+  const output = await new Promise<string>((resolvePromise, reject) => {
+    execFile(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 }, (error, stdout) => (error ? reject(new Error(`the search did not finish: ${error.message}`)) : resolvePromise(stdout)));
+  });
+  expect(output).toBe('src/ok.txt:1: aaa');
+}, 30_000);
+
+it('a pattern RE2 does not take (a backreference) is refused saying which syntax applies', async () => {
+  const { call } = toolContext(makeProject({ 'a.txt': 'abab\n' }));
+  const refused = await call('search', { query: '(ab)\\1', regex: true });
+  expect(refused.result).toMatchObject({ isError: true, output: expect.stringMatching(/RE2 syntax.*no backreferences/) });
+  expect((await call('search', { query: 'ABAB', caseSensitive: false })).result.output).toBe('a.txt:1: abab');
 });
