@@ -48,7 +48,7 @@ describeDocker('service containers beside a sandbox', () => {
   beforeAll(async () => {
     sandboxImage = await ensureSandboxImage(docker);
     image = (await buildServicesImage({ docker, onEvent: () => undefined })).image;
-    hostListener = createServer((socket) => socket.end('host-answered\n'));
+    hostListener = createServer((socket) => socket.on('error', () => undefined).end('host-answered\n'));
     await new Promise<void>((resolve) => hostListener.listen(0, '0.0.0.0', resolve));
     hostPort = (hostListener.address() as { port: number }).port;
   }, sandboxBuildTimeoutMs);
@@ -121,8 +121,8 @@ describeDocker('service containers beside a sandbox', () => {
     const id = newId();
     created.push(id);
     const failing = { ...serviceCatalog.redis, health: 'echo "no PONG from redis"; exit 1' };
-    const attempt = ensureServices({ docker, containerId: id, installation, services: ['redis'], image, limits, definitions: { redis: failing } });
-    await expect(attempt).rejects.toMatchObject({ code: 'vm.service-unhealthy', message: expect.stringMatching(/Redis failed its health check \(unhealthy\): no PONG from redis/), remedy: expect.stringContaining('nothing of it was left running') });
+    const attempt = ensureServices({ docker, containerId: id, installation, services: ['redis'], image, limits, definitions: { redis: failing }, healthTimeoutMs: 10_000 });
+    await expect(attempt).rejects.toMatchObject({ code: 'vm.service-unhealthy', message: expect.stringMatching(/^Redis failed its health check \(not healthy after 10 s\): no PONG from redis\.$/), remedy: expect.stringContaining('nothing of it was left running') });
     expect(await leftovers(docker, id)).toEqual([]);
   }, 240_000);
 
