@@ -22,7 +22,7 @@ const modelKey = 'sk-ant-services-key-0123456789-NEVER-IN-CONTAINER';
 const checkScript = `import { readdirSync, readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 const connection = await mysql.createConnection({ host: process.env.MYSQL_HOST, port: Number(process.env.MYSQL_PORT), user: process.env.MYSQL_USER, password: process.env.MYSQL_PASSWORD, database: process.env.MYSQL_DATABASE, multipleStatements: true });
-const files = readdirSync('migrations').filter((file) => file.endsWith('.do.sql')).sort();
+const files = readdirSync('migrations').filter((file) => file.includes('.do.')).sort();
 const [present] = await connection.query("SHOW TABLES LIKE 'users'");
 if (present.length === 0) for (const file of files) await connection.query(readFileSync('migrations/' + file, 'utf8'));
 await connection.query("INSERT INTO users (username, email, password) VALUES (?, ?, 'x')", [process.argv[2], process.argv[2] + '@example.com']);
