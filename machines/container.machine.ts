@@ -35,6 +35,8 @@ export interface ContainerInput {
   dockerId?: string | null;
   /** Known when attaching (read back from the engine); found by prepareWorkspace otherwise. */
   workspace?: ContainerWorkspace | null;
+  /** The service containers beside it (`postgres`, `mysql`, `redis`): started and health-checked before it, removed with it. */
+  services?: string[];
 }
 
 export interface ContainerFailure {
@@ -52,6 +54,9 @@ export interface ContainerContext {
   dockerId: string | null;
   workspace: ContainerWorkspace | null;
   failure: ContainerFailure | null;
+  services: string[];
+  /** The connection variables of its services (throwaway credentials), set in the container when it is created. */
+  serviceEnv: Record<string, string>;
 }
 
 export type ContainerEvent =
@@ -65,6 +70,8 @@ export type ContainerEvent =
   /** The gateway could not be opened: the container runs, but nothing in it can reach the model or the network. */
   | { type: 'gateway.failed'; reason: string }
   | { type: 'container.exited'; exitCode: number; oomKilled: boolean; reason: string }
+  /** One of its service containers stopped by itself (crashed, or killed for memory). */
+  | { type: 'service.exited'; service: string; exitCode: number; oomKilled: boolean }
   | { type: 'container.restart' }
   | { type: 'container.stop' }
   | { type: 'container.start' }
@@ -81,7 +88,11 @@ export interface ContainerEffectInput {
   dockerId: string | null;
   workspace: ContainerWorkspace | null;
   deadline: number;
+  services: string[];
+  serviceEnv: Record<string, string>;
 }
+/** What starting (or restarting) the services gives the container: their connection variables. */
+export interface StartServicesOutput { env: Record<string, string> }
 export interface StartContainerOutput { dockerId: string }
 /** The gateway child's input: what it opens the gateway for, and the rules it applies. */
 export interface GatewayInput { containerId: string; repoUrl: string; deadline: number; network: ContainerNetwork }
@@ -97,7 +108,7 @@ const describeError = (error: unknown): string => (error instanceof Error ? erro
 
 const effectInput = ({ context }: { context: ContainerContext }): ContainerEffectInput => ({
   containerId: context.containerId, repoUrl: context.repoUrl, limits: context.limits, env: context.env, network: context.network,
-  dockerId: context.dockerId, workspace: context.workspace, deadline: context.deadline,
+  dockerId: context.dockerId, workspace: context.workspace, deadline: context.deadline, services: context.services, serviceEnv: context.serviceEnv,
 });
 
 const gatewayId = 'gateway';
@@ -119,6 +130,14 @@ export const containerMachine = setup({
     restartContainer: fromPromise<void, ContainerEffectInput>(notProvided('restartContainer')),
     stopContainer: fromPromise<void, ContainerEffectInput>(notProvided('stopContainer')),
     cleanUp: fromPromise<void, ContainerEffectInput>(notProvided('cleanUp')),
+    /** Starts (or finds again) the service containers and waits until each answers its health check. */
+    startServices: fromPromise<StartServicesOutput, ContainerEffectInput>(notProvided('startServices')),
+    restartServices: fromPromise<StartServicesOutput, ContainerEffectInput>(notProvided('restartServices')),
+    stopServices: fromPromise<void, ContainerEffectInput>(notProvided('stopServices')),
+    /** Removes the service containers with their network and data volumes. */
+    removeServices: fromPromise<void, ContainerEffectInput>(notProvided('removeServices')),
+    /** Sends `service.exited` when a service container stops by itself; the default watches nothing. */
+    watchServices: fromCallback<EventObject, ContainerEffectInput>(() => undefined),
     watchDeadline: createDeadlineWatcher('container.deadline.reached'),
     /** The container's gateway on the host (model calls, egress): open while the container runs, closed and its credential revoked after. */
     gateway: fromCallback<GatewayInbox, GatewayInput>(() => undefined),
@@ -127,6 +146,7 @@ export const containerMachine = setup({
   },
   guards: {
     attaching: ({ context }) => context.dockerId !== null,
+    hasServices: ({ context }) => context.services.length > 0,
     deadlinePassed: ({ context }) => context.deadline <= Date.now(),
     found: (_, params: { output: InspectContainerOutput }) => params.output.running,
   },
@@ -154,6 +174,15 @@ export const containerMachine = setup({
         oomKilled: params.oomKilled,
       },
     })),
+    recordServiceEnv: assign((_, params: { env: Record<string, string> }) => ({ serviceEnv: params.env })),
+    recordServiceExit: assign((_, params: { service: string; exitCode: number; oomKilled: boolean }) => ({
+      failure: {
+        reason: params.oomKilled
+          ? `its service ${params.service} ran out of memory (OOMKilled, exit code ${params.exitCode})`
+          : `its service ${params.service} exited with code ${params.exitCode}`,
+        oomKilled: params.oomKilled,
+      },
+    })),
     recordError: assign((_, params: { error: unknown }) => ({ failure: { reason: describeError(params.error), oomKilled: false } })),
     extendDeadline: assign((_, params: { deadline: number }) => ({ deadline: params.deadline })),
     announceProgress: emit(({ context }, params: { label: string; current?: number; total?: number }) => ({
@@ -173,6 +202,8 @@ export const containerMachine = setup({
     dockerId: input.dockerId ?? null,
     workspace: input.workspace ?? null,
     failure: null,
+    services: input.services ?? [],
+    serviceEnv: {},
   }),
   initial: 'opening',
   on: {
@@ -209,11 +240,21 @@ export const containerMachine = setup({
     },
     cloning: {
       description: 'Cloning the repository into the workspace.',
-      invoke: { id: 'cloneRepository', src: 'cloneRepository', input: effectInput, onDone: 'starting', onError: failWith },
+      invoke: { id: 'cloneRepository', src: 'cloneRepository', input: effectInput, onDone: [{ guard: 'hasServices', target: 'starting-services' }, { target: 'starting' }], onError: failWith },
       on: {
         'container.progress': {
           actions: { type: 'announceProgress', params: ({ event }) => ({ label: event.label, current: event.current, total: event.total }) },
         },
+      },
+    },
+    'starting-services': {
+      description: 'Starting its service containers on their internal network and waiting until each answers its health check.',
+      invoke: {
+        id: 'startServices',
+        src: 'startServices',
+        input: effectInput,
+        onDone: { target: 'starting', actions: { type: 'recordServiceEnv', params: ({ event }) => ({ env: event.output.env }) } },
+        onError: failWith,
       },
     },
     starting: {
@@ -230,7 +271,10 @@ export const containerMachine = setup({
       description: 'The container runs, with its gateway open, until its deadline, an exit, or a restart, stop or cleanup request.',
       entry: 'openGateway',
       exit: 'closeGateway',
-      invoke: { id: 'watchContainer', src: 'watchContainer', input: effectInput, onError: failWith },
+      invoke: [
+        { id: 'watchContainer', src: 'watchContainer', input: effectInput, onError: failWith },
+        { id: 'watchServices', src: 'watchServices', input: effectInput, onError: failWith },
+      ],
       initial: 'opening-gateway',
       states: {
         'opening-gateway': {
@@ -254,9 +298,23 @@ export const containerMachine = setup({
           target: 'failed',
           actions: { type: 'recordExit', params: ({ event }) => ({ exitCode: event.exitCode, oomKilled: event.oomKilled, reason: event.reason }) },
         },
-        'container.restart': 'restarting',
+        'service.exited': {
+          target: 'failed',
+          actions: { type: 'recordServiceExit', params: ({ event }) => ({ service: event.service, exitCode: event.exitCode, oomKilled: event.oomKilled }) },
+        },
+        'container.restart': [{ guard: 'hasServices', target: 'restarting-services' }, { target: 'restarting' }],
         'container.stop': 'stopping',
         'container.cleanup': 'cleaning-up',
+      },
+    },
+    'restarting-services': {
+      description: 'Restarting its service containers (data kept) and waiting until each is healthy again, before the container.',
+      invoke: {
+        id: 'restartServices',
+        src: 'restartServices',
+        input: effectInput,
+        onDone: { target: 'restarting', actions: { type: 'recordServiceEnv', params: ({ event }) => ({ env: event.output.env }) } },
+        onError: failWith,
       },
     },
     restarting: {
@@ -265,15 +323,22 @@ export const containerMachine = setup({
     },
     stopping: {
       description: 'Stopping the container; the workspace is kept.',
-      invoke: { id: 'stopContainer', src: 'stopContainer', input: effectInput, onDone: 'stopped', onError: failWith },
+      invoke: { id: 'stopContainer', src: 'stopContainer', input: effectInput, onDone: [{ guard: 'hasServices', target: 'stopping-services' }, { target: 'stopped' }], onError: failWith },
+    },
+    'stopping-services': {
+      description: 'Stopping its service containers; their data is kept.',
+      invoke: { id: 'stopServices', src: 'stopServices', input: effectInput, onDone: 'stopped', onError: failWith },
     },
     stopped: {
       description: 'Stopped: it can be started again or cleaned up.',
-      on: { 'container.start': 'starting', 'container.cleanup': 'cleaning-up' },
+      on: { 'container.start': [{ guard: 'hasServices', target: 'starting-services' }, { target: 'starting' }], 'container.cleanup': 'cleaning-up' },
     },
     'timed-out': {
       description: 'The deadline passed: the container is stopped and waits for cleanup.',
-      invoke: { id: 'stopTimedOut', src: 'stopContainer', input: effectInput, onError: failWith },
+      invoke: [
+        { id: 'stopTimedOut', src: 'stopContainer', input: effectInput, onError: failWith },
+        { id: 'stopServicesTimedOut', src: 'stopServices', input: effectInput, onError: failWith },
+      ],
       on: { 'container.cleanup': 'cleaning-up' },
     },
     failed: {
@@ -282,7 +347,11 @@ export const containerMachine = setup({
     },
     'cleaning-up': {
       description: "Revoking the session token and removing the container and its workspace.",
-      invoke: { id: 'cleanUp', src: 'cleanUp', input: effectInput, onDone: 'cleaned-up', onError: failWith },
+      invoke: { id: 'cleanUp', src: 'cleanUp', input: effectInput, onDone: [{ guard: 'hasServices', target: 'removing-services' }, { target: 'cleaned-up' }], onError: failWith },
+    },
+    'removing-services': {
+      description: 'Removing its service containers with their network and data.',
+      invoke: { id: 'removeServices', src: 'removeServices', input: effectInput, onDone: 'cleaned-up', onError: failWith },
     },
     'cleaned-up': { type: 'final', description: 'Nothing of the container remains.' },
   },

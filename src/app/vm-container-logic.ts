@@ -1,13 +1,14 @@
 // The container actor logic for the root: the container statechart whose effects, and whose gateway child, load the vm engine
 // (dockerode, isomorphic-git, the gateway pool) on first use.
 import { createActor, fromCallback, fromPromise, setup, toPromise, type EventObject } from 'xstate';
-import { containerMachine, type ContainerEffectInput, type ContainerEvent, type ContainerWorkspace, type InspectContainerOutput, type StartContainerOutput } from '../../machines/container.machine.js';
+import { containerMachine, type ContainerEffectInput, type ContainerEvent, type ContainerWorkspace, type InspectContainerOutput, type StartContainerOutput, type StartServicesOutput } from '../../machines/container.machine.js';
 import type { createContainerEffects } from '../container/effects.js';
 import { createGatewayLogic } from '../gateway/actor.js';
 import type { Gateways } from '../gateway/pool.js';
 
 export type ContainerEffects = ReturnType<typeof createContainerEffects>;
-type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer'>;
+type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer' | 'watchServices'>;
+type Watcher = 'watchContainer' | 'watchServices';
 
 /**
  * `containerMachine` with every effect delegated to the container layer's and its gateway to the pool, which `load`
@@ -17,14 +18,14 @@ export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffec
   const delegate = <T>(name: PromiseEffect) =>
     fromPromise<T, ContainerEffectInput>(async ({ input }) => (await toPromise(createActor((await load()).effects[name], { input }).start())) as T);
   // A callback's sendBack reaches only its parent, so the real watcher runs under a relay that forwards its events.
-  const watchContainer = fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {
+  const relayed = (name: Watcher) => fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {
     let relay: { stop(): void } | undefined;
     let stopped = false;
     void load().then(({ effects }) => {
       if (stopped) return;
-      const machine = setup({ types: {} as { events: ContainerEvent }, actors: { watch: effects.watchContainer } }).createMachine({
+      const machine = setup({ types: {} as { events: ContainerEvent }, actors: { watch: effects[name] } }).createMachine({
         invoke: { id: 'watch', src: 'watch', input },
-        on: { 'container.exited': { actions: ({ event }) => sendBack(event) } },
+        on: { 'container.exited': { actions: ({ event }) => sendBack(event) }, 'service.exited': { actions: ({ event }) => sendBack(event) } },
       });
       relay = createActor(machine).start();
     });
@@ -42,7 +43,12 @@ export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffec
       restartContainer: delegate<void>('restartContainer'),
       stopContainer: delegate<void>('stopContainer'),
       cleanUp: delegate<void>('cleanUp'),
-      watchContainer,
+      startServices: delegate<StartServicesOutput>('startServices'),
+      restartServices: delegate<StartServicesOutput>('restartServices'),
+      stopServices: delegate<void>('stopServices'),
+      removeServices: delegate<void>('removeServices'),
+      watchContainer: relayed('watchContainer'),
+      watchServices: relayed('watchServices'),
       gateway: createGatewayLogic(async () => (await load()).gateways),
     },
   });

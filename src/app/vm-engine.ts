@@ -18,6 +18,8 @@ import { belongsTo, findContainer, foreignContainer, listCadreContainers, saveDe
 import { buildSandboxImage, sandboxImagePresent } from '../container/sandbox-image.js';
 import { sandboxRepository } from '../container/sandbox-recipe.js';
 import { applySettingsChange, isContainerSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
+import { detectServices, type ServiceSuggestion } from '../container/services/detect.js';
+import { listServices, removeServices, type ServiceRecord } from '../container/services/runtime.js';
 import { workspacePaths } from '../container/workspace.js';
 import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import { createBudget } from '../gateway/budget.js';
@@ -171,6 +173,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       env: { ...(context?.env ?? {}) },
       networkIsolation: context?.network.isolation ?? record.networkIsolation,
       allowedDomains: [...(context?.network.allowedDomains ?? record.allowedDomains)],
+      services: [...(context?.services ?? [])],
     };
   }
 
@@ -205,7 +208,9 @@ export async function createVmEngine(options: VmEngineOptions) {
         }
       }
       const saved = isContainerSettings(metadata.settings) ? metadata.settings : undefined;
+      const services = (await listServices({ docker, containerId: record.id, installation })).map((service) => service.name);
       await spawnActor({
+        services,
         containerId: record.id, repoUrl: record.repoUrl, deadline: record.deadline, limits: machineLimits(record), dockerId: record.dockerId, workspace: record.workspace,
         env: saved?.env ?? {}, network: { isolation: saved?.networkIsolation ?? record.networkIsolation, allowedDomains: saved?.allowedDomains ?? record.allowedDomains },
       }, ['running.watching', 'stopped', 'timed-out', 'failed']);
@@ -233,6 +238,9 @@ export async function createVmEngine(options: VmEngineOptions) {
     record: (id: string): Promise<ContainerRecord> => findContainer(docker, id),
     use,
     ours,
+    /** The service containers of `record` (its own installation's, for reading: another installation's are only shown). */
+    services: (record: ContainerRecord): Promise<ServiceRecord[]> =>
+      listServices({ docker, containerId: record.id, installation: ours(record) ? installation : { id: record.installation, home: record.home } }),
     /** The variables of what runs in container `id` (commands, tasks): its /vm-config env. */
     envOf: (id: string): Record<string, string> => ({ ...(contextOf(id)?.env ?? {}) }),
     /** The runner's environment in container `id`: its env, the model through the forwarder, and the gateway's credential. */
@@ -241,7 +249,7 @@ export async function createVmEngine(options: VmEngineOptions) {
     editor: () => ensureEditorVolume({ docker, image, onEvent: sink, registry, caBundle, env: options.env }),
 
     /** /vm-create: image on first use, workspace, clone, locked-down start with its gateway; resolves the short id once running. */
-    async create(input: { repoUrl: string; configText?: string }): Promise<{ id: string; deadline: number; settings: ContainerSettings }> {
+    async create(input: { repoUrl: string; configText?: string }): Promise<{ id: string; deadline: number; settings: ContainerSettings; suggestion: ServiceSuggestion }> {
       const url = URL.canParse(input.repoUrl) ? new URL(input.repoUrl) : undefined;
       if (!url || !/^https?:$/.test(url.protocol)) {
         throw new CadreError('vm.bad-repo-url', `"${input.repoUrl}" is not an http(s) repository URL.`, { remedy: 'give the clone URL, like https://github.com/owner/repo.git', exitCode: exitCodes.usage });
@@ -256,7 +264,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
       const deadline = Date.now() + limits.timeoutMinutes * 60_000;
       const { actor, snapshot } = await spawnActor({
-        containerId: id, repoUrl: input.repoUrl, deadline, env: settings.env, network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+        containerId: id, repoUrl: input.repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
         limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
       }, ['running.watching', 'failed']);
       if (!snapshot.matches('running')) {
@@ -269,8 +277,10 @@ export async function createVmEngine(options: VmEngineOptions) {
       }
       await updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session: sessionContext().name, settings: { ...settings } });
       options.session().send({ type: 'container.registered', containerId: id });
-      audit('container.created', { containerId: id, repoUrl: input.repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image });
-      return { id, deadline, settings };
+      audit('container.created', { containerId: id, repoUrl: input.repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image, services: settings.services ?? [] });
+      // What the repository's files say its tests need: only suggested, never started unasked.
+      const suggestion = await detectServices(workspacePaths(paths.workspacesDir, id).dir);
+      return { id, deadline, settings, suggestion };
     },
 
     /**
@@ -280,6 +290,12 @@ export async function createVmEngine(options: VmEngineOptions) {
     async configure(id: string, change: SettingsChange): Promise<{ record: ContainerRecord; settings: ContainerSettings; changed: (keyof ContainerSettings)[] }> {
       const record = await use(id, 'configure');
       const { settings, changed } = await applySettingsChange(settingsOf(record), change);
+      if (changed.includes('services')) {
+        throw new CadreError('vm.services-at-create', `${record.id}'s services are chosen when it is created: it runs ${settingsOf(record).services?.join(', ') || 'none'}.`, {
+          remedy: `set them for new containers with /vm-config --services "${settings.services?.join(',') ?? ''}", then /vm-create ${record.repoUrl} (and /vm-cleanup ${record.id} when its work is saved)`,
+          exitCode: exitCodes.usage,
+        });
+      }
       const actor = actorOf(record.id);
       if (changed.includes('memoryBytes') || changed.includes('cpus')) {
         await docker.getContainer(record.dockerId).update({ Memory: settings.memoryBytes, MemorySwap: settings.memoryBytes, NanoCpus: Math.round(settings.cpus * 1e9) });
@@ -337,10 +353,12 @@ export async function createVmEngine(options: VmEngineOptions) {
       }
       // A workspace folder whose container is gone (removed outside cadre) is this installation's: removed with it.
       const leftover = await cleanUp({ docker, id, deleteWorkspace: true, workspace: record?.workspace ?? workspacePaths(paths.workspacesDir, id) });
+      // Services whose container is gone (removed outside cadre): this installation's only, with their network and data.
+      const services = await removeServices({ docker, containerId: id, installation });
       await gateways.close(id);
       await letGo(id);
       options.session().send({ type: 'container.removed', containerId: id });
-      return { removed: removed || leftover.removedContainer || leftover.removedWorkspace };
+      return { removed: removed || leftover.removedContainer || leftover.removedWorkspace || services.containers > 0 || services.network };
     },
 
     /** What /vm-cleanup would remove of `id`, and what its workspace holds that exists nowhere else. */

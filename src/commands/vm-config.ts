@@ -6,12 +6,12 @@ import { defineCommand } from './types.js';
 
 const describe = (settings: ContainerSettings, formatSize: (bytes: number) => string): string =>
   `memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, timeout ${settings.timeoutMinutes} min, env ${Object.keys(settings.env).join(', ') || '-'}, ` +
-  `network ${settings.networkIsolation ? 'isolated (no egress)' : `repository host, registries${settings.allowedDomains.length ? `, ${settings.allowedDomains.join(', ')}` : ''}`}`;
+  `services ${settings.services?.join(', ') || '-'}, network ${settings.networkIsolation ? 'isolated (no egress)' : `repository host, registries${settings.allowedDomains.length ? `, ${settings.allowedDomains.join(', ')}` : ''}`}`;
 
 export const vmConfigCommand = defineCommand({
   name: 'vm-config',
   summary: 'Set memory, CPU, timeout, env and network rules for containers',
-  usage: '/vm-config [--memory 4GB] [--cpu 2] [--timeout 30] [--env "A=1,B=2"] [--network-isolation] [--allowed-domains "a.com,b.org"] [--container <id>]',
+  usage: '/vm-config [--memory 4GB] [--cpu 2] [--timeout 30] [--env "A=1,B=2"] [--services "postgres,redis"] [--network-isolation] [--allowed-domains "a.com,b.org"] [--container <id>]',
   args: z.object({
     memory: z.string().optional().describe('memory limit with a unit, e.g. 4GB or 512MB'),
     cpu: z.string().optional().describe('CPU cores, at most the host has'),
@@ -19,6 +19,7 @@ export const vmConfigCommand = defineCommand({
     env: z.string().optional().describe('NAME=value pairs, comma-separated'),
     networkIsolation: z.boolean().optional().describe('allow no network at all'),
     allowedDomains: z.string().optional().describe('extra domains, comma-separated (*.domain for subdomains)'),
+    services: z.string().optional().describe('service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none'),
     container: z.string().optional().describe('apply to this container instead of the defaults'),
   }),
   run: async ({ container, ...change }, ctx) => {

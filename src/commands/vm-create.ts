@@ -17,9 +17,18 @@ export const vmCreateCommand = defineCommand({
     // A typed "\n" separates config lines as a real line break does.
     const created = await vm.create({ repoUrl, ...(config !== undefined ? { configText: config.replace(/\\n/g, '\n') } : {}) });
     const { formatSize } = await import('../container/limits.js');
-    const { settings } = created;
-    ctx.emit(result('vm.created', { containerId: created.id, repoUrl, deadline: new Date(created.deadline).toISOString(), memoryBytes: settings.memoryBytes, cpus: settings.cpus, timeoutMinutes: settings.timeoutMinutes },
-      `✔ Container ${created.id} is running (memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, times out at ${new Date(created.deadline).toLocaleTimeString()}).\n` +
-      `  Next: /vm-install-deps --auto-detect, /agent vm-agent "<task>", /vm-status ${created.id}`));
+    const { settings, suggestion } = created;
+    const services = settings.services ?? [];
+    const missing = suggestion.services.filter((service) => !services.includes(service));
+    const { mongoRemedy, unsupportedServices } = await import('../container/services/catalog.js');
+    const notes = [
+      ...(services.length ? [`  Services: ${services.map((s) => `${s} (reachable as ${s})`).join(', ')}; their connection variables are set in the container.`] : []),
+      ...(missing.length ? [`  This repository looks like it needs ${missing.join(', ')} (${suggestion.evidence.join('; ')}): nothing was started. To run it beside the next container: /vm-config --services "${[...services, ...missing].join(',')}", then /vm-create ${repoUrl}.`] : []),
+      ...(suggestion.unsupported.length ? [`  It also uses MongoDB: ${unsupportedServices.mongodb}. What to do: ${mongoRemedy}.`] : []),
+    ];
+    ctx.emit(result('vm.created', { containerId: created.id, repoUrl, deadline: new Date(created.deadline).toISOString(), memoryBytes: settings.memoryBytes, cpus: settings.cpus, timeoutMinutes: settings.timeoutMinutes, services, suggestion },
+      [`✔ Container ${created.id} is running (memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, times out at ${new Date(created.deadline).toLocaleTimeString()}).`,
+        ...notes,
+        `  Next: /vm-install-deps --auto-detect, /agent vm-agent "<task>", /vm-status ${created.id}`].join('\n')));
   },
 });

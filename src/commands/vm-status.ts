@@ -44,12 +44,16 @@ export const vmStatusCommand = defineCommand({
     const machineState = machine ? (typeof machine.value === 'string' ? machine.value : Object.keys(machine.value as object)[0] ?? null) : null;
     const gateway = vm.gateways.isOpen(status.id) ? 'open (model port 4100, proxy 4101 in the container)' : 'closed (this cadre does not hold it; a command that uses it attaches it)';
     const owner = vm.ours(record) ? null : `another installation (${record.home || 'unknown home'}): cadre only reads it`;
+    const services = await vm.services(record);
+    const { formatSize } = await import('../container/limits.js');
+    const serviceLines = services.map((s) => `  service     ${s.name}  ${s.running ? `running, ${s.health}` : `${s.status}${s.oomKilled ? ' (OOMKilled)' : ` (exit code ${s.exitCode})`}`}  memory ${formatSize(s.memoryBytes)}, cpu ${s.cpus}, pids ${s.pids}  at ${s.name}`);
     const lines = [
       formatContainerStatus(status),
       `  machine     ${machineState ?? '- (not attached to this cadre)'}${machine?.context.failure ? `: ${machine.context.failure.reason}` : ''}`,
       `  gateway     ${gateway}`,
+      ...serviceLines,
       ...(owner ? [`  owner       ${owner}`] : []),
     ];
-    ctx.emit(result('vm.status', { ...status, machineState, gatewayOpen: vm.gateways.isOpen(status.id), foreign: owner !== null }, lines.join('\n')));
+    ctx.emit(result('vm.status', { ...status, machineState, services, gatewayOpen: vm.gateways.isOpen(status.id), foreign: owner !== null }, lines.join('\n')));
   },
 });

@@ -61,17 +61,18 @@ async function importDirectory(docker: Docker, dir: string, image: string): Prom
  * Builds the base root filesystem with `debootstrap --variant=minbase` and imports it as `image`.
  * Needs root and debootstrap; the error says so when either is missing.
  */
-export async function buildBaseImage(options: { docker: Docker; image: string; onEvent: OutputSink; mirror?: string }): Promise<void> {
+export async function buildBaseImage(options: { docker: Docker; image: string; onEvent: OutputSink; mirror?: string; packages?: readonly string[]; progressId?: string }): Promise<void> {
   if (process.getuid?.() !== 0) {
     throw new CadreError('image-build-needs-root', 'Building the sandbox base without a registry runs debootstrap, which needs root', { remedy: 'run `sudo cadre vm image build` once; later runs reuse the image' });
   }
   const mirror = options.mirror ?? (await debianMirror());
   if (!mirror) throw new CadreError('no-debian-mirror', 'No Debian mirror is configured in /etc/apt/sources.list*', { remedy: 'configure apt with a Debian mirror, then run `cadre vm image build` again' });
   const dir = await mkdtemp(join(tmpdir(), 'cadre-rootfs-'));
-  const progressId = 'sandbox-image:debootstrap';
+  const progressId = options.progressId ?? 'sandbox-image:debootstrap';
   let step = 0;
   try {
-    const { suite, variant, packages } = sandboxRecipe;
+    const { suite, variant } = sandboxRecipe;
+    const packages = options.packages ?? sandboxRecipe.packages;
     await runLogged('debootstrap', [`--variant=${variant}`, `--include=${packages.join(',')}`, suite, dir, mirror], (line) => {
       const match = /^I: (Retrieving|Unpacking|Configuring|Installing|Extracting) (.*)$/.exec(line);
       if (match) options.onEvent({ type: 'output.progress', id: progressId, label: `debootstrap: ${match[1]!.toLowerCase()} ${match[2]!.replace(/\.\.\.$/, '')}`, current: (step += 1) });

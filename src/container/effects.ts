@@ -12,6 +12,7 @@ import { exitCause, exitError } from './exit.js';
 import { cleanUp, restartContainer, stopContainer, watchContainer } from './lifecycle.js';
 import type { ContainerLimits } from './limits.js';
 import { containerState, findContainer } from './records.js';
+import { createServiceEffects, sandboxNetwork } from './services/effects.js';
 import { creatingMarker } from './sweep.js';
 import { startContainer } from './start.js';
 import { prepareWorkspace, workspacePaths, type Workspace } from './workspace.js';
@@ -42,7 +43,7 @@ function limitsOf(input: ContainerEffectInput): ContainerLimits {
   return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes: Math.max(1, Math.ceil((input.deadline - Date.now()) / 60_000)) };
 }
 
-/** Implementations of prepareWorkspace, cloneRepository, startContainer, watchContainer, restartContainer, stopContainer and cleanUp. */
+/** Implementations of prepareWorkspace, cloneRepository, startContainer, watchContainer, restartContainer, stopContainer, cleanUp and the service effects. */
 export function createContainerEffects(options: ContainerEffectsOptions) {
   const { docker, onEvent } = options;
 
@@ -55,6 +56,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
   }
 
   return {
+    ...createServiceEffects({ docker, installation: options.installation, onEvent }),
     prepareWorkspace: fromPromise<Workspace, ContainerEffectInput>(async ({ input }) => {
       // Until the container exists, the marker tells a later start that a dead process left this folder half-made.
       const { root } = workspacePaths(options.workspacesDir, input.containerId);
@@ -83,7 +85,9 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         limits: limitsOf(input),
         workspace,
         deadline: input.deadline,
-        env: options.envFor?.(input) ?? input.env,
+        // The services' connection variables first: a variable the person set with /vm-config --env wins.
+        env: { ...input.serviceEnv, ...(options.envFor?.(input) ?? input.env) },
+        ...(sandboxNetwork(input) ? { network: sandboxNetwork(input) } : {}),
         networkIsolation: input.network.isolation,
         allowedDomains: input.network.allowedDomains,
         binds: [...(options.binds ?? []), ...(options.bindsFor?.(input.containerId) ?? [])],

@@ -19,6 +19,10 @@ export const labelKeys = {
   installation: 'cadre.installation',
   /** That installation's cadre home, to say whose a foreign container is. */
   home: 'cadre.home',
+  /** On a service container, its volume and network: the sandbox (short id) it serves. Sandboxes never carry it. */
+  serviceOf: 'cadre.service-of',
+  /** On a service container and its volume: which service (`postgres`, `mysql`, `redis`). */
+  service: 'cadre.service',
 } as const;
 
 const shortIdPattern = /^vm-[0-9a-f]{4,}$/;

@@ -8,6 +8,8 @@ export interface ContainerSettings {
   env: Record<string, string>;
   networkIsolation: boolean;
   allowedDomains: string[];
+  /** Service containers beside it (`postgres`, `mysql`, `redis`); absent in settings saved before services existed. */
+  services?: string[];
 }
 
 /** Whether `value` (read back from disk) has the shape of container settings. */
@@ -25,6 +27,8 @@ export interface SettingsChange {
   env?: string;
   networkIsolation?: boolean;
   allowedDomains?: string;
+  /** Comma-separated service names; empty for none. */
+  services?: string;
 }
 
 const gib = 1024 ** 3;
@@ -34,7 +38,7 @@ const mib = 1024 ** 2;
 export function settingsFromConfig(vm: Config['vm']): ContainerSettings {
   const match = /^(\d+(?:\.\d+)?)(MB|GB)$/i.exec(vm.memory);
   const memoryBytes = match ? Math.round(Number(match[1]) * (match[2]!.toUpperCase() === 'GB' ? gib : mib)) : 2 * gib;
-  return { memoryBytes, cpus: vm.cpu, timeoutMinutes: vm.timeoutMinutes, env: { ...vm.env }, networkIsolation: vm.networkIsolation, allowedDomains: [...vm.allowedDomains] };
+  return { memoryBytes, cpus: vm.cpu, timeoutMinutes: vm.timeoutMinutes, env: { ...vm.env }, networkIsolation: vm.networkIsolation, allowedDomains: [...vm.allowedDomains], services: [...vm.services] };
 }
 
 /** Applies a change (validated: sizes with units, cpu ≤ host cores, whole minutes, NAME=value pairs) and names the fields it changed. */
@@ -51,6 +55,10 @@ export async function applySettingsChange(base: ContainerSettings, change: Setti
   if (change.timeout !== undefined) set('timeoutMinutes', parseTimeoutMinutes(change.timeout));
   if (change.env !== undefined) set('env', { ...settings.env, ...parseEnvList(change.env) });
   if (change.networkIsolation !== undefined) set('networkIsolation', change.networkIsolation);
+  if (change.services !== undefined) {
+    const { parseServiceList } = await import('./services/catalog.js');
+    set('services', parseServiceList(change.services));
+  }
   if (change.allowedDomains !== undefined) set('allowedDomains', change.allowedDomains.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean));
   return { settings, changed };
 }

@@ -23,6 +23,8 @@ export interface ContainerSpec {
   env?: Record<string, string>;
   networkIsolation?: boolean;
   allowedDomains?: string[];
+  /** The internal network of its service containers (no route out); none by default. */
+  network?: string;
   /** Extra bind mounts (`host:container:ro`), e.g. the runner bundle and the gateway socket. Never the Docker socket. */
   binds?: string[];
   /** The container's main process; by default it idles so commands run through exec. */
@@ -52,7 +54,7 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
     User: `${sandboxUser.uid}:${sandboxUser.gid}`,
     WorkingDir: '/workspace',
     Env: Object.entries(spec.env ?? {}).map(([name, value]) => `${name}=${value}`),
-    NetworkDisabled: true,
+    NetworkDisabled: !spec.network,
     Labels: {
       [labelKeys.managed]: 'true',
       [labelKeys.container]: spec.id,
@@ -73,7 +75,7 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
-      NetworkMode: 'none',
+      NetworkMode: spec.network ?? 'none',
       Memory: spec.limits.memoryBytes,
       MemorySwap: spec.limits.memoryBytes,
       NanoCpus: Math.round(spec.limits.cpus * 1e9),

@@ -1,4 +1,4 @@
-// The start-up sweep of this installation's containers: stops those past their deadline (workspaces kept), and clears what
+// The start-up sweep of this installation's containers: stops those past their deadline (workspaces kept; their services too), and clears what
 // interrupted creations and removed containers left behind. It never removes a container and never touches another installation's.
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { attachmentLive, readAttachment, type Attachment } from './attachment.js
 import { isContainerId } from './labels.js';
 import { stopContainer } from './lifecycle.js';
 import { belongsTo, listCadreContainers, type ContainerRecord } from './records.js';
+import { stopServices } from './services/runtime.js';
 import { removeWorkspace } from './workspace.js';
 
 export interface SweepReport {
@@ -54,6 +55,7 @@ export async function sweepContainers(options: { docker: Docker; installation: I
     if (await liveClaim(options.runDir, record.id)) continue;
     if (record.state.running && record.deadline <= now) {
       await stopContainer({ docker: options.docker, dockerId: record.dockerId });
+      await stopServices({ docker: options.docker, containerId: record.id, installation: options.installation });
       report.stopped.push(record);
     }
     report.detached.push(record);

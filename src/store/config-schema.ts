@@ -90,6 +90,7 @@ export const configSchema = z.strictObject({
         .describe('Environment variables set inside the container'),
       networkIsolation: z.boolean().default(false).describe('Deny all network egress from the container'),
       allowedDomains: z.array(z.string().min(1)).default([]).describe('Extra domains the container may reach'),
+      services: z.array(z.enum(['postgres', 'mysql', 'redis'])).default([]).describe('Service containers beside each new container (PostgreSQL, MySQL as MariaDB, Redis)'),
       tokenBudget: z.number().int().min(1).default(50_000).describe('Model tokens per vm-agent session'),
       image: z.string().min(1).default('cadre-sandbox:latest').describe('Docker image of the sandbox'),
     })
