@@ -34,7 +34,6 @@ export interface SessionContext {
   tasks: string[];
   containers: string[];
   currentContainer: string | null;
-  lastPlanId: string | null;
   /** The model /model chose for this session (as typed: `name` or `provider:name`); null for the configured one. */
   model: string | null;
 }
@@ -49,7 +48,6 @@ export interface SessionRestore {
   budgetUsed: number;
   containers: string[];
   currentContainer: string | null;
-  lastPlanId: string | null;
   model: string | null;
 }
 
@@ -69,11 +67,8 @@ export type SessionEvent =
   | { type: 'session.renamed'; name: string }
   | { type: 'task.submit'; taskId: string; agent: AgentName; text: string; deadline?: number | null; followUp?: boolean }
   | { type: 'task.cancel'; taskId?: string }
-  | { type: 'plan.approved' }
-  | { type: 'plan.rejected'; reason: string }
   | { type: 'container.registered'; containerId: string }
   | { type: 'container.removed'; containerId: string }
-  | { type: 'session.end' }
   | TaskParentEvent;
 
 /** Notifications for the renderer (subscribe with `actor.on(type, …)`). */
@@ -81,7 +76,7 @@ export type SessionEmitted =
   | { type: 'task.queued'; taskId: string; position: number }
   | { type: 'task.started'; taskId: string; agent: AgentName }
   | { type: 'task.refused'; taskId: string; reason: string }
-  | { type: 'task.updated'; taskId: string; phase: 'pending-approval' | 'retrying'; planId: string | null; detail: string }
+  | { type: 'task.updated'; taskId: string; phase: 'retrying'; detail: string }
   | { type: 'task.finished'; taskId: string; status: TaskStatus }
   | { type: 'budget.exhausted'; used: number; limit: number };
 
@@ -107,7 +102,6 @@ export const sessionMachine = setup({
       const taskId = event.taskId ?? context.foregroundTask ?? context.activeVmTask;
       return taskId !== null && context.tasks.includes(taskId);
     },
-    hasForegroundTask: ({ context }) => context.foregroundTask !== null && context.tasks.includes(context.foregroundTask),
     hasActiveVmTask: ({ context }) => context.activeVmTask !== null,
     hasNoLiveTask: ({ context }) => context.tasks.length === 0,
   },
@@ -138,7 +132,6 @@ export const sessionMachine = setup({
       const currentContainer = context.currentContainer === params.containerId ? (containers.at(-1) ?? null) : context.currentContainer;
       return { containers, currentContainer };
     }),
-    rememberPlan: assign((_, params: { planId: string | null }) => ({ lastPlanId: params.planId })),
     /** Spawns a task child; universal-agent tasks become the foreground task. */
     startTask: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'task.submit') return;
@@ -169,11 +162,12 @@ export const sessionMachine = setup({
       if (event.type !== 'task.submit') return;
       enqueue.emit({ type: 'task.refused', taskId: event.taskId, reason: 'a universal-agent task is already running; cancel it or wait' });
     }),
-    /** Forgets a finished task; when it held the vm-agent slot, grants the slot to the next queued task. */
+    /** Stops and forgets a finished task; when it held the vm-agent slot, grants the slot to the next queued task. */
     finishTask: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'task.finished') return;
       const { taskId, status } = event;
       const tasks = context.tasks.filter((id) => id !== taskId);
+      enqueue.stopChild(childId(taskId));
       enqueue.emit({ type: 'task.finished', taskId, status });
       if (context.activeVmTask !== taskId) {
         enqueue.assign({
@@ -197,11 +191,6 @@ export const sessionMachine = setup({
       if (taskId === null) return;
       if (context.vmQueue.includes(taskId)) enqueue.assign({ vmQueue: context.vmQueue.filter((id) => id !== taskId) });
       enqueue.sendTo(childId(taskId), { type: 'task.cancel' });
-    }),
-    forwardToForeground: enqueueActions(({ context, event, enqueue }) => {
-      if (context.foregroundTask === null) return;
-      if (event.type === 'plan.approved') enqueue.sendTo(childId(context.foregroundTask), { type: 'plan.approved' });
-      if (event.type === 'plan.rejected') enqueue.sendTo(childId(context.foregroundTask), { type: 'plan.rejected', reason: event.reason });
     }),
     /** Adds gateway spending to the budget and to usage; crossing the limit ends the running vm-agent task. */
     useBudget: enqueueActions(({ context, enqueue }, params: { tokens: number; inputTokens: number; outputTokens: number }) => {
@@ -236,7 +225,6 @@ export const sessionMachine = setup({
     tasks: [],
     containers: [],
     currentContainer: null,
-    lastPlanId: null,
     model: null,
   }),
   initial: 'active',
@@ -256,11 +244,10 @@ export const sessionMachine = setup({
         'budget.exhausted': { guard: 'hasActiveVmTask', actions: 'exhaustActiveVmTask' },
         'task.submit': { guard: 'isNewVmTask', actions: 'startTask' },
         'task.finished': { guard: 'isLiveTask', actions: 'finishTask' },
-        'task.updated': { actions: [{ type: 'rememberPlan', params: ({ event }) => ({ planId: event.planId }) }, 'announceUpdate'] },
+        'task.updated': { actions: 'announceUpdate' },
         'task.cancel': { guard: 'hasCancellableTask', actions: 'cancelTask' },
         'container.registered': { actions: { type: 'registerContainer', params: ({ event }) => ({ containerId: event.containerId }) } },
         'container.removed': { actions: { type: 'removeContainer', params: ({ event }) => ({ containerId: event.containerId }) } },
-        'session.end': '#session.ended',
       },
       states: {
         idle: {
@@ -275,15 +262,9 @@ export const sessionMachine = setup({
           on: {
             'task.submit': { guard: 'isNewForegroundTask', actions: 'refuseForegroundTask' },
             'task.finished': { guard: 'isForegroundTask', target: 'idle', actions: 'finishTask' },
-            'plan.approved': { guard: 'hasForegroundTask', actions: 'forwardToForeground' },
-            'plan.rejected': { guard: 'hasForegroundTask', actions: 'forwardToForeground' },
           },
         },
       },
-    },
-    ended: {
-      type: 'final',
-      description: 'The session is over; it can still be resumed from its saved file.',
     },
   },
 });

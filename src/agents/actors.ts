@@ -1,15 +1,14 @@
-// XState actor logic for universal-agent: the task machine's routeTask/draftPlan and the plan machine's apply/verify/undo.
+// XState actor logic for universal-agent: the task machine's routeTask/draftPlan and the plan machine's apply and verify.
 import { fromPromise } from 'xstate';
-import type { PlanEffectInput, PlanStep as MachinePlanStep, VerifyPlanOutput } from '../../machines/plan.machine.js';
+import type { PlanEffectInput, VerifyPlanOutput } from '../../machines/plan.machine.js';
 import type { DraftPlanInput, DraftPlanOutput, RouteTaskInput, RouteTaskOutput } from '../../machines/task.machine.js';
-import type { PlanDraft } from '../capabilities/plan-draft.js';
 import { result as resultEvent, say, type OutputSink } from '../output.js';
 import { CadreError } from '../errors.js';
 import type { ModelPrice } from '../model/cost.js';
 import { modelSetupHint } from '../model/resolve.js';
 import { addUsage, type ModelClient } from '../model/types.js';
-import { applyPlan, lastAppliedPlan, undoPlan, type AppliedPlan } from './plan/apply.js';
-import { stepCounts } from './plan/render.js';
+import { applyPlan, type AppliedFile } from './plan/apply.js';
+import { draftedPlan } from './plan/drafted.js';
 import { isSecuritySensitive } from './plan/sensitive.js';
 import { checkAppliedPlan, describeTypeCheck } from './plan/verify.js';
 import { createPermissions, defaultRules } from './tools/permissions.js';
@@ -20,23 +19,11 @@ import { chooseSpecialist, runUniversalAgent, type UniversalAgentConfig } from '
 import { describeTaskEnd, recordTaskUsage, sessionCost } from './usage.js';
 import type { SpecialistName } from './universal/specialists.js';
 
-export interface StoredPlan {
-  draft: PlanDraft;
-  task: string;
-  /** Why /auto must still ask for this plan, or null. */
-  sensitiveReason: string | null;
-  applied: AppliedPlan | null;
-}
-
-/** Plans by id: the machines carry ids and step summaries; the content lives here. */
-export type PlanStore = Map<string, StoredPlan>;
-
 export interface UniversalAgentDeps {
   config: UniversalAgentConfig;
   /** null when no model is configured (the offline engine's tasks go elsewhere). */
   model: ModelClient | null;
   session: AgentSessionState;
-  plans: PlanStore;
   projectContext: () => Promise<ProjectContext | null>;
   emit: OutputSink;
   /** Whether /auto is on, so a sensitive plan can say why it still asks. */
@@ -44,13 +31,6 @@ export interface UniversalAgentDeps {
   /** The price of the active model, for the cost estimate at the end of each task. */
   price?: () => ModelPrice | undefined;
 }
-
-/** The plan machine's step list for a draft: ids, actions, paths, summaries and +/− counts against the disk. */
-export function toMachineSteps(draft: PlanDraft, cwd: string): MachinePlanStep[] {
-  return draft.steps.map((step, index) => ({ id: `${index + 1}`, action: step.action, path: step.path, summary: step.summary, ...countsOf(stepCounts(step, cwd)) }));
-}
-
-const countsOf = ({ added, removed }: { added: number; removed: number }) => ({ added, removed });
 
 function needsModel(): CadreError {
   return new CadreError('model.none', 'This task needs a model: universal-agent writes code with one, and none is configured.', { remedy: modelSetupHint, exitCode: 3 });
@@ -105,13 +85,11 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
         if (result.plan) session.lastPlan = { plan: result.plan, status: 'pending' };
         throw result.stopped;
       }
-      if (!result.plan) return { planId: null, summary: result.summary, sensitive: false };
-      const planId = `${input.taskId}-${deps.plans.size + 1}`;
+      if (!result.plan) return { summary: result.summary, plan: null };
       const sensitiveReason = isSecuritySensitive(input.text, result.plan, deps.config.cwd);
-      deps.plans.set(planId, { draft: result.plan, task: input.text, sensitiveReason, applied: null });
       session.lastPlan = { plan: result.plan, status: 'pending' };
       if (sensitiveReason && deps.autoMode?.()) deps.emit(say(`Auto mode, but this plan still asks for approval: ${sensitiveReason}.`, 'warn'));
-      return { planId, summary: result.summary, sensitive: sensitiveReason !== null };
+      return { summary: result.summary, plan: draftedPlan(result.plan, { taskId: input.taskId, cwd: deps.config.cwd, sensitiveReason }) };
     },
   };
 }
@@ -124,41 +102,26 @@ export function createUniversalAgentActors(deps: UniversalAgentDeps) {
   };
 }
 
-function storedPlan(plans: PlanStore, planId: string): StoredPlan {
-  const stored = plans.get(planId);
-  if (!stored) throw new CadreError('plan.unknown', `There is no plan ${planId} in this session.`, { remedy: 'Run the task again to draft a new plan.' });
-  return stored;
-}
-
-export function createPlanActors(deps: Pick<UniversalAgentDeps, 'config' | 'session' | 'plans' | 'emit'>) {
+/** The plan machine's effects as plain functions: apply a plan atomically (each file written is handed to `written`), then check it on disk. */
+export function createPlanSteps(deps: Pick<UniversalAgentDeps, 'config' | 'session' | 'emit'> & { written?: (file: AppliedFile) => void }) {
   const { cwd } = deps.config;
   return {
-    applyPlan: fromPromise<void, PlanEffectInput>(async ({ input }) => {
-      const stored = storedPlan(deps.plans, input.planId);
+    apply: async (input: PlanEffectInput): Promise<void> => {
       const permissions = createPermissions(cwd, deps.config.permissions ?? defaultRules);
-      stored.applied = await applyPlan(stored.draft, cwd, { planId: input.planId, permissions });
-      deps.session.lastPlan = { plan: stored.draft, status: 'applied' };
-      deps.emit(say(`Applied "${stored.draft.title}": ${stored.applied.files.length} file(s) changed. /undo restores them.`, 'success'));
-    }),
+      const applied = await applyPlan(input.draft, cwd, { planId: input.planId, permissions });
+      deps.session.lastPlan = { plan: input.draft, status: 'applied' };
+      for (const file of applied.files) deps.written?.(file);
+      deps.emit(say(`Applied "${input.draft.title}": ${applied.files.length} file(s) changed. /undo restores them.`, 'success'));
+    },
 
-    verifyPlan: fromPromise<VerifyPlanOutput, PlanEffectInput>(async ({ input, signal }) => {
-      const stored = storedPlan(deps.plans, input.planId);
+    verify: async (input: PlanEffectInput, signal?: AbortSignal): Promise<VerifyPlanOutput> => {
       // What is on disk, then the type check of each package the plan touched (a plan that does not compile is not a success).
-      const { differences, typeChecks } = await checkAppliedPlan(stored.draft, cwd, { signal });
-      if (deps.session.lastPlan?.plan === stored.draft) deps.session.lastPlan = { ...deps.session.lastPlan, differences };
+      const { differences, typeChecks } = await checkAppliedPlan(input.draft, cwd, signal ? { signal } : {});
+      if (deps.session.lastPlan?.plan === input.draft) deps.session.lastPlan = { ...deps.session.lastPlan, differences };
       if (differences.length === 0) deps.emit(say('Checked: every step of the plan is on disk.', 'success'));
       else deps.emit(say(`Checked: the disk differs from the plan:\n${differences.map((d) => `  - ${d}`).join('\n')}`, 'warn'));
       for (const check of typeChecks) deps.emit(say(describeTypeCheck(check), !check.ran ? 'dim' : check.ok ? 'success' : 'warn'));
       return { differences };
-    }),
-
-    undoPlan: fromPromise<void, PlanEffectInput>(async ({ input }) => {
-      const applied = deps.plans.get(input.planId)?.applied ?? (await lastAppliedPlan(cwd));
-      if (!applied) throw new CadreError('plan.nothing-to-undo', 'No applied plan to undo.', { remedy: 'Only a plan applied in this project can be undone.' });
-      const { restored } = await undoPlan(applied);
-      const stored = deps.plans.get(input.planId);
-      if (stored) stored.applied = null;
-      deps.emit(say(`Undone "${applied.title}": restored ${restored.join(', ')}.`, 'success'));
-    }),
+    },
   };
 }

@@ -81,7 +81,6 @@ export function savedSession(file: SessionFile): SessionRestore {
     budgetUsed: typeof context.budget?.used === 'number' ? context.budget.used : 0,
     containers,
     currentContainer: typeof context.currentContainer === 'string' && containers.includes(context.currentContainer) ? context.currentContainer : (containers.at(-1) ?? null),
-    lastPlanId: typeof context.lastPlanId === 'string' ? context.lastPlanId : null,
     model: typeof context.model === 'string' && context.model !== '' ? context.model : null,
   };
 }
