@@ -1,5 +1,4 @@
-// XState actor logic for universal-agent: the task machine's routeTask/draftPlan and the plan machine's apply and verify.
-import { fromPromise } from 'xstate';
+// universal-agent's steps for the actors: the task machine's routing and drafting, the plan machine's apply and verify (src/app wraps them).
 import type { PlanEffectInput, VerifyPlanOutput } from '../../machines/plan.machine.js';
 import type { DraftPlanInput, DraftPlanOutput, RouteTaskInput, RouteTaskOutput } from '../../machines/task.machine.js';
 import { result as resultEvent, say, type OutputSink } from '../output.js';
@@ -91,14 +90,6 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
       if (sensitiveReason && deps.autoMode?.()) deps.emit(say(`Auto mode, but this plan still asks for approval: ${sensitiveReason}.`, 'warn'));
       return { summary: result.summary, plan: draftedPlan(result.plan, { taskId: input.taskId, cwd: deps.config.cwd, sensitiveReason }) };
     },
-  };
-}
-
-export function createUniversalAgentActors(deps: UniversalAgentDeps) {
-  const steps = createUniversalAgentSteps(deps);
-  return {
-    routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(({ input }) => steps.route(input)),
-    draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(({ input, signal }) => steps.draft(input, signal)),
   };
 }
 
