@@ -66,7 +66,6 @@ export type ContainerEvent =
   | { type: 'gateway.failed'; reason: string }
   | { type: 'container.exited'; exitCode: number; oomKilled: boolean; reason: string }
   | { type: 'container.restart' }
-  | { type: 'container.stop' }
   | { type: 'container.start' }
   | { type: 'container.cleanup' };
 
@@ -227,7 +226,7 @@ export const containerMachine = setup({
       },
     },
     running: {
-      description: 'The container runs, with its gateway open, until its deadline, an exit, or a restart, stop or cleanup request.',
+      description: 'The container runs, with its gateway open, until its deadline, an exit, or a restart or cleanup request.',
       entry: 'openGateway',
       exit: 'closeGateway',
       invoke: { id: 'watchContainer', src: 'watchContainer', input: effectInput, onError: failWith },
@@ -255,7 +254,6 @@ export const containerMachine = setup({
           actions: { type: 'recordExit', params: ({ event }) => ({ exitCode: event.exitCode, oomKilled: event.oomKilled, reason: event.reason }) },
         },
         'container.restart': 'restarting',
-        'container.stop': 'stopping',
         'container.cleanup': 'cleaning-up',
       },
     },
@@ -263,12 +261,8 @@ export const containerMachine = setup({
       description: 'Restarting the container in place.',
       invoke: { id: 'restartContainer', src: 'restartContainer', input: effectInput, onDone: 'running', onError: failWith },
     },
-    stopping: {
-      description: 'Stopping the container; the workspace is kept.',
-      invoke: { id: 'stopContainer', src: 'stopContainer', input: effectInput, onDone: 'stopped', onError: failWith },
-    },
     stopped: {
-      description: 'Stopped: it can be started again or cleaned up.',
+      description: 'Found stopped when attached (an earlier cadre process or Docker stopped it): it can be started again or cleaned up.',
       on: { 'container.start': 'starting', 'container.cleanup': 'cleaning-up' },
     },
     'timed-out': {

@@ -32,7 +32,6 @@ defineModelTests({
     { type: 'container.exited', exitCode: 137, oomKilled: true, reason: 'OOMKilled' },
     { type: 'container.exited', exitCode: 1, oomKilled: false, reason: 'runner crashed' },
     { type: 'container.restart' },
-    { type: 'container.stop' },
     { type: 'container.start' },
     { type: 'container.cleanup' },
     { type: 'container.settings.changed', env: { MODE: 'test' }, network: { isolation: true, allowedDomains: [] } },
