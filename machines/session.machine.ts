@@ -25,6 +25,8 @@ export interface SessionContext {
   agent: AgentName;
   transcript: TranscriptEntry[];
   usage: { inputTokens: number; outputTokens: number };
+  /** universal-agent's memory across turns (conversation with the model, last plan, /exec output, usage per run): its data, kept here. */
+  agentMemory: Record<string, unknown>;
   budget: { limit: number; used: number };
   vmQueue: string[];
   activeVmTask: string | null;
@@ -45,6 +47,7 @@ export interface SessionRestore {
   agent: AgentName;
   transcript: TranscriptEntry[];
   usage: { inputTokens: number; outputTokens: number };
+  agentMemory: Record<string, unknown>;
   budgetUsed: number;
   containers: string[];
   currentContainer: string | null;
@@ -61,6 +64,8 @@ export type SessionEvent =
   | { type: 'session.agent.set'; agent: AgentName }
   | { type: 'session.transcript.add'; entry: TranscriptEntry }
   | { type: 'session.usage.add'; inputTokens: number; outputTokens: number }
+  /** universal-agent changed what it remembers: the fields given replace the session's. */
+  | { type: 'session.memory.updated'; memory: Record<string, unknown> }
   /** A settled gateway call: what the budget charged, split into input and output, which the session's usage also counts. */
   | { type: 'budget.used'; tokens: number; inputTokens?: number; outputTokens?: number }
   | { type: 'budget.exhausted' }
@@ -120,6 +125,7 @@ export const sessionMachine = setup({
       tasks: [],
     })),
     addTranscript: assign(({ context }, params: { entry: TranscriptEntry }) => ({ transcript: [...context.transcript, params.entry] })),
+    updateMemory: assign(({ context }, params: { memory: Record<string, unknown> }) => ({ agentMemory: { ...context.agentMemory, ...params.memory } })),
     addUsage: assign(({ context }, params: { inputTokens: number; outputTokens: number }) => ({
       usage: { inputTokens: context.usage.inputTokens + params.inputTokens, outputTokens: context.usage.outputTokens + params.outputTokens },
     })),
@@ -218,6 +224,7 @@ export const sessionMachine = setup({
     agent: input.agent ?? 'universal-agent',
     transcript: [],
     usage: { inputTokens: 0, outputTokens: 0 },
+    agentMemory: {},
     budget: { limit: input.budgetLimit ?? 50_000, used: 0 },
     vmQueue: [],
     activeVmTask: null,
@@ -239,6 +246,7 @@ export const sessionMachine = setup({
         'session.model.set': { actions: { type: 'setModel', params: ({ event }) => ({ model: event.model }) } },
         'session.renamed': { actions: { type: 'rename', params: ({ event }) => ({ name: event.name }) } },
         'session.transcript.add': { actions: { type: 'addTranscript', params: ({ event }) => ({ entry: event.entry }) } },
+        'session.memory.updated': { actions: { type: 'updateMemory', params: ({ event }) => ({ memory: event.memory }) } },
         'session.usage.add': { actions: { type: 'addUsage', params: ({ event }) => ({ inputTokens: event.inputTokens, outputTokens: event.outputTokens }) } },
         'budget.used': { actions: { type: 'useBudget', params: ({ event }) => ({ tokens: event.tokens, inputTokens: event.inputTokens ?? 0, outputTokens: event.outputTokens ?? 0 }) } },
         'budget.exhausted': { guard: 'hasActiveVmTask', actions: 'exhaustActiveVmTask' },

@@ -5,7 +5,7 @@ import { taskMachine, type DraftPlanInput, type DraftPlanOutput, type RouteTaskI
 import type { SessionContext } from '../../machines/session.machine.js';
 import { CadreError, exitCodes, type ExitCode } from '../errors.js';
 import type { Config } from '../store/config-schema.js';
-import { createAgentSessionState, type AgentSessionState } from '../agents/session-state.js';
+import { memoryOf, type AgentMemoryStore } from '../agents/session-state.js';
 import type { ModelClient } from '../model/types.js';
 import { say, type OutputSink } from '../output.js';
 import type { RunContext } from '../agents/run-context.js';
@@ -44,7 +44,6 @@ const shortId = (): string => randomBytes(2).toString('hex');
 
 export function createAgentHost(options: AgentHostOptions) {
   const { cwd, config, sink } = options;
-  let state: AgentSessionState = createAgentSessionState();
   let vmAttempt: VmAttempt | undefined;
   const prepared = new Map<string, PreparedPlan>();
   /** How the foreground task was started (the approval prompt asks only a person at the prompt). */
@@ -54,6 +53,15 @@ export function createAgentHost(options: AgentHostOptions) {
 
   const projectContext = async () => (await import('../project/context.js')).loadProjectContext(cwd);
   const sessionContext = (): SessionContext => options.session().getSnapshot().context as SessionContext;
+  /** universal-agent's memory, in the session actor's context (a /resume replaces it with the saved one). */
+  const memory: AgentMemoryStore = {
+    read: () => memoryOf(sessionContext().agentMemory),
+    write: (patch) => options.session().send({ type: 'session.memory.updated', memory: patch }),
+    addUsage: (usage) => {
+      if (usage.inputTokens + usage.outputTokens > 0) options.session().send({ type: 'session.usage.add', inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+    },
+    usage: () => sessionContext().usage,
+  };
   const agentConfig = {
     cwd,
     permissions: config.permissions,
@@ -73,7 +81,7 @@ export function createAgentHost(options: AgentHostOptions) {
       return createUniversalAgentSteps({
         config: { ...agentConfig, route: routeToSpecialist },
         model: (stepsModel = await model()),
-        session: state,
+        memory,
         price: () => options.models.price(),
         projectContext,
         emit: sink,
@@ -85,7 +93,7 @@ export function createAgentHost(options: AgentHostOptions) {
 
   const planSteps = async () => {
     const { createPlanSteps } = await import('../agents/actors.js');
-    return createPlanSteps({ config: agentConfig, session: state, emit: sink, written: (file) => options.audit('file.written', { ...file }) });
+    return createPlanSteps({ config: agentConfig, memory, emit: sink, written: (file) => options.audit('file.written', { ...file }) });
   };
 
   const planLogic = createPlanLogic({
@@ -144,11 +152,7 @@ export function createAgentHost(options: AgentHostOptions) {
     provideVmAttempt(attempt: VmAttempt): void {
       vmAttempt = attempt;
     },
-    state: () => state,
-    restoreState(saved: AgentSessionState | undefined): void {
-      state = saved ?? createAgentSessionState();
-      steps = undefined;
-    },
+    memory,
     describeModel: (): Promise<string> => options.models.describe(),
 
     /** Runs a task to its end: submits it to the session (its plan child asks for approval) and reports the outcome. */
@@ -156,7 +160,6 @@ export function createAgentHost(options: AgentHostOptions) {
       const session = options.session();
       const taskId = shortId();
       if (request.prepared) prepared.set(taskId, request.prepared);
-      const before = { ...state.usage };
       session.send({ type: 'session.agent.set', agent: request.agent });
       session.send({ type: 'session.transcript.add', entry: { role: 'user', text: request.text, at: Date.now() } });
       session.send({ type: 'task.submit', taskId, agent: request.agent, text: request.text, followUp: request.followUp === true });
@@ -171,8 +174,6 @@ export function createAgentHost(options: AgentHostOptions) {
       foreground = ctx;
       try {
         const output = (await toPromise(task)) as TaskOutput;
-        const used = { inputTokens: state.usage.inputTokens - before.inputTokens, outputTokens: state.usage.outputTokens - before.outputTokens };
-        if (used.inputTokens + used.outputTokens > 0) session.send({ type: 'session.usage.add', ...used });
         session.send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
         options.audit('task.finished', { taskId, status: output.status, attempts: output.attempts.length });
         return reportOutcome(output);

@@ -6,7 +6,8 @@ import { createActor, type AnyActorRef } from 'xstate';
 import type { PlanEffectInput } from '../../machines/plan.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
 import { createUniversalAgentSteps } from '../../src/agents/actors.js';
-import { createAgentSessionState, markPlanRejected } from '../../src/agents/session-state.js';
+import { markPlanRejected, type AgentMemory, type AgentMemoryStore } from '../../src/agents/session-state.js';
+import { addUsage, zeroUsage, type TokenUsage } from '../../src/model/types.js';
 import { createAgentHost } from '../../src/app/agent-host.js';
 import { createModelHost } from '../../src/app/model-host.js';
 import type { ApprovalAnswer } from '../../src/cli/approval.js';
@@ -19,6 +20,18 @@ import { loadModelScript } from '../support/model-server-script.js';
 import { makeProject } from './tools/context.js';
 
 let server: ModelServer | undefined;
+
+/** An agent memory outside any session, for the steps alone. */
+function plainMemory(): AgentMemoryStore {
+  let kept: AgentMemory = { conversation: [], lastPlan: null, execOutputs: [], usageLog: [] };
+  let usage: TokenUsage = zeroUsage();
+  return {
+    read: () => ({ ...kept }),
+    write: (patch) => void (kept = { ...kept, ...patch }),
+    addUsage: (used) => void (usage = addUsage(usage, used)),
+    usage: () => usage,
+  };
+}
 afterEach(async () => server?.close());
 
 /** The agent host as cadre wires it, on a real session actor; `answers` are what the person says at each approval prompt. */
@@ -59,7 +72,11 @@ it('asks at the plan actor, redrafts after a rejection with its reason, then app
   expect(applied?.sensitiveReason).toBeNull();
   expect(applied?.steps[0]).toMatchObject({ id: '1', action: 'create-file', path: 'src/greet.ts', added: 3, removed: 0 });
   expect(readFileSync(join(cwd, 'src/greet.ts'), 'utf8')).toContain('Hello, ${name}.');
-  expect(cadre.agents.state().lastPlan?.status).toBe('applied');
+  const memory = cadre.agents.memory.read();
+  expect(memory.lastPlan?.status).toBe('applied');
+  // One usage figure: the session's, which the model's two drafts went into.
+  expect(cadre.session.getSnapshot().context.usage.outputTokens).toBeGreaterThan(0);
+  expect(memory.usageLog.reduce((sum, record) => sum + record.usage.outputTokens, 0)).toBe(cadre.session.getSnapshot().context.usage.outputTokens);
   expect(cadre.audit.map((record) => record.type)).toEqual(expect.arrayContaining(['plan.rejected', 'plan.approved', 'file.written', 'task.finished']));
   // The finished task is stopped: the session has no child left.
   expect(Object.keys(cadre.session.getSnapshot().children)).toEqual([]);
@@ -79,13 +96,15 @@ it('a rejected plan never reaches another task: a new task starts from the disk,
   ];
   server = await startModelServer({ script: { turns: [...reply('src/rejected.ts', 'no\n'), ...reply('src/other.ts', 'b\n'), ...reply('src/more.ts', 'c\n')] } });
   const model = createModelClient({ provider: 'openai', model: 'm', apiKey: 'k', baseUrl: `${server.url}/v1`, source: 'test' });
-  const session = createAgentSessionState();
-  const steps = createUniversalAgentSteps({ config: { cwd }, model, session, projectContext: async () => null, emit: () => undefined });
+  const memory = plainMemory();
+  const steps = createUniversalAgentSteps({ config: { cwd }, model, memory, projectContext: async () => null, emit: () => undefined });
   const paths = (output: { plan: PlanEffectInput | null }) => output.plan?.draft.steps.map((step) => step.path) ?? [];
 
   const first = await steps.draft({ taskId: 't1', text: 'add rejected.ts', specialist: 'backend', feedback: null, followUp: false });
   expect(paths(first)).toEqual(['src/rejected.ts']);
-  markPlanRejected(session, 'not this');
+  const rejected = memory.read();
+  markPlanRejected(rejected, 'not this');
+  memory.write(rejected);
   // A new, unrelated task: the rejected edit is not in its plan, and the model is told none of it is on disk.
   const second = await steps.draft({ taskId: 't2', text: 'add other.ts', specialist: 'backend', feedback: null, followUp: false });
   expect(paths(second)).toEqual(['src/other.ts']);

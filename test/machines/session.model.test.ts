@@ -46,7 +46,8 @@ defineModelTests({
         { type: 'session.model.set', model: null },
         { type: 'session.renamed', name: 'feature-x' },
         { type: 'session.transcript.add', entry: { role: 'user', text: 'hello', at: 1 } },
-        { type: 'session.usage.add', inputTokens: 10, outputTokens: 5 }
+        { type: 'session.usage.add', inputTokens: 10, outputTokens: 5 },
+        { type: 'session.memory.updated', memory: { lastPlan: null, execOutputs: [] } },
       ],
     },
     {
@@ -90,7 +91,7 @@ defineModelTests({
           type: 'session.restored',
           saved: {
             name: 'saved', mode: 'auto', agent: 'vm-agent', transcript: [{ role: 'user', text: 'hello', at: 1 }], usage: { inputTokens: 10, outputTokens: 5 },
-            budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', model: 'qwen-large',
+            budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', model: 'qwen-large', agentMemory: {},
           },
         }
       ],
