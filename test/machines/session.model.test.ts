@@ -57,7 +57,7 @@ defineModelTests({
         { type: 'container.registered', containerId: 'c1' },
         { type: 'container.registered', containerId: 'c2' },
         { type: 'container.removed', containerId: 'c1' },
-        { type: 'container.removed', containerId: 'c2' }
+        { type: 'container.removed', containerId: 'c2' },
       ],
     },
     {
@@ -66,10 +66,8 @@ defineModelTests({
       events: [
         submit('t1', 'universal-agent'), submit('t2', 'universal-agent'), submit('v1', 'vm-agent'),
         finished('t1'), finished('t2'), finished('v1'),
-        { type: 'task.updated', taskId: 't1', phase: 'pending-approval', planId: 'p1', detail: 'add a route' },
+        { type: 'task.updated', taskId: 't1', phase: 'retrying', detail: 'attempt 1 failed: tests failed' },
         { type: 'task.cancel' },
-        { type: 'plan.approved' },
-        { type: 'plan.rejected', reason: 'too broad' }
       ],
     },
     {
@@ -79,7 +77,7 @@ defineModelTests({
         submit('v1', 'vm-agent'), submit('v2', 'vm-agent'), submit('v3', 'vm-agent'),
         finished('v1'), finished('v2'), finished('v3'),
         { type: 'task.cancel' },
-        { type: 'task.cancel', taskId: 'v3' }
+        { type: 'task.cancel', taskId: 'v3' },
       ],
     },
     {
@@ -93,7 +91,7 @@ defineModelTests({
             name: 'saved', mode: 'auto', agent: 'vm-agent', transcript: [{ role: 'user', text: 'hello', at: 1 }], usage: { inputTokens: 10, outputTokens: 5 },
             budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', model: 'qwen-large', agentMemory: {},
           },
-        }
+        },
       ],
     },
     {
