@@ -173,7 +173,8 @@ export function createAgentHost(options: AgentHostOptions) {
       ctx.signal.addEventListener('abort', cancel, { once: true });
       foreground = ctx;
       try {
-        const output = (await toPromise(task)) as TaskOutput;
+        // A task stopped with its session (cadre shutting down) ends without an output: it did not finish, so it counts as cancelled.
+        const output = ((await toPromise(task)) as TaskOutput | undefined) ?? { status: 'cancelled', summary: null, attempts: [], error: null, failure: null };
         session.send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
         options.audit('task.finished', { taskId, status: output.status, attempts: output.attempts.length });
         return reportOutcome(output);

@@ -35,7 +35,7 @@ function plainMemory(): AgentMemoryStore {
 afterEach(async () => server?.close());
 
 /** The agent host as cadre wires it, on a real session actor; `answers` are what the person says at each approval prompt. */
-function startAgents(cwd: string, options: { model?: ModelServer; answers?: ApprovalAnswer[] } = {}) {
+function startAgents(cwd: string, options: { model?: ModelServer; answers?: ApprovalAnswer[]; neverAnswer?: boolean } = {}) {
   const config = configSchema.parse(options.model ? { model: { provider: 'openai', name: 'm', apiKey: 'k', baseUrl: `${options.model.url}/v1` } } : {});
   const events: OutputEvent[] = [];
   const audit: { type: string; data: Record<string, unknown> }[] = [];
@@ -51,6 +51,7 @@ function startAgents(cwd: string, options: { model?: ModelServer; answers?: Appr
       // Where the prompt is asked from: the plan actor, a child of the task actor, a child of the session.
       const task = Object.values(ref.session?.getSnapshot().children ?? {})[0] as AnyActorRef | undefined;
       asked.push({ plan, tree: { task: task !== undefined, plan: task?.getSnapshot().children.plan !== undefined } });
+      if (options.neverAnswer) return new Promise<never>(() => undefined);
       return options.answers?.shift() ?? { decision: 'cancel' };
     },
   });
@@ -140,6 +141,17 @@ it('without a prompt, a plan that needs approval fails with the remedy and chang
   expect(code).toBe(exitCodes.commandFailed);
   expect(cadre.events).toContainEqual(expect.objectContaining({ type: 'output.error', code: 'plan.needs-approval', remedy: expect.stringContaining('/auto on') }));
   expect(cadre.events.filter((event) => event.type === 'output.error')).toHaveLength(1);
+  expect(existsSync(join(cwd, 'src/count.ts'))).toBe(false);
+});
+
+it('a task stopped with its session while the prompt asks ends as cancelled and changes nothing', async () => {
+  const cwd = makeProject({ 'src/index.ts': 'export {};\n' });
+  const cadre = startAgents(cwd, { neverAnswer: true });
+  const draft = { title: 'Add a count', steps: [{ action: 'create-file' as const, path: 'src/count.ts', summary: 'count', content: 'export const count = 3;\n' }] };
+  const running = cadre.agents.runTask({ agent: 'universal-agent', text: 'add a count', prepared: async () => draft }, { signal: new AbortController().signal, interactive: true });
+  await expect.poll(() => cadre.asked.length).toBe(1);
+  cadre.session.stop();
+  expect(await running).toBe(exitCodes.interrupted);
   expect(existsSync(join(cwd, 'src/count.ts'))).toBe(false);
 });
 
