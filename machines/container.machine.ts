@@ -73,7 +73,6 @@ export type ContainerEvent =
   /** One of its service containers stopped by itself (crashed, or killed for memory). */
   | { type: 'service.exited'; service: string; exitCode: number; oomKilled: boolean }
   | { type: 'container.restart' }
-  | { type: 'container.stop' }
   | { type: 'container.start' }
   | { type: 'container.cleanup' };
 
@@ -268,7 +267,7 @@ export const containerMachine = setup({
       },
     },
     running: {
-      description: 'The container runs, with its gateway open, until its deadline, an exit, or a restart, stop or cleanup request.',
+      description: 'The container runs, with its gateway open, until its deadline, an exit, or a restart or cleanup request.',
       entry: 'openGateway',
       exit: 'closeGateway',
       invoke: [
@@ -303,7 +302,6 @@ export const containerMachine = setup({
           actions: { type: 'recordServiceExit', params: ({ event }) => ({ service: event.service, exitCode: event.exitCode, oomKilled: event.oomKilled }) },
         },
         'container.restart': [{ guard: 'hasServices', target: 'restarting-services' }, { target: 'restarting' }],
-        'container.stop': 'stopping',
         'container.cleanup': 'cleaning-up',
       },
     },
@@ -321,16 +319,8 @@ export const containerMachine = setup({
       description: 'Restarting the container in place.',
       invoke: { id: 'restartContainer', src: 'restartContainer', input: effectInput, onDone: 'running', onError: failWith },
     },
-    stopping: {
-      description: 'Stopping the container; the workspace is kept.',
-      invoke: { id: 'stopContainer', src: 'stopContainer', input: effectInput, onDone: [{ guard: 'hasServices', target: 'stopping-services' }, { target: 'stopped' }], onError: failWith },
-    },
-    'stopping-services': {
-      description: 'Stopping its service containers; their data is kept.',
-      invoke: { id: 'stopServices', src: 'stopServices', input: effectInput, onDone: 'stopped', onError: failWith },
-    },
     stopped: {
-      description: 'Stopped: it can be started again or cleaned up.',
+      description: 'Found stopped when attached (an earlier cadre process or Docker stopped it): it can be started again or cleaned up.',
       on: { 'container.start': [{ guard: 'hasServices', target: 'starting-services' }, { target: 'starting' }], 'container.cleanup': 'cleaning-up' },
     },
     'timed-out': {

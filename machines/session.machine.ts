@@ -25,6 +25,8 @@ export interface SessionContext {
   agent: AgentName;
   transcript: TranscriptEntry[];
   usage: { inputTokens: number; outputTokens: number };
+  /** universal-agent's memory across turns (conversation with the model, last plan, /exec output, usage per run): its data, kept here. */
+  agentMemory: Record<string, unknown>;
   budget: { limit: number; used: number };
   vmQueue: string[];
   activeVmTask: string | null;
@@ -34,7 +36,6 @@ export interface SessionContext {
   tasks: string[];
   containers: string[];
   currentContainer: string | null;
-  lastPlanId: string | null;
   /** The model /model chose for this session (as typed: `name` or `provider:name`); null for the configured one. */
   model: string | null;
 }
@@ -46,10 +47,10 @@ export interface SessionRestore {
   agent: AgentName;
   transcript: TranscriptEntry[];
   usage: { inputTokens: number; outputTokens: number };
+  agentMemory: Record<string, unknown>;
   budgetUsed: number;
   containers: string[];
   currentContainer: string | null;
-  lastPlanId: string | null;
   model: string | null;
 }
 
@@ -63,17 +64,16 @@ export type SessionEvent =
   | { type: 'session.agent.set'; agent: AgentName }
   | { type: 'session.transcript.add'; entry: TranscriptEntry }
   | { type: 'session.usage.add'; inputTokens: number; outputTokens: number }
+  /** universal-agent changed what it remembers: the fields given replace the session's. */
+  | { type: 'session.memory.updated'; memory: Record<string, unknown> }
   /** A settled gateway call: what the budget charged, split into input and output, which the session's usage also counts. */
   | { type: 'budget.used'; tokens: number; inputTokens?: number; outputTokens?: number }
   | { type: 'budget.exhausted' }
   | { type: 'session.renamed'; name: string }
   | { type: 'task.submit'; taskId: string; agent: AgentName; text: string; deadline?: number | null; followUp?: boolean }
   | { type: 'task.cancel'; taskId?: string }
-  | { type: 'plan.approved' }
-  | { type: 'plan.rejected'; reason: string }
   | { type: 'container.registered'; containerId: string }
   | { type: 'container.removed'; containerId: string }
-  | { type: 'session.end' }
   | TaskParentEvent;
 
 /** Notifications for the renderer (subscribe with `actor.on(type, …)`). */
@@ -81,7 +81,7 @@ export type SessionEmitted =
   | { type: 'task.queued'; taskId: string; position: number }
   | { type: 'task.started'; taskId: string; agent: AgentName }
   | { type: 'task.refused'; taskId: string; reason: string }
-  | { type: 'task.updated'; taskId: string; phase: 'pending-approval' | 'retrying'; planId: string | null; detail: string }
+  | { type: 'task.updated'; taskId: string; phase: 'retrying'; detail: string }
   | { type: 'task.finished'; taskId: string; status: TaskStatus }
   | { type: 'budget.exhausted'; used: number; limit: number };
 
@@ -107,7 +107,6 @@ export const sessionMachine = setup({
       const taskId = event.taskId ?? context.foregroundTask ?? context.activeVmTask;
       return taskId !== null && context.tasks.includes(taskId);
     },
-    hasForegroundTask: ({ context }) => context.foregroundTask !== null && context.tasks.includes(context.foregroundTask),
     hasActiveVmTask: ({ context }) => context.activeVmTask !== null,
     hasNoLiveTask: ({ context }) => context.tasks.length === 0,
   },
@@ -126,6 +125,7 @@ export const sessionMachine = setup({
       tasks: [],
     })),
     addTranscript: assign(({ context }, params: { entry: TranscriptEntry }) => ({ transcript: [...context.transcript, params.entry] })),
+    updateMemory: assign(({ context }, params: { memory: Record<string, unknown> }) => ({ agentMemory: { ...context.agentMemory, ...params.memory } })),
     addUsage: assign(({ context }, params: { inputTokens: number; outputTokens: number }) => ({
       usage: { inputTokens: context.usage.inputTokens + params.inputTokens, outputTokens: context.usage.outputTokens + params.outputTokens },
     })),
@@ -138,7 +138,6 @@ export const sessionMachine = setup({
       const currentContainer = context.currentContainer === params.containerId ? (containers.at(-1) ?? null) : context.currentContainer;
       return { containers, currentContainer };
     }),
-    rememberPlan: assign((_, params: { planId: string | null }) => ({ lastPlanId: params.planId })),
     /** Spawns a task child; universal-agent tasks become the foreground task. */
     startTask: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'task.submit') return;
@@ -169,11 +168,12 @@ export const sessionMachine = setup({
       if (event.type !== 'task.submit') return;
       enqueue.emit({ type: 'task.refused', taskId: event.taskId, reason: 'a universal-agent task is already running; cancel it or wait' });
     }),
-    /** Forgets a finished task; when it held the vm-agent slot, grants the slot to the next queued task. */
+    /** Stops and forgets a finished task; when it held the vm-agent slot, grants the slot to the next queued task. */
     finishTask: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'task.finished') return;
       const { taskId, status } = event;
       const tasks = context.tasks.filter((id) => id !== taskId);
+      enqueue.stopChild(childId(taskId));
       enqueue.emit({ type: 'task.finished', taskId, status });
       if (context.activeVmTask !== taskId) {
         enqueue.assign({
@@ -197,11 +197,6 @@ export const sessionMachine = setup({
       if (taskId === null) return;
       if (context.vmQueue.includes(taskId)) enqueue.assign({ vmQueue: context.vmQueue.filter((id) => id !== taskId) });
       enqueue.sendTo(childId(taskId), { type: 'task.cancel' });
-    }),
-    forwardToForeground: enqueueActions(({ context, event, enqueue }) => {
-      if (context.foregroundTask === null) return;
-      if (event.type === 'plan.approved') enqueue.sendTo(childId(context.foregroundTask), { type: 'plan.approved' });
-      if (event.type === 'plan.rejected') enqueue.sendTo(childId(context.foregroundTask), { type: 'plan.rejected', reason: event.reason });
     }),
     /** Adds gateway spending to the budget and to usage; crossing the limit ends the running vm-agent task. */
     useBudget: enqueueActions(({ context, enqueue }, params: { tokens: number; inputTokens: number; outputTokens: number }) => {
@@ -229,6 +224,7 @@ export const sessionMachine = setup({
     agent: input.agent ?? 'universal-agent',
     transcript: [],
     usage: { inputTokens: 0, outputTokens: 0 },
+    agentMemory: {},
     budget: { limit: input.budgetLimit ?? 50_000, used: 0 },
     vmQueue: [],
     activeVmTask: null,
@@ -236,7 +232,6 @@ export const sessionMachine = setup({
     tasks: [],
     containers: [],
     currentContainer: null,
-    lastPlanId: null,
     model: null,
   }),
   initial: 'active',
@@ -251,16 +246,16 @@ export const sessionMachine = setup({
         'session.model.set': { actions: { type: 'setModel', params: ({ event }) => ({ model: event.model }) } },
         'session.renamed': { actions: { type: 'rename', params: ({ event }) => ({ name: event.name }) } },
         'session.transcript.add': { actions: { type: 'addTranscript', params: ({ event }) => ({ entry: event.entry }) } },
+        'session.memory.updated': { actions: { type: 'updateMemory', params: ({ event }) => ({ memory: event.memory }) } },
         'session.usage.add': { actions: { type: 'addUsage', params: ({ event }) => ({ inputTokens: event.inputTokens, outputTokens: event.outputTokens }) } },
         'budget.used': { actions: { type: 'useBudget', params: ({ event }) => ({ tokens: event.tokens, inputTokens: event.inputTokens ?? 0, outputTokens: event.outputTokens ?? 0 }) } },
         'budget.exhausted': { guard: 'hasActiveVmTask', actions: 'exhaustActiveVmTask' },
         'task.submit': { guard: 'isNewVmTask', actions: 'startTask' },
         'task.finished': { guard: 'isLiveTask', actions: 'finishTask' },
-        'task.updated': { actions: [{ type: 'rememberPlan', params: ({ event }) => ({ planId: event.planId }) }, 'announceUpdate'] },
+        'task.updated': { actions: 'announceUpdate' },
         'task.cancel': { guard: 'hasCancellableTask', actions: 'cancelTask' },
         'container.registered': { actions: { type: 'registerContainer', params: ({ event }) => ({ containerId: event.containerId }) } },
         'container.removed': { actions: { type: 'removeContainer', params: ({ event }) => ({ containerId: event.containerId }) } },
-        'session.end': '#session.ended',
       },
       states: {
         idle: {
@@ -275,15 +270,9 @@ export const sessionMachine = setup({
           on: {
             'task.submit': { guard: 'isNewForegroundTask', actions: 'refuseForegroundTask' },
             'task.finished': { guard: 'isForegroundTask', target: 'idle', actions: 'finishTask' },
-            'plan.approved': { guard: 'hasForegroundTask', actions: 'forwardToForeground' },
-            'plan.rejected': { guard: 'hasForegroundTask', actions: 'forwardToForeground' },
           },
         },
       },
-    },
-    ended: {
-      type: 'final',
-      description: 'The session is over; it can still be resumed from its saved file.',
     },
   },
 });

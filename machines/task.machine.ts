@@ -1,6 +1,8 @@
 // The task statechart: one agent run from routing through approval and retries to a final status.
 import { assign, enqueueActions, fromPromise, setup } from 'xstate';
 import { createDeadlineWatcher } from './deadline.js';
+import { describeFailure, type Failure } from './failure.js';
+import { planMachine, type DraftedPlan, type PlanOutput } from './plan.machine.js';
 
 export type AgentName = 'universal-agent' | 'vm-agent';
 export type TaskStatus = 'succeeded' | 'failed' | 'timed-out' | 'budget-exhausted' | 'cancelled';
@@ -36,11 +38,14 @@ export interface TaskContext {
   deadline: number | null;
   retryBaseMs: number;
   specialist: string | null;
-  planId: string | null;
+  /** The plan drafted last (universal-agent); its child actor `plan` carries it through approval and apply. */
+  plan: DraftedPlan | null;
   summary: string | null;
   /** The reason the person gave when rejecting the last plan, fed back into the next draft. */
   feedback: string | null;
   error: string | null;
+  /** The failure that ended the task, with the code, remedy and exit code of an expected one. */
+  failure: Failure | null;
   status: TaskStatus | null;
 }
 
@@ -48,34 +53,32 @@ export type TaskEvent =
   | { type: 'task.slot.granted' }
   | { type: 'task.cancel' }
   | { type: 'task.deadline.reached' }
-  | { type: 'budget.exhausted' }
-  | { type: 'plan.approved' }
-  | { type: 'plan.rejected'; reason: string };
+  | { type: 'budget.exhausted' };
 
 export interface TaskOutput {
   status: TaskStatus;
   summary: string | null;
   attempts: TaskAttempt[];
   error: string | null;
+  failure: Failure | null;
 }
 
 /** What the task tells its parent (the session) through `sendParent`. */
 export type TaskParentEvent =
   | { type: 'task.finished'; taskId: string; status: TaskStatus }
-  | { type: 'task.updated'; taskId: string; phase: 'pending-approval' | 'retrying'; planId: string | null; detail: string };
+  | { type: 'task.updated'; taskId: string; phase: 'retrying'; detail: string };
 
 export interface RouteTaskInput { taskId: string; agent: AgentName; text: string }
 export interface RouteTaskOutput { specialist: string }
 export interface DraftPlanInput { taskId: string; text: string; specialist: string | null; feedback: string | null; followUp: boolean }
-/** `planId` null means there is nothing to change; `sensitive` plans always ask for approval. */
-export interface DraftPlanOutput { planId: string | null; summary: string; sensitive?: boolean }
-export interface RunAttemptInput { taskId: string; agent: AgentName; text: string; attempt: number; planId: string | null; specialist: string | null }
+/** `plan` null means there is nothing to change; a sensitive plan (its `sensitiveReason`) asks for approval even in /auto. */
+export interface DraftPlanOutput { summary: string; plan: DraftedPlan | null }
+export interface RunAttemptInput { taskId: string; agent: AgentName; text: string; attempt: number; specialist: string | null }
 export interface RunAttemptOutput { summary: string }
 
 const notProvided = (name: string) => (): Promise<never> =>
   Promise.reject(new Error(`${name} is not provided: the composition root must supply it with machine.provide()`));
 
-const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export const taskMachine = setup({
   types: {
@@ -88,13 +91,15 @@ export const taskMachine = setup({
     routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(notProvided('routeTask')),
     draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(notProvided('draftPlan')),
     runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(notProvided('runAttempt')),
+    /** The drafted plan's actor: approval, apply and verification (its effects are provided in the composition root). */
+    plan: planMachine,
     watchDeadline: createDeadlineWatcher('task.deadline.reached'),
   },
   guards: {
     runsImmediately: ({ context }) => context.agent !== 'vm-agent',
     isVmAgent: ({ context }) => context.agent === 'vm-agent',
-    nothingToChange: (_, params: { output: DraftPlanOutput }) => params.output.planId === null,
-    autoApproved: ({ context }, params: { output: DraftPlanOutput }) => context.autoApprove && params.output.sensitive !== true,
+    nothingToChange: (_, params: { output: DraftPlanOutput }) => params.output.plan === null,
+    planEnded: (_, params: { output: PlanOutput; status: PlanOutput['status'] }) => params.output.status === params.status,
     canRetry: ({ context }) => context.attempt <= context.maxRetries,
   },
   delays: {
@@ -102,13 +107,20 @@ export const taskMachine = setup({
   },
   actions: {
     recordRoute: assign((_, params: { output: RouteTaskOutput }) => ({ specialist: params.output.specialist })),
-    recordPlan: assign((_, params: { output: DraftPlanOutput }) => ({ planId: params.output.planId, summary: params.output.summary })),
-    recordRejection: assign((_, params: { reason: string }) => ({ feedback: params.reason, planId: null })),
-    recordSuccess: assign((_, params: { output: RunAttemptOutput }) => ({ summary: params.output.summary })),
+    recordPlan: assign((_, params: { output: DraftPlanOutput }) => ({ plan: params.output.plan, summary: params.output.summary })),
+    recordRejection: assign((_, params: { output: PlanOutput }) => ({ feedback: params.output.rejectionReason ?? '', plan: null })),
+    recordSuccess: assign((_, params: { output: { summary: string } }) => ({ summary: params.output.summary })),
     recordAttemptFailure: assign(({ context }, params: { error: unknown }) => ({
-      attempts: [...context.attempts, { attempt: context.attempt, cause: describeError(params.error) }],
+      attempts: [...context.attempts, { attempt: context.attempt, cause: describeFailure(params.error).message }],
     })),
-    recordError: assign((_, params: { error: unknown }) => ({ error: describeError(params.error) })),
+    recordError: assign((_, params: { error: unknown }) => {
+      const failure = describeFailure(params.error);
+      return { error: failure.message, failure };
+    }),
+    recordPlanFailure: assign((_, params: { output: PlanOutput }) => {
+      const failure = params.output.failure ?? describeFailure(params.output.summary);
+      return { error: failure.message, failure, summary: params.output.summary };
+    }),
     nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1 })),
     markFinished: assign((_, params: { status: TaskStatus }) => ({ status: params.status })),
     /** Tells the parent session how the task ended (skipped when the task runs on its own). */
@@ -117,13 +129,11 @@ export const taskMachine = setup({
       enqueue.sendParent({ type: 'task.finished', taskId: context.taskId, status: context.status } satisfies TaskParentEvent);
     }),
     /** Tells the parent session about a phase the person should see. */
-    reportUpdate: enqueueActions(({ context, self, enqueue }, params: { phase: 'pending-approval' | 'retrying' }) => {
+    reportRetry: enqueueActions(({ context, self, enqueue }) => {
       if (self._parent === undefined) return;
       const last = context.attempts.at(-1);
-      const detail = params.phase === 'retrying' && last !== undefined
-        ? `attempt ${last.attempt} failed: ${last.cause}`
-        : (context.summary ?? '');
-      enqueue.sendParent({ type: 'task.updated', taskId: context.taskId, phase: params.phase, planId: context.planId, detail } satisfies TaskParentEvent);
+      const detail = last === undefined ? '' : `attempt ${last.attempt} failed: ${last.cause}`;
+      enqueue.sendParent({ type: 'task.updated', taskId: context.taskId, phase: 'retrying', detail } satisfies TaskParentEvent);
     }),
   },
 }).createMachine({
@@ -141,10 +151,11 @@ export const taskMachine = setup({
     deadline: input.deadline,
     retryBaseMs: input.retryBaseMs ?? 2000,
     specialist: null,
-    planId: null,
+    plan: null,
     summary: null,
     feedback: null,
     error: null,
+    failure: null,
     status: null,
   }),
   initial: 'queued',
@@ -153,6 +164,7 @@ export const taskMachine = setup({
     summary: context.summary,
     attempts: context.attempts,
     error: context.error,
+    failure: context.failure,
   }),
   states: {
     queued: {
@@ -203,37 +215,42 @@ export const taskMachine = setup({
                 target: '#task.succeeded',
                 actions: { type: 'recordPlan', params: ({ event }) => ({ output: event.output }) },
               },
-              {
-                guard: { type: 'autoApproved', params: ({ event }) => ({ output: event.output }) },
-                target: 'running',
-                actions: { type: 'recordPlan', params: ({ event }) => ({ output: event.output }) },
-              },
-              {
-                target: 'pending-approval',
-                actions: [
-                  { type: 'recordPlan', params: ({ event }) => ({ output: event.output }) },
-                  { type: 'reportUpdate', params: { phase: 'pending-approval' } },
-                ],
-              },
+              { target: 'applying-plan', actions: { type: 'recordPlan', params: ({ event }) => ({ output: event.output }) } },
             ],
             onError: { target: '#task.failed', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
           },
         },
-        'pending-approval': {
-          description: 'The plan waits for the person: approve it, or reject it with a reason that shapes the next draft.',
-          on: {
-            'plan.approved': 'running',
-            'plan.rejected': { target: 'planning', actions: { type: 'recordRejection', params: ({ event }) => ({ reason: event.reason }) } },
+        'applying-plan': {
+          description: 'The plan child asks for approval (unless /auto may apply it), applies and verifies it; a rejection redrafts with its reason.',
+          invoke: {
+            id: 'plan',
+            src: 'plan',
+            input: ({ context }) => ({ ...(context.plan as DraftedPlan), autoApprove: context.autoApprove }),
+            onDone: [
+              {
+                guard: { type: 'planEnded', params: ({ event }) => ({ output: event.output, status: 'applied' as const }) },
+                target: '#task.succeeded',
+                actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) },
+              },
+              {
+                guard: { type: 'planEnded', params: ({ event }) => ({ output: event.output, status: 'rejected' as const }) },
+                target: 'planning',
+                actions: { type: 'recordRejection', params: ({ event }) => ({ output: event.output }) },
+              },
+              { guard: { type: 'planEnded', params: ({ event }) => ({ output: event.output, status: 'cancelled' as const }) }, target: '#task.cancelled' },
+              { target: '#task.failed', actions: { type: 'recordPlanFailure', params: ({ event }) => ({ output: event.output }) } },
+            ],
+            onError: { target: '#task.failed', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
           },
         },
         running: {
-          description: 'Carrying out the approved plan (one attempt).',
+          description: 'vm-agent carries out the task in its container (one attempt).',
           invoke: {
             id: 'runAttempt',
             src: 'runAttempt',
             input: ({ context }) => ({
               taskId: context.taskId, agent: context.agent, text: context.text,
-              attempt: context.attempt, planId: context.planId, specialist: context.specialist,
+              attempt: context.attempt, specialist: context.specialist,
             }),
             onDone: { target: '#task.succeeded', actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) } },
             onError: [
@@ -242,7 +259,7 @@ export const taskMachine = setup({
                 target: 'retrying',
                 actions: [
                   { type: 'recordAttemptFailure', params: ({ event }) => ({ error: event.error }) },
-                  { type: 'reportUpdate', params: { phase: 'retrying' } },
+                  'reportRetry',
                 ],
               },
               {

@@ -1,13 +1,13 @@
-// /compact on demand: the whole session conversation summarised by the model, its tokens counted in the session.
+// /compact on demand: the whole session conversation summarised by the model, its tokens counted in the session's usage.
 import type { ModelPrice } from '../model/cost.js';
 import { createRequestCounter } from '../model/tokens.js';
-import { addUsage, type ModelClient } from '../model/types.js';
-import type { AgentSessionState } from './session-state.js';
+import type { ModelClient } from '../model/types.js';
+import type { AgentMemoryStore } from './session-state.js';
 import { compactConversation, type CompactionResult } from './universal/compaction.js';
 import { recordTaskUsage } from './usage.js';
 
 export interface SessionCompaction {
-  state: AgentSessionState;
+  memory: AgentMemoryStore;
   model: ModelClient;
   window: number;
   price: ModelPrice | undefined;
@@ -17,18 +17,20 @@ export interface SessionCompaction {
 
 /** Replaces the session's conversation by its summary; null when there is none yet. */
 export async function compactSession(input: SessionCompaction): Promise<CompactionResult | null> {
-  const { state, model } = input;
-  if (state.transcript.length === 0) return null;
+  const { model } = input;
+  const memory = input.memory.read();
+  if (memory.conversation.length === 0) return null;
   const counter = await createRequestCounter();
   const result = await compactConversation({
-    model, messages: state.transcript, window: input.window, keepRecentShare: 0,
+    model, messages: memory.conversation, window: input.window, keepRecentShare: 0,
     countMessages: (messages) => counter.count({ system: '', messages, tools: [] }),
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.stallTimeoutMs ? { stallTimeoutMs: input.stallTimeoutMs } : {}),
   });
   if (!result) return null;
-  state.transcript = result.messages;
-  state.usage = addUsage(state.usage, result.usage);
-  recordTaskUsage(state, { task: '/compact', model: `${model.provider} ${model.model}`, turns: [{ kind: 'compaction', usage: result.usage }], price: input.price });
+  memory.conversation = result.messages;
+  recordTaskUsage(memory, { task: '/compact', model: `${model.provider} ${model.model}`, turns: [{ kind: 'compaction', usage: result.usage }], price: input.price });
+  input.memory.write({ conversation: memory.conversation, usageLog: memory.usageLog });
+  input.memory.addUsage(result.usage);
   return result;
 }

@@ -1,6 +1,5 @@
 // The embedded offline engine behind universal-agent when no model is configured: routes a task to a deterministic capability.
 import type { DraftPlanInput, DraftPlanOutput } from '../../machines/task.machine.js';
-import type { PlanStore } from './actors.js';
 import { CadreError, exitCodes } from '../errors.js';
 import type { Route } from '../capabilities/routing.js';
 import { result, say, type OutputSink } from '../output.js';
@@ -17,7 +16,7 @@ async function routeOf(text: string, cwd: string): Promise<Route> {
 }
 
 /** Generation and documentation from the project's own conventions: a plan draft that goes through approval. */
-async function draftGenerated(input: DraftPlanInput, capability: string, deps: { cwd: string; plans: PlanStore; emit: OutputSink }): Promise<DraftPlanOutput> {
+async function draftGenerated(input: DraftPlanInput, capability: string, deps: { cwd: string; emit: OutputSink }): Promise<DraftPlanOutput> {
   const context = await contextOf(deps.cwd);
   let draft;
   if (capability === 'generate-docs') {
@@ -39,11 +38,10 @@ async function draftGenerated(input: DraftPlanInput, capability: string, deps: {
   }
   await markOverwrites(draft, deps.cwd);
   const { isSecuritySensitive } = await import('./plan/sensitive.js');
-  const planId = `${input.taskId}-${deps.plans.size + 1}`;
-  const sensitiveReason = isSecuritySensitive(input.text, draft, deps.cwd);
-  deps.plans.set(planId, { draft, task: input.text, sensitiveReason, applied: null });
+  const { draftedPlan } = await import('./plan/drafted.js');
+  const plan = draftedPlan(draft, { taskId: input.taskId, cwd: deps.cwd, sensitiveReason: isSecuritySensitive(input.text, draft, deps.cwd) });
   deps.emit(say(`Drafted "${draft.title}" offline, from the project's own conventions (${draft.steps.length} step(s)).`, 'dim'));
-  return { planId, summary: draft.title, sensitive: sensitiveReason !== null };
+  return { summary: draft.title, plan };
 }
 
 /** Flags each step that takes away text the file has now (PlanStep.overwrites), for the approval's sensitivity check. */
@@ -72,20 +70,20 @@ export const draftOffline = {
   },
 
   /** Runs the capability the router chose; read-only capabilities leave nothing to approve (planId null). */
-  async draft(input: DraftPlanInput, deps: { cwd: string; plans: PlanStore; emit: OutputSink; signal: AbortSignal }): Promise<DraftPlanOutput> {
+  async draft(input: DraftPlanInput, deps: { cwd: string; emit: OutputSink; signal: AbortSignal }): Promise<DraftPlanOutput> {
     const route = await routeOf(input.text, deps.cwd);
     if (route.capability === 'analyze-project') {
       const { analyzeProject } = await import('../project/context.js');
       const analysed = await analyzeProject({ cwd: deps.cwd });
       deps.emit(result('project.context', { changed: analysed.changed, reused: analysed.reused }, analysed.summary));
-      return { planId: null, summary: 'Project analysed; the context cache is up to date.' };
+      return { summary: 'Project analysed; the context cache is up to date.', plan: null };
     }
     const kind = route.capability ? analysisKinds[route.capability as keyof typeof analysisKinds] : undefined;
     if (kind) {
       const { presentAnalysis } = await import('../capabilities/analysis/present.js');
       const report = await presentAnalysis({ kind, cwd: deps.cwd, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: deps.emit });
       const counts = Object.entries(report.counts).filter(([, n]) => n > 0).map(([severity, n]) => `${n} ${severity}`).join(', ');
-      return { planId: null, summary: `The ${kind} analysis found ${report.findings.length} issue(s)${counts ? ` (${counts})` : ''}; nothing was changed.` };
+      return { summary: `The ${kind} analysis found ${report.findings.length} issue(s)${counts ? ` (${counts})` : ''}; nothing was changed.`, plan: null };
     }
     if (route.capability === 'generate-docs' && input.feedback !== null) {
       const { feedbackNotUsable } = await import('../capabilities/generation/feedback.js');

@@ -1,7 +1,7 @@
 // Token usage and estimated cost per task and per session: recorded after each universal-agent run, shown at its end and by /status.
 import { estimateCost, formatCost, formatUsage, type ModelPrice } from '../model/cost.js';
-import { addUsage, zeroUsage } from '../model/types.js';
-import type { AgentSessionState, TaskUsageRecord } from './session-state.js';
+import { addUsage, zeroUsage, type TokenUsage } from '../model/types.js';
+import type { AgentMemory, TaskUsageRecord } from './session-state.js';
 import type { ModelTurnUsage } from './universal/run.js';
 
 export type { TaskUsageRecord };
@@ -9,13 +9,13 @@ export type { TaskUsageRecord };
 /** Records kept in the session (the oldest are dropped; the session total stays in `usage`). */
 const keptRecords = 100;
 
-export function recordTaskUsage(state: AgentSessionState, input: { task: string; model: string; turns: ModelTurnUsage[]; price: ModelPrice | undefined }): TaskUsageRecord {
+export function recordTaskUsage(memory: AgentMemory, input: { task: string; model: string; turns: ModelTurnUsage[]; price: ModelPrice | undefined }): TaskUsageRecord {
   const usage = input.turns.reduce((sum, turn) => addUsage(sum, turn.usage), zeroUsage());
   const record: TaskUsageRecord = {
     at: Date.now(), task: input.task.slice(0, 80), model: input.model, usage, turns: input.turns,
     cost: input.price ? estimateCost(usage, input.price) : null,
   };
-  state.usageLog = [...(state.usageLog ?? []), record].slice(-keptRecords);
+  memory.usageLog = [...memory.usageLog, record].slice(-keptRecords);
   return record;
 }
 
@@ -26,8 +26,7 @@ export interface SessionCost {
   unpriced: number;
 }
 
-export function sessionCost(state: AgentSessionState): SessionCost {
-  const log = state.usageLog ?? [];
+export function sessionCost(log: readonly TaskUsageRecord[]): SessionCost {
   return { dollars: log.reduce((sum, record) => sum + (record.cost ?? 0), 0), unpriced: log.filter((record) => record.cost === null).length };
 }
 
@@ -44,8 +43,8 @@ export function describeTurns(turns: readonly ModelTurnUsage[]): string {
 }
 
 /** The line at the end of a task: this task's tokens and cost, then the session's. */
-export function describeTaskEnd(record: TaskUsageRecord, state: AgentSessionState): string {
+export function describeTaskEnd(record: TaskUsageRecord, session: { usage: TokenUsage; usageLog: readonly TaskUsageRecord[] }): string {
   const turns = record.turns.length;
   return `tokens: this task ${formatUsage(record.usage)} over ${turns} model request${turns === 1 ? '' : 's'}, ${describeCost(record.cost)}`
-    + ` · session ${formatUsage(state.usage)}, ${describeCost(sessionCost(state))} (${record.model})`;
+    + ` · session ${formatUsage(session.usage)}, ${describeCost(sessionCost(session.usageLog))} (${record.model})`;
 }

@@ -20,7 +20,6 @@ import { openAuditTrail } from './audit-trail.js';
 import { askYesNo } from '../cli/confirm.js';
 import { createAgentHost } from './agent-host.js';
 import { sessionMachine } from '../../machines/session.machine.js';
-import type { AgentSessionState } from '../agents/session-state.js';
 import { createVmHost } from './vm-host.js';
 import { createVmTasks } from '../agents/vm/tasks.js';
 import { createModelHost } from './model-host.js';
@@ -93,12 +92,8 @@ export async function startApp(options: AppOptions): Promise<App> {
     config: loaded.config, env, sink, extraTools: () => mcp.tools(),
     ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}),
   });
-  const agents = createAgentHost({
-    cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models,
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-  });
-  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume, agentState: () => agents.state() });
-  agents.restoreState(sessions.resumed()?.agentState as AgentSessionState | undefined);
+  const agents = createAgentHost({ cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models });
+  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
   const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root, session: sessionActor });
   const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
   agents.provideVmAttempt(vmTasks.attempt);
@@ -132,7 +127,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       }
       const file = await sessions.load(name);
       sessions.restore(root(), file);
-      agents.restoreState(file.agentState as AgentSessionState | undefined);
       await restoreModel(file);
       const view = sessions.view(root());
       await vm.reattach(view.containers, view.currentContainer);

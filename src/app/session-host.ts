@@ -1,6 +1,7 @@
 // The session's life on disk: its name, autosave after every change, crash recovery, /save and /resume.
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { AnyActorRef, Subscription } from 'xstate';
 import type { SessionContext, SessionInput, SessionRestore } from '../../machines/session.machine.js';
 import { expectedFailure, isCadreError } from '../errors.js';
@@ -8,7 +9,8 @@ import { createAutosaver, findCrashedSession, type Autosaver } from '../store/au
 import type { CadrePaths } from '../store/paths.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import { crashOfferName } from '../store/crash-lock.js';
-import type { SessionData, SessionFile } from '../store/session-file.js';
+import { transcriptEntrySchema, type SessionData, type SessionFile } from '../store/session-file.js';
+import { memoryOf } from '../agents/session-state.js';
 import { listSessions, loadSession, saveSession } from '../store/sessions.js';
 import { cadreVersion } from '../version.js';
 import type { OutputSink } from '../output.js';
@@ -53,44 +55,55 @@ function sessionOf(root: RootActor): AnyActorRef {
   return session;
 }
 
-function dataOf(root: RootActor, agentState: unknown): SessionData {
-  const session = sessionOf(root);
-  const context = session.getSnapshot().context as SessionContext;
-  return {
-    agentState,
-    cadreVersion,
-    snapshot: session.getPersistedSnapshot(),
-    transcript: context.transcript as SessionData['transcript'],
-    usage: context.usage,
-    mode: context.mode,
-    agent: context.agent,
-  };
+function dataOf(root: RootActor): SessionData {
+  return { cadreVersion, snapshot: sessionOf(root).getPersistedSnapshot() };
 }
 
-/** The session a file holds: its actor's persisted context, with the file's own fields where the snapshot lacks one. */
+const tokens = z.number().int().min(0);
+/**
+ * The persisted session context as far as a resume uses it. The file comes from disk: each field is checked, and one that
+ * does not fit is left at its default (the file itself stays as it is).
+ */
+const savedContextSchema = z.looseObject({
+  mode: z.enum(['approve', 'auto']).optional().catch(undefined),
+  agent: z.enum(['universal-agent', 'vm-agent']).optional().catch(undefined),
+  transcript: z.array(transcriptEntrySchema).optional().catch(undefined),
+  usage: z.looseObject({ inputTokens: tokens, outputTokens: tokens }).optional().catch(undefined),
+  agentMemory: z.record(z.string(), z.unknown()).optional().catch(undefined),
+  budget: z.looseObject({ used: tokens }).optional().catch(undefined),
+  containers: z.array(z.string()).optional().catch(undefined),
+  currentContainer: z.string().nullable().optional().catch(undefined),
+  model: z.string().min(1).nullable().optional().catch(undefined),
+});
+
+function savedContext(file: SessionFile): z.infer<typeof savedContextSchema> {
+  const parsed = savedContextSchema.safeParse((file.snapshot as { context?: unknown } | null)?.context ?? {});
+  return parsed.success ? parsed.data : {};
+}
+
+/** The session a file holds: its actor's persisted context (files saved before it held everything carry some fields beside it). */
 export function savedSession(file: SessionFile): SessionRestore {
-  const context = ((file.snapshot as { context?: Partial<SessionContext> } | null)?.context ?? {});
-  const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []);
-  const containers = ids(context.containers);
+  const context = savedContext(file);
+  const containers = context.containers ?? [];
+  const transcript = context.transcript ?? file.transcript ?? [];
   return {
     name: file.name,
-    mode: file.mode,
-    agent: file.agent,
-    transcript: file.transcript.map((entry) => ({ role: entry.role === 'tool' ? 'system' : entry.role, text: entry.text, at: typeof entry.at === 'number' ? entry.at : Date.parse(entry.at ?? '') || 0 })),
-    usage: { inputTokens: file.usage.inputTokens, outputTokens: file.usage.outputTokens },
-    budgetUsed: typeof context.budget?.used === 'number' ? context.budget.used : 0,
+    mode: context.mode ?? file.mode ?? 'approve',
+    agent: context.agent ?? file.agent ?? 'universal-agent',
+    transcript: transcript.map((entry) => ({ role: entry.role === 'tool' ? 'system' : entry.role, text: entry.text, at: typeof entry.at === 'number' ? entry.at : Date.parse(entry.at ?? '') || 0 })),
+    usage: context.usage ?? file.usage ?? { inputTokens: 0, outputTokens: 0 },
+    agentMemory: context.agentMemory ?? { ...memoryOf(file.agentState) },
+    budgetUsed: context.budget?.used ?? 0,
     containers,
     currentContainer: typeof context.currentContainer === 'string' && containers.includes(context.currentContainer) ? context.currentContainer : (containers.at(-1) ?? null),
-    lastPlanId: typeof context.lastPlanId === 'string' ? context.lastPlanId : null,
-    model: typeof context.model === 'string' && context.model !== '' ? context.model : null,
+    model: context.model ?? null,
   };
 }
 
 /** A session with nothing in it: no transcript, no container, no conversation. Nothing to resume. */
 function isEmptySession(file: SessionFile): boolean {
-  const containers = (file.snapshot as { context?: { containers?: unknown[] } } | null)?.context?.containers ?? [];
-  const conversation = (file.agentState as { transcript?: unknown[] } | undefined)?.transcript ?? [];
-  return file.transcript.length === 0 && containers.length === 0 && conversation.length === 0;
+  const saved = savedSession(file);
+  return saved.transcript.length === 0 && saved.containers.length === 0 && memoryOf(saved.agentMemory).conversation.length === 0;
 }
 
 /** The crash offer that was made and never answered (cadre died while asking): it is asked again. */
@@ -134,7 +147,7 @@ async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<
   }
 }
 
-export async function createSessionHost(options: { paths: CadrePaths; sink: OutputSink; budgetLimit: number; resume?: string; agentState: () => unknown }): Promise<SessionHost> {
+export async function createSessionHost(options: { paths: CadrePaths; sink: OutputSink; budgetLimit: number; resume?: string }): Promise<SessionHost> {
   const { paths, sink } = options;
   const resumed = options.resume ? await loadSession(paths.sessionsDir, options.resume) : undefined;
   const crashed = await keepCrashedSession(paths, sink);
@@ -157,7 +170,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
   const autosave = async (root: RootActor): Promise<void> => {
     if (!autosaver) return;
     try {
-      await autosaver.save((sessionOf(root).getSnapshot().context as SessionContext).name, dataOf(root, options.agentState()));
+      await autosaver.save((sessionOf(root).getSnapshot().context as SessionContext).name, dataOf(root));
     } catch (error) {
       if (failedOnce) return;
       failedOnce = true;
@@ -186,7 +199,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
     },
     save: async (root, saveName) => {
       sessionOf(root).send({ type: 'session.renamed', name: saveName });
-      const saved = await saveSession(paths.sessionsDir, saveName, dataOf(root, options.agentState()));
+      const saved = await saveSession(paths.sessionsDir, saveName, dataOf(root));
       const { size } = await stat(saved.file);
       return { file: saved.file, bytes: size };
     },

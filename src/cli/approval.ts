@@ -1,8 +1,7 @@
-// The approval prompt of a plan: y approves, n rejects (with an optional reason), v shows the full diff, then asks again.
+// The approval prompt of a plan: y approves, n rejects (with an optional reason), v asks for the full diff.
 import { emitKeypressEvents } from 'node:readline';
-import { showPaged } from './pager.js';
 
-export type ApprovalAnswer = { decision: 'approve' } | { decision: 'reject'; reason: string } | { decision: 'cancel' };
+export type ApprovalAnswer = { decision: 'approve' } | { decision: 'reject'; reason: string } | { decision: 'view' } | { decision: 'cancel' };
 
 /** Reads one key in raw mode; resolves its name (Ctrl-C and Ctrl-D count as "cancel"). */
 function readKey(input: NodeJS.ReadStream): Promise<string> {
@@ -28,11 +27,8 @@ async function askReason(): Promise<string> {
   return (answer.reason ?? '').trim();
 }
 
-/**
- * Asks at the terminal until the person approves, rejects or cancels. `diff` renders the
- * detailed coloured diff of every step, shown through a pager when it is long.
- */
-export async function askApproval(options: { diff: () => string; out?: NodeJS.WriteStream; input?: NodeJS.ReadStream }): Promise<ApprovalAnswer> {
+/** Asks once at the terminal (other keys ask again); the plan actor shows the diff on `view` and then asks again. */
+export async function askApproval(options: { out?: NodeJS.WriteStream; input?: NodeJS.ReadStream } = {}): Promise<ApprovalAnswer> {
   const out = options.out ?? process.stdout;
   const input = options.input ?? process.stdin;
   for (;;) {
@@ -45,6 +41,6 @@ export async function askApproval(options: { diff: () => string; out?: NodeJS.Wr
       const reason = await askReason();
       return reason ? { decision: 'reject', reason } : { decision: 'cancel' };
     }
-    if (key === 'v') await showPaged(options.diff(), out);
+    if (key === 'v') return { decision: 'view' };
   }
 }

@@ -17,14 +17,13 @@ export const compactCommand = defineCommand({
     }
     const { compactSession } = await import('../agents/compact.js');
     const done = await compactSession({
-      state: ctx.runtime.agents.state(), model, window: (await ctx.runtime.models.contextWindow()).tokens, price: ctx.runtime.models.price(),
+      memory: ctx.runtime.agents.memory, model, window: (await ctx.runtime.models.contextWindow()).tokens, price: ctx.runtime.models.price(),
       signal: ctx.signal, stallTimeoutMs: ctx.runtime.config.model.stallTimeoutSeconds * 1000,
     });
     if (!done) {
       ctx.emit(result('compaction', { compacted: 0 }, 'Nothing to compact yet: the conversation is empty.'));
       return;
     }
-    ctx.runtime.session.send({ type: 'session.usage.add', inputTokens: done.usage.inputTokens, outputTokens: done.usage.outputTokens });
     ctx.runtime.audit('conversation.compacted', { messages: done.compacted, before: done.before, after: done.after });
     const n = (value: number) => value.toLocaleString('en-US');
     ctx.emit(result('compaction', { compacted: done.compacted, before: done.before, after: done.after, usage: done.usage },

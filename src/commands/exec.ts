@@ -26,7 +26,7 @@ export const execCommand = defineCommand({
     });
     const seconds = (ran.durationMs / 1000).toFixed(1);
     const ending = ran.timedOut ? `timed out after ${ctx.runtime.config.exec.timeoutSeconds} s (exec.timeoutSeconds)` : ran.aborted ? 'stopped' : ran.signal ? `killed by ${ran.signal}` : `exit code ${ran.exitCode}`;
-    recordExecOutput(ctx.runtime.agents.state(), command, ran);
+    recordExecOutput(ctx.runtime.agents.memory, command, ran);
     ctx.runtime.session.send({ type: 'session.transcript.add', entry: { role: 'exec', text: `$ ${command}\n${ran.tail}\n[${ending}]`, at: Date.now() } });
     ctx.runtime.audit('command.executed', { command, exitCode: ran.exitCode, signal: ran.signal, durationMs: ran.durationMs, timedOut: ran.timedOut });
     ctx.emit({ type: 'output.result', kind: 'exec', data: { command, exitCode: ran.exitCode, signal: ran.signal, durationMs: ran.durationMs, timedOut: ran.timedOut }, text: `[${ending}, ${seconds} s]` });

@@ -13,9 +13,9 @@ export const statusCommand = defineCommand({
     const view = ctx.runtime.session.view();
     const model = await ctx.runtime.describeModel();
     const total = view.usage.inputTokens + view.usage.outputTokens;
-    const agentState = ctx.runtime.agents.state();
-    const cost = sessionCost(agentState);
-    const lastTask = agentState.usageLog?.at(-1) ?? null;
+    const { usageLog } = ctx.runtime.agents.memory.read();
+    const cost = sessionCost(usageLog);
+    const lastTask = usageLog.at(-1) ?? null;
     const taskState = (id: string): string => (view.queuedTasks.includes(id) ? `queued ${view.queuedTasks.indexOf(id) + 1}` : 'running');
     const text = [
       `Session     ${view.name} (${view.state})`,
@@ -23,7 +23,7 @@ export const statusCommand = defineCommand({
       `Mode        ${view.mode === 'auto' ? 'autonomous (/auto)' : 'approve each plan'}`,
       `Agent       ${view.agent}`,
       `Model       ${model}`,
-      `Tokens      ${total} used (${view.usage.inputTokens} in, ${view.usage.outputTokens} out)${agentState.usageLog?.length ? `, universal-agent ${describeCost(cost)}` : ''}`,
+      `Tokens      ${total} used (${view.usage.inputTokens} in, ${view.usage.outputTokens} out)${usageLog.length ? `, universal-agent ${describeCost(cost)}` : ''}`,
       ...(lastTask ? [`Last task   ${lastTask.turns.length} model request(s), ${describeCost(lastTask.cost)}: ${describeTurns(lastTask.turns)}`] : []),
       `Budget      vm-agent ${view.budget.used} of ${view.budget.limit} tokens`,
       `Tasks       ${view.tasks.length === 0 ? 'none' : view.tasks.map((id) => `${id} (${taskState(id)})`).join(', ')}`,

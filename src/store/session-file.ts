@@ -18,22 +18,22 @@ export const sessionFileSchema = z.strictObject({
   name: z.string(),
   savedAt: z.iso.datetime(),
   cadreVersion: z.string(),
-  /** The persisted XState snapshot of the session actor (`actor.getPersistedSnapshot()`). */
+  /** The persisted XState snapshot of the session actor (`actor.getPersistedSnapshot()`): the whole session, agent memory included. */
   snapshot: z.unknown(),
-  transcript: z.array(transcriptEntrySchema),
+  // Sessions saved before the snapshot held everything carried these beside it; they are still read.
+  transcript: z.array(transcriptEntrySchema).optional(),
   usage: z.looseObject({
     inputTokens: z.number().int().min(0),
     outputTokens: z.number().int().min(0),
-  }),
-  mode: z.enum(['approve', 'auto']),
-  agent: z.enum(['universal-agent', 'vm-agent']),
-  /** What universal-agent keeps across turns (conversation, last plan, /exec output), so follow-ups survive a resume. */
+  }).optional(),
+  mode: z.enum(['approve', 'auto']).optional(),
+  agent: z.enum(['universal-agent', 'vm-agent']).optional(),
   agentState: z.unknown().optional(),
 });
 
 export type SessionFile = z.infer<typeof sessionFileSchema>;
-/** What callers hand to save: the file minus the fields cadre fills in. */
-export type SessionData = Omit<SessionFile, 'schemaVersion' | 'name' | 'savedAt'>;
+/** What callers hand to save: the session actor's snapshot and the version that wrote it (nothing beside the snapshot). */
+export type SessionData = Pick<SessionFile, 'cadreVersion' | 'snapshot'>;
 
 export type SessionRead = { ok: true; data: SessionFile } | { ok: false; missing: boolean; error: CadreError };
 

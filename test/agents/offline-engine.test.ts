@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PlanStore } from '../../src/agents/actors.js';
 import { draftOffline } from '../../src/agents/offline-engine.js';
 import type { OutputEvent } from '../../src/output.js';
+import type { DraftPlanOutput } from '../../machines/task.machine.js';
 
 const folders: string[] = [];
 afterAll(async () => {
@@ -22,9 +22,9 @@ async function project(files: Record<string, string>): Promise<string> {
   return cwd;
 }
 
-function deps(cwd: string): { cwd: string; plans: PlanStore; emit: (event: OutputEvent) => void; signal: AbortSignal; events: OutputEvent[] } {
+function deps(cwd: string): { cwd: string; emit: (event: OutputEvent) => void; signal: AbortSignal; events: OutputEvent[] } {
   const events: OutputEvent[] = [];
-  return { cwd, plans: new Map(), emit: (event) => events.push(event), signal: new AbortController().signal, events };
+  return { cwd, emit: (event) => events.push(event), signal: new AbortController().signal, events };
 }
 
 const prismaProject = {
@@ -44,10 +44,10 @@ describe('offline generation', () => {
     const context = deps(cwd);
     const first = await draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string notes:text', specialist: null, feedback: null, followUp: false }, context);
     const revised = await draftOffline.draft({ taskId: 't1', text: 'create a model Tag with fields name:string notes:text', specialist: null, feedback: 'add color:string, without notes', followUp: false }, context);
-    const content = (planId: string | null): string => context.plans.get(planId ?? '')?.draft.steps[0]?.content ?? '';
-    expect(content(first.planId)).toMatch(/notes +String/);
-    expect(content(revised.planId)).toMatch(/color +String/);
-    expect(content(revised.planId)).not.toMatch(/notes/);
+    const content = (output: DraftPlanOutput): string => output.plan?.draft.steps[0]?.content ?? '';
+    expect(content(first)).toMatch(/notes +String/);
+    expect(content(revised)).toMatch(/color +String/);
+    expect(content(revised)).not.toMatch(/notes/);
   });
 
   it('says it cannot use a reason it does not understand, instead of drafting the same plan again', async () => {
@@ -61,10 +61,10 @@ describe('offline generation', () => {
     const cwd = await project({ ...prismaProject, 'README.md': readme, 'package.json': JSON.stringify({ name: 'api', scripts: { test: 'vitest run' }, dependencies: { '@prisma/client': '*' } }) });
     const context = deps(cwd);
     const result = await draftOffline.draft({ taskId: 't1', text: 'write a README', specialist: null, feedback: null, followUp: false }, context);
-    const step = context.plans.get(result.planId ?? '')?.draft.steps.find((candidate) => candidate.path === 'README.md');
+    const step = result.plan?.draft.steps.find((candidate) => candidate.path === 'README.md');
     expect(step?.content).toContain('How we deploy: ask Sam.');
     expect(step?.overwrites).toEqual({ removedLines: 1 });
     const schema = await draftOffline.draft({ taskId: 't2', text: 'create a model Tag with fields name:string', specialist: null, feedback: null, followUp: false }, context);
-    expect(context.plans.get(schema.planId ?? '')?.draft.steps[0]?.overwrites).toBeUndefined();
+    expect(schema.plan?.draft.steps[0]?.overwrites).toBeUndefined();
   });
 });

@@ -83,9 +83,12 @@ describe('universal-agent at the prompt', () => {
     pty.type(keys.ctrlD);
     expect(await pty.exited).toBe(0);
 
-    const saved = JSON.parse(readFileSync(join(project, '.cadre/sessions/greet-work.json'), 'utf8')) as { agentState: { transcript: unknown[] }; usage: { outputTokens: number } };
-    expect(saved.agentState.transcript.length).toBeGreaterThan(2);
-    expect(saved.usage.outputTokens).toBeGreaterThan(0);
+    // The saved file is the session actor's snapshot: the agent's conversation and the one usage figure are in its context.
+    const saved = JSON.parse(readFileSync(join(project, '.cadre/sessions/greet-work.json'), 'utf8')) as { snapshot: { context: { agentMemory: { conversation: unknown[] }; usage: { outputTokens: number } } }; agentState?: unknown; usage?: unknown };
+    expect(saved.snapshot.context.agentMemory.conversation.length).toBeGreaterThan(2);
+    expect(saved.snapshot.context.usage.outputTokens).toBeGreaterThan(0);
+    expect(saved.agentState).toBeUndefined();
+    expect(saved.usage).toBeUndefined();
     const audit = (await runCli(['audit', 'show'], { cwd: project, home })).stdout;
     expect(audit).toMatch(/plan\.rejected/);
     expect(audit).toMatch(/plan\.approved/);
@@ -129,8 +132,8 @@ describe('universal-agent at the prompt', () => {
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/server|500/i);
     expect(existsSync(join(project, 'src/greet.ts'))).toBe(false);
-    const autosave = JSON.parse(readFileSync(join(project, '.cadre/sessions/.autosave.json'), 'utf8')) as { transcript: { role: string; text: string }[] };
-    expect(autosave.transcript.some((entry) => entry.role === 'user' && entry.text === 'Add a greet function')).toBe(true);
+    const autosave = JSON.parse(readFileSync(join(project, '.cadre/sessions/.autosave.json'), 'utf8')) as { snapshot: { context: { transcript: { role: string; text: string }[] } } };
+    expect(autosave.snapshot.context.transcript.some((entry) => entry.role === 'user' && entry.text === 'Add a greet function')).toBe(true);
   });
 
   it('offline: a component is generated from the project\'s conventions, planned, and applied in /auto', async () => {

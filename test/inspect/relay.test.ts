@@ -11,6 +11,9 @@ import { createTraceRecorder, replayTrace, startInspector, toSafeJson } from '..
 import { CadreError } from '../../src/errors.js';
 import { silentCallback } from '../support/model-test.js';
 
+/** A plan with nothing in it, approved by /auto or waiting for the person. */
+const planInput = (autoApprove: boolean) => ({ planId: 'p1', draft: { title: 'nothing', steps: [] }, steps: [], sensitiveReason: null, autoApprove });
+
 type TraceLine = Record<string, unknown> & { seq: number; type: string; actorId: string };
 
 describe('trace recorder', () => {
@@ -36,7 +39,7 @@ describe('trace recorder', () => {
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as TraceLine);
     expect(lines.map((line) => line.seq)).toEqual(lines.map((_, index) => index + 1));
     const root = lines.find((line) => line.type === '@xstate.actor' && line.name === 'task');
-    expect(root?.definition).toEqual(expect.stringContaining('"pending-approval"'));
+    expect(root?.definition).toEqual(expect.stringContaining('"applying-plan"'));
     const routeTask = lines.find((line) => line.type === '@xstate.actor' && line.actor === 'routeTask');
     expect(routeTask?.parentId).toBe(root?.actorId);
     expect(lines).toContainEqual(expect.objectContaining({ type: '@xstate.event', event: { type: 'task.slot.granted' } }));
@@ -54,9 +57,8 @@ describe('trace recorder', () => {
 
   it.runIf(process.platform === 'linux')('stops on a write failure without disturbing the actors, and reports it on close', async () => {
     const recorder = createTraceRecorder('/dev/full');
-    const actor = createActor(planMachine, { input: { planId: 'p1', steps: [], autoApprove: true }, inspect: recorder.inspect });
+    const actor = createActor(planMachine, { input: planInput(true), inspect: recorder.inspect });
     actor.start();
-    actor.send({ type: 'plan.ready' });
     expect(actor.getSnapshot().value).toBe('applying');
     await expect(recorder.close()).rejects.toMatchObject({ code: 'trace.write' });
     actor.stop();
@@ -65,7 +67,7 @@ describe('trace recorder', () => {
   it('serializes cycles, errors, functions and actor refs safely', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
-    const actor = createActor(planMachine, { input: { planId: 'p', steps: [], autoApprove: false } });
+    const actor = createActor(planMachine, { input: planInput(false) });
     expect(toSafeJson({ cyclic, error: new Error('boom'), run: function run() {}, actor, big: 10n })).toEqual({
       cyclic: { name: 'loop', self: '[circular]' },
       error: { name: 'Error', message: 'boom' },
@@ -89,10 +91,9 @@ describe('inspector relay', () => {
       viewer.on('message', (data) => received.push(JSON.parse(data.toString())));
       await new Promise((resolve, reject) => { viewer.once('open', resolve); viewer.once('error', reject); });
 
-      const actor = createActor(planMachine, { input: { planId: 'p1', steps: [], autoApprove: false }, inspect: inspector.inspect });
+      const actor = createActor(planMachine, { input: planInput(false), inspect: inspector.inspect });
       actor.start();
-      actor.send({ type: 'plan.ready' });
-      await expect.poll(() => received.some((event) => event.type === '@xstate.snapshot' && event.snapshot?.value === 'pending-approval'), { timeout: 5000 }).toBe(true);
+      await expect.poll(() => received.some((event) => event.type === '@xstate.snapshot' && JSON.stringify(event.snapshot?.value) === '{"pending-approval":"asking"}'), { timeout: 5000 }).toBe(true);
       expect(received).toContainEqual(expect.objectContaining({ type: '@xstate.actor', name: 'plan' }));
       actor.stop();
       viewer.close();
@@ -105,9 +106,8 @@ describe('inspector relay', () => {
   it('replays a recorded trace to a viewer that connects afterwards', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'cadre-trace-')), 'trace.jsonl');
     const recorder = createTraceRecorder(file);
-    const actor = createActor(planMachine, { input: { planId: 'p1', steps: [], autoApprove: false }, inspect: recorder.inspect });
+    const actor = createActor(planMachine, { input: planInput(false), inspect: recorder.inspect });
     actor.start();
-    actor.send({ type: 'plan.ready' });
     actor.send({ type: 'plan.rejected', reason: 'not now' });
     await recorder.close();
 

@@ -1,30 +1,39 @@
 // Model-based tests of the plan statechart: every state × sample event edge, with full coverage.
+import { expect } from 'vitest';
+import type { SnapshotFrom } from 'xstate';
 import { planMachine, type PlanStep } from '../../machines/plan.machine.js';
-import { defineModelTests, pendingPromise } from '../support/model-test.js';
+import { defineModelTests, pendingPromise, silentCallback } from '../support/model-test.js';
 
-const step = (id: string, added: number): PlanStep => ({ id, action: 'create', path: `src/${id}.ts`, summary: `create ${id}`, added, removed: 0 });
+const step: PlanStep = { id: '1', action: 'create-file', path: 'src/a.ts', summary: 'create a', added: 3, removed: 0 };
+const draft = { title: 'Add a', steps: [{ action: 'create-file' as const, path: 'src/a.ts', summary: 'create a', content: 'export const a = 1;\n' }] };
+
+const invariant = (snapshot: SnapshotFrom<typeof planMachine>) => {
+  const { context } = snapshot;
+  // /auto never applies a sensitive plan unasked, and a plan ends with exactly the status its final state names.
+  if (context.sensitiveReason !== null && snapshot.matches('applying')) expect(context.autoApprove && context.sensitiveReason === null).toBe(false);
+  if (snapshot.status === 'done') expect(snapshot.output?.status).toBe(snapshot.value);
+};
 
 defineModelTests({
   name: 'plan',
   machine: planMachine,
-  scenarios: [false, true].map((autoApprove) => ({
-    label: autoApprove ? 'auto' : 'approve',
-    input: { planId: 'p1', steps: [step('a', 3)], autoApprove },
-  })),
-  implementations: { actors: { applyPlan: pendingPromise(), verifyPlan: pendingPromise(), undoPlan: pendingPromise() } },
+  scenarios: [false, true].flatMap((autoApprove) => [null, 'the task mentions "password"'].map((sensitiveReason) => ({
+    label: `${autoApprove ? 'auto' : 'approve'}${sensitiveReason ? ', sensitive' : ''}`,
+    input: { planId: 'p1', draft, steps: [step], sensitiveReason, autoApprove },
+  }))),
+  implementations: { actors: { askApproval: silentCallback(), showDiff: pendingPromise(), applyPlan: pendingPromise(), verifyPlan: pendingPromise() } },
+  invariant,
   events: [
-    { type: 'plan.step.added', step: step('b', 5) },
-    { type: 'plan.step.added', step: step('a', 7) },
-    { type: 'plan.ready' },
     { type: 'plan.approved' },
     { type: 'plan.rejected', reason: 'too broad' },
-    { type: 'plan.viewed' },
-    { type: 'plan.undo' },
+    { type: 'plan.diff.requested' },
+    { type: 'plan.cancelled' },
+    { type: 'xstate.error.actor.askApproval', error: new Error('no prompt to ask at') },
+    { type: 'xstate.done.actor.showDiff' },
+    { type: 'xstate.error.actor.showDiff', error: new Error('the pager failed') },
     { type: 'xstate.done.actor.applyPlan' },
     { type: 'xstate.error.actor.applyPlan', error: new Error('disk full; rolled back') },
-    { type: 'xstate.done.actor.verifyPlan', output: { differences: ['src/b.ts differs'] } },
+    { type: 'xstate.done.actor.verifyPlan', output: { differences: ['src/a.ts differs'] } },
     { type: 'xstate.error.actor.verifyPlan', error: new Error('cannot read src/') },
-    { type: 'xstate.done.actor.undoPlan' },
-    { type: 'xstate.error.actor.undoPlan', error: new Error('file changed since') },
   ],
 });

@@ -1,6 +1,7 @@
 // Behaviour of the session with real task children: the vm-agent queue, cancel, plan feedback, budget, persistence.
 import { describe, expect, it } from 'vitest';
-import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import { createActor, fromCallback, fromPromise, waitFor, type EventObject } from 'xstate';
+import { planMachine, type PlanEffectInput, type PlanEvent, type VerifyPlanOutput } from '../../machines/plan.machine.js';
 import { sessionMachine, type SessionEmitted } from '../../machines/session.machine.js';
 import { taskMachine, type DraftPlanInput, type DraftPlanOutput } from '../../machines/task.machine.js';
 import { pendingPromise, silentCallback } from '../support/model-test.js';
@@ -86,28 +87,39 @@ describe('session: one vm-agent task at a time', () => {
 });
 
 describe('session: approvals', () => {
-  it('feeds the rejection reason back into the next plan draft, then runs the approved plan', async () => {
+  it('answers at the plan child of the task: a rejection reason shapes the next draft, the approved plan is applied, the task stopped', async () => {
     const drafts: DraftPlanInput[] = [];
+    const answers: PlanEvent[] = [{ type: 'plan.rejected', reason: 'use the existing router' }, { type: 'plan.diff.requested' }, { type: 'plan.approved' }];
+    const asked: string[] = [];
+    const applied: string[] = [];
+    const plan = planMachine.provide({
+      actors: {
+        askApproval: fromCallback<EventObject, PlanEffectInput>(({ input, sendBack }) => {
+          asked.push(input.planId);
+          const answer = answers.shift();
+          if (answer) queueMicrotask(() => sendBack(answer));
+        }),
+        showDiff: fromPromise<void, PlanEffectInput>(async () => undefined),
+        applyPlan: fromPromise<void, PlanEffectInput>(async ({ input }) => void applied.push(input.planId)),
+        verifyPlan: fromPromise<VerifyPlanOutput, PlanEffectInput>(async () => ({ differences: [] })),
+      },
+    });
     const { actor, emitted } = startSession({
+      plan,
       draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(async ({ input }) => {
         drafts.push(input);
-        return { planId: `p${drafts.length}`, summary: `plan ${drafts.length}` };
+        const planId = `p${drafts.length}`;
+        return { summary: `plan ${drafts.length}`, plan: { planId, draft: { title: `plan ${drafts.length}`, steps: [] }, steps: [], sensitiveReason: null } };
       }),
     });
     actor.send({ type: 'task.submit', taskId: 't1', agent: 'universal-agent', text: 'add a users endpoint' });
     expect(actor.getSnapshot().value).toEqual({ active: 'busy' });
-    await waitFor(actor, (s) => s.context.lastPlanId === 'p1', { timeout: 2000 });
-    expect(emitted).toContainEqual({ type: 'task.updated', taskId: 't1', phase: 'pending-approval', planId: 'p1', detail: 'plan 1' });
-
-    actor.send({ type: 'plan.rejected', reason: 'use the existing router' });
-    await waitFor(actor, (s) => s.context.lastPlanId === 'p2', { timeout: 2000 });
-    expect(drafts.map((draft) => draft.feedback)).toEqual([null, 'use the existing router']);
-
-    actor.send({ type: 'plan.approved' });
-    await waitForRunning(actor, 't1');
-    actor.send({ type: 'task.cancel' });
     await waitFor(actor, (s) => JSON.stringify(s.value) === '{"active":"idle"}', { timeout: 2000 });
-    expect(emitted.at(-1)).toEqual({ type: 'task.finished', taskId: 't1', status: 'cancelled' });
+    expect(drafts.map((draft) => draft.feedback)).toEqual([null, 'use the existing router']);
+    expect(asked).toEqual(['p1', 'p2', 'p2']);
+    expect(applied).toEqual(['p2']);
+    expect(emitted.at(-1)).toEqual({ type: 'task.finished', taskId: 't1', status: 'succeeded' });
+    expect(actor.getSnapshot().children).toEqual({});
     actor.stop();
   });
 });

@@ -8,7 +8,6 @@ type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 
 const submit = (taskId: string, agent: 'universal-agent' | 'vm-agent') => ({ type: 'task.submit', taskId, agent, text: `do ${taskId}` });
 const finished = (taskId: string) => ({ type: 'task.finished', taskId, status: 'succeeded' });
-const end = { type: 'session.end' };
 
 /** Transcript text, exact token counts and task order do not change behaviour; caps keep the model finite. */
 const abstract = ({ value, context }: SessionSnapshot) => ({
@@ -48,7 +47,7 @@ defineModelTests({
         { type: 'session.renamed', name: 'feature-x' },
         { type: 'session.transcript.add', entry: { role: 'user', text: 'hello', at: 1 } },
         { type: 'session.usage.add', inputTokens: 10, outputTokens: 5 },
-        end,
+        { type: 'session.memory.updated', memory: { lastPlan: null, execOutputs: [] } },
       ],
     },
     {
@@ -59,7 +58,6 @@ defineModelTests({
         { type: 'container.registered', containerId: 'c2' },
         { type: 'container.removed', containerId: 'c1' },
         { type: 'container.removed', containerId: 'c2' },
-        end,
       ],
     },
     {
@@ -68,11 +66,8 @@ defineModelTests({
       events: [
         submit('t1', 'universal-agent'), submit('t2', 'universal-agent'), submit('v1', 'vm-agent'),
         finished('t1'), finished('t2'), finished('v1'),
-        { type: 'task.updated', taskId: 't1', phase: 'pending-approval', planId: 'p1', detail: 'add a route' },
+        { type: 'task.updated', taskId: 't1', phase: 'retrying', detail: 'attempt 1 failed: tests failed' },
         { type: 'task.cancel' },
-        { type: 'plan.approved' },
-        { type: 'plan.rejected', reason: 'too broad' },
-        end,
       ],
     },
     {
@@ -83,7 +78,6 @@ defineModelTests({
         finished('v1'), finished('v2'), finished('v3'),
         { type: 'task.cancel' },
         { type: 'task.cancel', taskId: 'v3' },
-        end,
       ],
     },
     {
@@ -95,16 +89,15 @@ defineModelTests({
           type: 'session.restored',
           saved: {
             name: 'saved', mode: 'auto', agent: 'vm-agent', transcript: [{ role: 'user', text: 'hello', at: 1 }], usage: { inputTokens: 10, outputTokens: 5 },
-            budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', lastPlanId: null, model: 'qwen-large',
+            budgetUsed: 100, containers: ['c1'], currentContainer: 'c1', model: 'qwen-large', agentMemory: {},
           },
         },
-        end,
       ],
     },
     {
       label: 'the token budget',
       input: { name: 'default', budgetLimit: 50_000 },
-      events: [submit('v1', 'vm-agent'), finished('v1'), { type: 'budget.used', tokens: 25_000 }, { type: 'budget.exhausted' }, end],
+      events: [submit('v1', 'vm-agent'), finished('v1'), { type: 'budget.used', tokens: 25_000 }, { type: 'budget.exhausted' }],
     },
   ],
 });

@@ -52,6 +52,7 @@ describe('task retries', () => {
       status: 'failed',
       summary: null,
       error: 'lint: 3 errors',
+      failure: { message: 'lint: 3 errors', code: null, remedy: null, exitCode: null },
       attempts: [
         { attempt: 1, cause: 'npm test: 2 failing' },
         { attempt: 2, cause: 'npm test: 1 failing' },
@@ -67,7 +68,7 @@ describe('task retries', () => {
     actor.send({ type: 'task.slot.granted' });
     const snapshot = await waitFor(actor, (s) => s.status === 'done');
     expect(snapshot.output).toEqual({
-      status: 'succeeded', summary: 'build is green', error: null, attempts: [{ attempt: 1, cause: 'flaky network' }],
+      status: 'succeeded', summary: 'build is green', error: null, failure: null, attempts: [{ attempt: 1, cause: 'flaky network' }],
     });
   });
 });

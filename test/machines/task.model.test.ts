@@ -7,8 +7,11 @@ import { defineModelTests, pendingPromise, silentCallback } from '../support/mod
 const done = (id: string, output: unknown) => ({ type: `xstate.done.actor.${id}`, output });
 const error = (id: string, message: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(message) });
 
+const drafted = { planId: 'p1', draft: { title: 'add a test', steps: [] }, steps: [], sensitiveReason: null };
+const planOutput = (status: string) => ({ status, summary: `plan ${status}`, rejectionReason: null, failure: null, differences: [] });
+
 const implementations = {
-  actors: { routeTask: pendingPromise(), draftPlan: pendingPromise(), runAttempt: pendingPromise(), watchDeadline: silentCallback() },
+  actors: { routeTask: pendingPromise(), draftPlan: pendingPromise(), runAttempt: pendingPromise(), plan: pendingPromise(), watchDeadline: silentCallback() },
 };
 
 const events = [
@@ -16,14 +19,16 @@ const events = [
   { type: 'task.cancel' },
   { type: 'task.deadline.reached' },
   { type: 'budget.exhausted' },
-  { type: 'plan.approved' },
-  { type: 'plan.rejected', reason: 'keep the public API' },
   done('routeTask', { specialist: 'backend' }),
   error('routeTask', 'no route'),
-  done('draftPlan', { planId: null, summary: 'nothing to change' }),
-  done('draftPlan', { planId: 'p1', summary: 'add a test', sensitive: false }),
-  done('draftPlan', { planId: 'p2', summary: 'edit auth', sensitive: true }),
+  done('draftPlan', { summary: 'nothing to change', plan: null }),
+  done('draftPlan', { summary: 'add a test', plan: drafted }),
   error('draftPlan', 'model unavailable'),
+  done('plan', planOutput('applied')),
+  done('plan', { ...planOutput('rejected'), rejectionReason: 'keep the public API' }),
+  done('plan', planOutput('cancelled')),
+  done('plan', { ...planOutput('failed'), failure: { message: 'disk full; rolled back', code: 'plan.apply-failed', remedy: 'free some space', exitCode: 1 } }),
+  error('plan', 'the plan actor broke'),
   done('runAttempt', { summary: 'done' }),
   error('runAttempt', 'tests failed'),
   { type: 'xstate.after.retryBackoff.task.active.retrying' },

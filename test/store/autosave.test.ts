@@ -23,11 +23,11 @@ describe('autosave', () => {
     const saver = await createAutosaver(dir);
     const saves = Array.from({ length: 20 }, (_, index) => saver.save('live', sessionData(`step-${index}`)));
     await Promise.all(saves);
-    const onDisk = JSON.parse(await readFile(saver.file, 'utf8')) as { name: string; transcript: { text: string }[] };
+    const onDisk = JSON.parse(await readFile(saver.file, 'utf8')) as { name: string; snapshot: { context: { name: string } } };
     expect(onDisk.name).toBe('live');
-    expect(onDisk.transcript[0]?.text).toBe('step-19');
+    expect(onDisk.snapshot.context.name).toBe('step-19');
     await saver.save('live', sessionData('after'));
-    expect((JSON.parse(await readFile(saver.file, 'utf8')) as { transcript: { text: string }[] }).transcript[0]?.text).toBe('after');
+    expect((JSON.parse(await readFile(saver.file, 'utf8')) as { snapshot: { context: { name: string } } }).snapshot.context.name).toBe('after');
     await saver.close({ clean: true });
   });
 
@@ -52,7 +52,7 @@ describe('autosave', () => {
     expect(isAlive(pid)).toBe(false);
     await writeFile(join(dir, '.autosave.lock'), JSON.stringify({ pid, startedAt: '2026-01-01T00:00:00.000Z' }));
     const crashed = await findCrashedSession(dir);
-    expect(crashed).toMatchObject({ pid, data: { name: 'crashed', transcript: [{ text: 'last step' }] } });
+    expect(crashed).toMatchObject({ pid, data: { name: 'crashed', snapshot: { context: { transcript: [{ text: 'last step' }] } } } });
   });
 
   it('refuses to share the autosave with another live cadre', async () => {

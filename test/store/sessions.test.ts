@@ -77,7 +77,7 @@ describe('sessions', () => {
     expect((await failure(loadSession(dir, 'future'))).code).toBe('session.newer-version');
     expect((await failure(saveSession(dir, 'future', sessionData()))).code).toBe('session.exists-unreadable');
     await saveSession(dir, 'future', sessionData('replaced'), { force: true });
-    expect((await loadSession(dir, 'future')).transcript[0]?.text).toBe('replaced');
+    expect((await loadSession(dir, 'future')).snapshot).toMatchObject({ context: { name: 'replaced' } });
     const kept = (await readdir(dir)).filter((name) => name.startsWith('future.json.unreadable-'));
     expect(kept).toHaveLength(1);
     expect(await readFile(join(dir, kept[0] as string), 'utf8')).toBe(newer);
@@ -87,6 +87,6 @@ describe('sessions', () => {
     const dir = await tempDir();
     await saveSession(dir, 'work', sessionData('first'));
     await saveSession(dir, 'work', sessionData('second'));
-    expect((await loadSession(dir, 'work')).transcript[0]?.text).toBe('second');
+    expect((await loadSession(dir, 'work')).snapshot).toMatchObject({ context: { name: 'second' } });
   });
 });

@@ -20,8 +20,8 @@ export type ManifestEntry = {
 
 let manifest: { projects: ManifestEntry[] } | null = null;
 
-/** The MANIFEST entry of a project; a missing corpus or project fails loudly (a skipped real-world check looks like a passing one). */
-export function corpusEntry(name: string): ManifestEntry {
+/** The corpus MANIFEST; a missing corpus fails loudly (a skipped real-world check looks like a passing one). */
+function loadManifest(): { projects: ManifestEntry[] } {
   if (!manifest) {
     try {
       manifest = JSON.parse(readFileSync(join(corpusDir, 'MANIFEST.json'), 'utf8')) as { projects: ManifestEntry[] };
@@ -29,6 +29,12 @@ export function corpusEntry(name: string): ManifestEntry {
       throw new Error(`The real-project corpus is missing at ${corpusDir} (expected MANIFEST.json there): ${(error as Error).message}`);
     }
   }
+  return manifest;
+}
+
+/** The MANIFEST entry of a project; a missing corpus or project fails loudly. */
+export function corpusEntry(name: string): ManifestEntry {
+  const manifest = loadManifest();
   const entry = manifest.projects.find((project) => project.name === name);
   if (!entry) throw new Error(`The corpus has no project named ${name}.`);
   return entry;
@@ -45,8 +51,7 @@ export function corpusArchive(name: string): { path: string; sha256: string } {
 
 /** Every project of the corpus, in MANIFEST order. */
 export function corpusProjects(): ManifestEntry[] {
-  corpusEntry(generationProjects[0]);
-  return manifest?.projects ?? [];
+  return loadManifest().projects;
 }
 
 export type CorpusCopy = { root: string; entry: ManifestEntry; dispose: () => void };

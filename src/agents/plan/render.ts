@@ -24,15 +24,6 @@ export function stepCounts(step: PlanStep, cwd: string): StepCounts {
   return countLines(currentContent(cwd, step.path), step.content);
 }
 
-/** The steps with their +/− counts, as the approval prompt shows them. */
-export function renderPlanSummary(plan: PlanDraft, cwd: string): string {
-  const lines = plan.steps.map((step, index) => {
-    const { added, removed } = stepCounts(step, cwd);
-    return `  ${index + 1}. ${step.action.padEnd(14)} ${step.path}  +${added} −${removed}\n     ${step.summary}`;
-  });
-  return [`Plan: ${plan.title} (${plan.steps.length} step${plan.steps.length === 1 ? '' : 's'})`, ...lines].join('\n');
-}
-
 function colourLine(line: string): string {
   if (line.startsWith('+++') || line.startsWith('---')) return `${ansi.bold}${line}${ansi.reset}`;
   if (line.startsWith('+')) return `${ansi.green}${line}${ansi.reset}`;

@@ -1,7 +1,9 @@
 // The plan's step list with +/− counts, its unified diff, the draft built from staged changes, and /auto's caution.
 import { describe, expect, it } from 'vitest';
 import { buildPlanDraft, classifyAction } from '../../../src/agents/plan/draft.js';
-import { renderPlanDiff, renderPlanSummary } from '../../../src/agents/plan/render.js';
+import { toMachineSteps } from '../../../src/agents/plan/drafted.js';
+import { formatPlanSummary } from '../../../src/agents/plan/summary.js';
+import { renderPlanDiff } from '../../../src/agents/plan/render.js';
 import { isSecuritySensitive } from '../../../src/agents/plan/sensitive.js';
 import type { PlanDraft } from '../../../src/capabilities/plan-draft.js';
 import { makeProject } from '../tools/context.js';
@@ -18,7 +20,7 @@ const plan: PlanDraft = {
 
 describe('rendering', () => {
   it('lists steps with their +/− line counts', () => {
-    expect(renderPlanSummary(plan, root)).toBe([
+    expect(formatPlanSummary(plan.title, toMachineSteps(plan, root))).toBe([
       'Plan: Tweak a (3 steps)',
       '  1. modify-file    src/a.ts  +2 −1\n     Change two',
       '  2. create-file    src/b.ts  +1 −0\n     New b',
