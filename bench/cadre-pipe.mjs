@@ -44,7 +44,7 @@ export function startPipedCadre({ cwd, cadreHome, env = {} }) {
     });
   }
 
-  return { run, events, end: () => child.stdin.end(), exited };
+  return { run, events, stderr: () => stderr, end: () => child.stdin.end(), exited };
 }
 
 /** Matches the result of kind `kind`, or any error (so a failure ends the wait at once). */

@@ -208,8 +208,39 @@ export const containerMachine = setup({
       },
     },
     cloning: {
-      description: 'Cloning the repository into the workspace.',
-      invoke: { id: 'cloneRepository', src: 'cloneRepository', input: effectInput, onDone: 'starting', onError: failWith },
+      description: 'Cloning the repository into the workspace while the locked-down container is created and started beside it (nothing runs in it before its gateway opens).',
+      type: 'parallel',
+      states: {
+        repository: {
+          description: 'The clone into the workspace, on the host.',
+          initial: 'fetching',
+          states: {
+            fetching: {
+              description: 'Fetching and checking out the repository.',
+              invoke: { id: 'cloneRepository', src: 'cloneRepository', input: effectInput, onDone: 'cloned', onError: failWith },
+            },
+            cloned: { type: 'final', description: 'The workspace holds the checkout.' },
+          },
+        },
+        container: {
+          description: 'The container, with the workspace mounted.',
+          initial: 'creating',
+          states: {
+            creating: {
+              description: 'Creating and starting the locked-down container.',
+              invoke: {
+                id: 'createContainer',
+                src: 'startContainer',
+                input: effectInput,
+                onDone: { target: 'started', actions: { type: 'recordDockerId', params: ({ event }) => ({ dockerId: event.output.dockerId }) } },
+                onError: failWith,
+              },
+            },
+            started: { type: 'final', description: 'The container runs its idle main process.' },
+          },
+        },
+      },
+      onDone: 'running',
       on: {
         'container.progress': {
           actions: { type: 'announceProgress', params: ({ event }) => ({ label: event.label, current: event.current, total: event.total }) },
@@ -217,7 +248,7 @@ export const containerMachine = setup({
       },
     },
     starting: {
-      description: 'Creating and starting the locked-down container.',
+      description: 'Starting the stopped container again.',
       invoke: {
         id: 'startContainer',
         src: 'startContainer',
