@@ -63,6 +63,22 @@ describeDocker('container limits and the start-up sweep', () => {
     expect(error?.remedy).toContain(`/vm-monitor ${oom.id} --resources`);
   });
 
+  it('reads the CPU of a busy container at once: since it started, then since the previous reading', async () => {
+    const busy = await spec({ command: ['node', '-e', 'for (;;) {}'] });
+    const { dockerId } = await startContainer({ docker, spec: busy });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { State } = await docker.getContainer(dockerId).inspect();
+    const first = await resourceSnapshot({ docker, dockerId, startedAt: State.StartedAt });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const second = await resourceSnapshot({ docker, dockerId, startedAt: State.StartedAt });
+    // One spinning thread under a one-CPU limit, on a machine others share: clearly above an idle container (~0%), never above the limit.
+    expect(first.cpuPercent).toBeGreaterThan(5);
+    expect(second.cpuPercent).toBeGreaterThan(5);
+    expect(second.cpuPercent).toBeLessThan(115);
+    expect(second.memoryLimitBytes).toBe(128 * mb);
+    await cleanUp({ docker, id: busy.id, deleteWorkspace: true });
+  });
+
   it('holds a fork bomb at the pids limit', async () => {
     const bombed = await spec();
     const { dockerId } = await startContainer({ docker, spec: bombed });
