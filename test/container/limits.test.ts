@@ -85,7 +85,11 @@ describeDocker('container limits and the start-up sweep', () => {
     const container = docker.getContainer(dockerId);
     await execIn(docker, container, ['bash', '-c', 'bomb() { bomb | bomb & }; bomb']);
     let pids = 0;
-    for (let attempt = 0; attempt < 20 && pids < 60; attempt += 1) pids = (await resourceSnapshot({ docker, dockerId })).pids;
+    // Readings come at once (one-shot): give the bomb up to ~10 s to reach the limit.
+    for (let attempt = 0; attempt < 50 && pids < 60; attempt += 1) {
+      pids = (await resourceSnapshot({ docker, dockerId })).pids;
+      if (pids < 60) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     expect(pids).toBeGreaterThanOrEqual(60);
     expect(pids).toBeLessThanOrEqual(64);
     await cleanUp({ docker, id: bombed.id, deleteWorkspace: true });
