@@ -1,30 +1,46 @@
 // Load client for bench/gateway.mjs, run in a worker thread so its CPU is not counted against the gateway's event loop.
+// Each call is a streamed Messages request whose body is `size` bytes of real source text; it ends at the stream's last byte.
 import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { token, concurrency, throughputMs } = workerData;
-const body = JSON.stringify({ model: 'bench-model', max_tokens: 16, messages: [{ role: 'user', content: 'Say ok.' }] });
-const headers = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': token, 'content-length': Buffer.byteLength(body) };
+const { token, concurrency, throughputMs, text } = workerData;
 const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+const bodies = new Map();
 
-function call(port) {
+/** A request of about `size` bytes: the prompt is real source text, as a coding agent's requests carry. */
+function bodyOf(size) {
+  if (!bodies.has(size)) {
+    const envelope = { model: 'bench-model', max_tokens: 256, stream: true, messages: [{ role: 'user', content: '' }] };
+    const room = Math.max(16, size - Buffer.byteLength(JSON.stringify(envelope)));
+    let content = text.slice(0, room);
+    while (Buffer.byteLength(JSON.stringify(content)) > room + 2) content = content.slice(0, -64);
+    envelope.messages[0].content = content;
+    const body = JSON.stringify(envelope);
+    bodies.set(size, { body, headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': token, 'content-length': Buffer.byteLength(body) } });
+  }
+  return bodies.get(size);
+}
+
+function call(port, size) {
+  const { body, headers } = bodyOf(size);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/messages', headers, agent }, (res) => {
       let text = '';
+      res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}: ${text}`))));
+      res.on('end', () => (res.statusCode === 200 && text.includes('message_stop') ? resolve() : reject(new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`))));
     });
     req.on('error', reject);
     req.end(body);
   });
 }
 
-async function latencies(port, runs) {
-  for (let i = 0; i < 200; i += 1) await call(port);
+async function latencies(port, runs, size) {
+  for (let i = 0; i < 50; i += 1) await call(port, size);
   const samples = [];
   for (let i = 0; i < runs; i += 1) {
     const start = process.hrtime.bigint();
-    await call(port);
+    await call(port, size);
     samples.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   samples.sort((a, b) => a - b);
@@ -32,12 +48,12 @@ async function latencies(port, runs) {
   return { p50: at(0.5), p99: at(0.99) };
 }
 
-async function throughput(port) {
+async function throughput(port, size) {
   const end = Date.now() + throughputMs;
   let done = 0;
   const loop = async () => {
     while (Date.now() < end) {
-      await call(port);
+      await call(port, size);
       done += 1;
     }
   };
@@ -46,9 +62,9 @@ async function throughput(port) {
   return done / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
-parentPort.on('message', async ({ id, kind, port, runs }) => {
+parentPort.on('message', async ({ id, kind, port, runs, size }) => {
   try {
-    const result = kind === 'latency' ? await latencies(port, runs) : await throughput(port);
+    const result = kind === 'latency' ? await latencies(port, runs, size) : await throughput(port, size);
     parentPort.postMessage({ id, result });
   } catch (error) {
     parentPort.postMessage({ id, error: String(error) });

@@ -146,6 +146,7 @@ export const containerMachine = setup({
   guards: {
     attaching: ({ context }) => context.dockerId !== null,
     hasServices: ({ context }) => context.services.length > 0,
+    hasContainer: ({ context }) => context.dockerId !== undefined && context.dockerId !== null,
     deadlinePassed: ({ context }) => context.deadline <= Date.now(),
     found: (_, params: { output: InspectContainerOutput }) => params.output.running,
   },
@@ -233,13 +234,48 @@ export const containerMachine = setup({
         id: 'prepareWorkspace',
         src: 'prepareWorkspace',
         input: effectInput,
-        onDone: { target: 'cloning', actions: { type: 'recordWorkspace', params: ({ event }) => ({ workspace: event.output }) } },
+        // Services first: the container is created with their connection variables.
+        onDone: [
+          { guard: 'hasServices', target: 'starting-services', actions: { type: 'recordWorkspace', params: ({ event }) => ({ workspace: event.output }) } },
+          { target: 'cloning', actions: { type: 'recordWorkspace', params: ({ event }) => ({ workspace: event.output }) } },
+        ],
         onError: failWith,
       },
     },
     cloning: {
-      description: 'Cloning the repository into the workspace.',
-      invoke: { id: 'cloneRepository', src: 'cloneRepository', input: effectInput, onDone: [{ guard: 'hasServices', target: 'starting-services' }, { target: 'starting' }], onError: failWith },
+      description: 'Cloning the repository into the workspace while the locked-down container is created and started beside it (nothing runs in it before its gateway opens).',
+      type: 'parallel',
+      states: {
+        repository: {
+          description: 'The clone into the workspace, on the host.',
+          initial: 'fetching',
+          states: {
+            fetching: {
+              description: 'Fetching and checking out the repository.',
+              invoke: { id: 'cloneRepository', src: 'cloneRepository', input: effectInput, onDone: 'cloned', onError: failWith },
+            },
+            cloned: { type: 'final', description: 'The workspace holds the checkout.' },
+          },
+        },
+        container: {
+          description: 'The container, with the workspace mounted.',
+          initial: 'creating',
+          states: {
+            creating: {
+              description: 'Creating and starting the locked-down container.',
+              invoke: {
+                id: 'createContainer',
+                src: 'startContainer',
+                input: effectInput,
+                onDone: { target: 'started', actions: { type: 'recordDockerId', params: ({ event }) => ({ dockerId: event.output.dockerId }) } },
+                onError: failWith,
+              },
+            },
+            started: { type: 'final', description: 'The container runs its idle main process.' },
+          },
+        },
+      },
+      onDone: 'running',
       on: {
         'container.progress': {
           actions: { type: 'announceProgress', params: ({ event }) => ({ label: event.label, current: event.current, total: event.total }) },
@@ -252,12 +288,16 @@ export const containerMachine = setup({
         id: 'startServices',
         src: 'startServices',
         input: effectInput,
-        onDone: { target: 'starting', actions: { type: 'recordServiceEnv', params: ({ event }) => ({ env: event.output.env }) } },
+        // A new container is created (and cloned into) next; a stopped one is started again.
+        onDone: [
+          { guard: 'hasContainer', target: 'starting', actions: { type: 'recordServiceEnv', params: ({ event }) => ({ env: event.output.env }) } },
+          { target: 'cloning', actions: { type: 'recordServiceEnv', params: ({ event }) => ({ env: event.output.env }) } },
+        ],
         onError: failWith,
       },
     },
     starting: {
-      description: 'Creating and starting the locked-down container.',
+      description: 'Starting the stopped container again.',
       invoke: {
         id: 'startContainer',
         src: 'startContainer',

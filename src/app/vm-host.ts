@@ -22,11 +22,24 @@ export interface VmHostOptions {
   session: () => AnyActorRef;
 }
 
+async function warmGatewayCaches(): Promise<void> {
+  const [{ packageManagerRegistryHosts }, { packageManagerSetting }, { loadTokenCounter }] = await Promise.all([
+    import('../gateway/registries.js'), import('../gateway/host-package-config.js'), import('../gateway/token-estimate.js'),
+  ]);
+  await Promise.all([packageManagerRegistryHosts(), packageManagerSetting('npm', ['config', 'get', 'cafile']), loadTokenCounter()]).catch(() => undefined);
+}
+
 export function createVmHost(options: VmHostOptions) {
   let defaults = settingsFromConfig(options.config.vm);
   let loading: Promise<VmEngine> | undefined;
   const engine = (): Promise<VmEngine> => {
-    loading ??= import('./vm-engine.js').then(({ createVmEngine }) => createVmEngine({ ...options, defaults: () => defaults }));
+    loading ??= (async () => {
+      // What the first gateway needs (the package managers' registries and CA file, the token counter) loads while the vm
+      // side's modules do: each is cached for the process.
+      void warmGatewayCaches();
+      const { createVmEngine } = await import('./vm-engine.js');
+      return createVmEngine({ ...options, defaults: () => defaults });
+    })();
     loading.catch(() => (loading = undefined));
     return loading;
   };

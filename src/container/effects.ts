@@ -46,6 +46,23 @@ function limitsOf(input: ContainerEffectInput): ContainerLimits {
 /** Implementations of prepareWorkspace, cloneRepository, startContainer, watchContainer, restartContainer, stopContainer, cleanUp and the service effects. */
 export function createContainerEffects(options: ContainerEffectsOptions) {
   const { docker, onEvent } = options;
+  // The clone and the container's creation run side by side: a cleanup after one failed waits for the other to end,
+  // so no file lands in a removed workspace and no container appears after its removal.
+  const inFlight = new Map<string, Set<Promise<unknown>>>();
+  const tracked = <T>(id: string, work: Promise<T>): Promise<T> => {
+    const running = inFlight.get(id) ?? new Set();
+    inFlight.set(id, running);
+    const settled = work.catch(() => undefined);
+    running.add(settled);
+    void settled.then(() => {
+      running.delete(settled);
+      if (running.size === 0 && inFlight.get(id) === running) inFlight.delete(id);
+    });
+    return work;
+  };
+  const settledWork = async (id: string): Promise<void> => {
+    await Promise.all([...(inFlight.get(id) ?? [])]);
+  };
 
   /** The workspace of a container: in the machine's context once prepared; else read back from the container's labels. */
   async function workspaceOf(input: ContainerEffectInput): Promise<Workspace> {
@@ -64,10 +81,10 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       await writeFile(creatingMarker(root), `${JSON.stringify({ pid: process.pid, tag: processTag(), session: options.session(), since: new Date().toISOString() })}\n`);
       return prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
     }),
-    cloneRepository: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
+    cloneRepository: fromPromise<void, ContainerEffectInput>(({ input }) => tracked(input.containerId, (async () => {
       const workspace = await workspaceOf(input);
       await cloneRepository({ url: input.repoUrl, dir: workspace.dir, onEvent, progressId: `${input.containerId}:clone` });
-    }),
+    })())),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(async ({ input }) => {
       if (input.dockerId) {
         await docker.getContainer(input.dockerId).start().catch((error: unknown) => {
@@ -93,7 +110,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         binds: [...(options.binds ?? []), ...(options.bindsFor?.(input.containerId) ?? [])],
         ...(options.command ? { command: options.command } : {}),
       };
-      const { dockerId } = await startContainer({ docker, spec });
+      const { dockerId } = await tracked(input.containerId, startContainer({ docker, spec }));
       await rm(creatingMarker(workspace.root), { force: true });
       return { dockerId };
     }),
@@ -139,6 +156,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       if (input.dockerId) await stopContainer({ docker, dockerId: input.dockerId });
     }),
     cleanUp: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
+      await settledWork(input.containerId);
       const workspace = await workspaceOf(input);
       await cleanUp({ docker, id: input.containerId, workspace, deleteWorkspace: true });
       await options.onCleanedUp?.(input.containerId);

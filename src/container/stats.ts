@@ -57,14 +57,30 @@ export function formatSample(id: string, sample: ResourceSample): string {
   return `${id}  cpu ${sample.cpuPercent.toFixed(1).padStart(5)}%  memory ${mb(sample.memoryBytes)} / ${mb(sample.memoryLimitBytes)}${memoryPercent}  pids ${sample.pids}/${sample.pidsLimit}  disk ${mb(sample.diskBytes)} / ${mb(sample.diskLimitBytes)}`;
 }
 
-/** One sample (the engine takes about a second to measure CPU). */
-export async function resourceSnapshot(options: { docker: Docker; dockerId: string; workspace?: Workspace }): Promise<ResourceSample> {
+/** The CPU counters of the last one-shot reading of each container, so the next one measures CPU over the time between. */
+const lastCpu = new Map<string, { total: number; system: number }>();
+
+/**
+ * One sample, read at once (`one-shot`: the engine's default waits a second for a second reading). CPU is measured since
+ * the previous reading this process took of the container, or since the container started for the first.
+ */
+export async function resourceSnapshot(options: { docker: Docker; dockerId: string; workspace?: Workspace; startedAt?: string }): Promise<ResourceSample> {
+  let stats: EngineStats;
   try {
-    const stats = (await options.docker.getContainer(options.dockerId).stats({ stream: false })) as unknown as EngineStats;
-    return withDisk(sampleFromStats(stats), options.workspace);
+    stats = (await options.docker.getContainer(options.dockerId).stats({ stream: false, 'one-shot': true })) as unknown as EngineStats;
   } catch (error) {
     throw engineError(error, `read the resources of ${options.dockerId}`);
   }
+  const total = stats.cpu_stats?.cpu_usage?.total_usage ?? 0;
+  const system = stats.cpu_stats?.system_cpu_usage ?? 0;
+  const previous = lastCpu.get(options.dockerId);
+  lastCpu.set(options.dockerId, { total, system });
+  const sample = sampleFromStats({ ...stats, precpu_stats: { cpu_usage: { total_usage: previous?.total ?? 0 }, system_cpu_usage: previous?.system ?? 0 } });
+  if (!previous) {
+    const runningMs = Date.parse(stats.read) - Date.parse(options.startedAt ?? '');
+    sample.cpuPercent = runningMs > 0 ? (total / 1e6 / runningMs) * 100 : 0;
+  }
+  return withDisk(sample, options.workspace);
 }
 
 /**

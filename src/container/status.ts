@@ -28,7 +28,7 @@ export async function containerStatus(options: { docker: Docker; id: string; now
   const record = await findContainer(options.docker, options.id);
   const running = record.state.running;
   const [resources, head] = await Promise.all([
-    running ? resourceSnapshot({ docker: options.docker, dockerId: record.dockerId, workspace: record.workspace }).catch(() => null) : null,
+    running ? resourceSnapshot({ docker: options.docker, dockerId: record.dockerId, workspace: record.workspace, startedAt: record.state.startedAt }).catch(() => null) : null,
     repositoryHead(record.workspace.dir).catch(() => null),
   ]);
   const started = Date.parse(record.state.startedAt);

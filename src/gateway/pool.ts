@@ -1,14 +1,13 @@
 // One gateway per container in the cadre process: its socket folder (mounted at /run/cadre), its session JWT, and the runner's environment.
-import { execFile } from 'node:child_process';
 import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { writeDeadlineFile } from '../container/init.js';
 import { sandboxUser } from '../container/workspace.js';
 import { CadreError } from '../errors.js';
 import type { Budget } from './budget.js';
 import { containerGatewayEnv, containerMcpEnv } from './container-env.js';
 import type { ContainerMcp } from '../mcp/for-containers.js';
+import { packageManagerSetting } from './host-package-config.js';
 import type { Credentials } from './credentials.js';
 import type { ProviderConfig } from './providers.js';
 import { startGateway, type Gateway } from './server.js';
@@ -42,15 +41,14 @@ export function gatewayModel(config: Config, env: NodeJS.ProcessEnv): GatewayMod
 
 /** The registry npm is configured with on the host, so that npm in the container asks the one the egress allowlist names. */
 export async function hostNpmRegistry(): Promise<string | undefined> {
-  const { stdout } = await promisify(execFile)('npm', ['config', 'get', 'registry'], { timeout: 15_000 }).catch(() => ({ stdout: '' }));
-  const registry = stdout.trim();
+  const registry = await packageManagerSetting('npm', ['config', 'get', 'registry']);
   return /^https?:\/\//.test(registry) ? registry : undefined;
 }
 
 /** Where the host's trusted CA bundle for package managers is: npm's `cafile`, else NODE_EXTRA_CA_CERTS; undefined when unset or unreadable. */
 export async function hostCaBundle(env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const { stdout } = await promisify(execFile)('npm', ['config', 'get', 'cafile'], { timeout: 15_000 }).catch(() => ({ stdout: '' }));
-  for (const candidate of [stdout.trim(), env.NODE_EXTRA_CA_CERTS?.trim() ?? '']) {
+  const cafile = await packageManagerSetting('npm', ['config', 'get', 'cafile']);
+  for (const candidate of [cafile, env.NODE_EXTRA_CA_CERTS?.trim() ?? '']) {
     if (!candidate.startsWith('/')) continue;
     const readable = await access(candidate, constants.R_OK).then(() => true, () => false);
     if (readable) return candidate;

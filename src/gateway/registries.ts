@@ -1,7 +1,8 @@
-// The package registries that npm's and yarn's own configuration name on this host, read at run time.
-import { execFile } from 'node:child_process';
+// The package registries that npm's and yarn's own configuration name on this host, read at run time (once per process
+// while that configuration stays the same).
+import { packageManagerSetting } from './host-package-config.js';
 
-const queries: Array<[command: string, args: string[]]> = [
+const queries: Array<[command: 'npm' | 'yarn', args: string[]]> = [
   ['npm', ['config', 'get', 'registry']],
   ['yarn', ['config', 'get', 'registry']],
   ['yarn', ['config', 'get', 'npmRegistryServer']],
@@ -12,7 +13,7 @@ const queries: Array<[command: string, args: string[]]> = [
  * not installed, or answers something that is not a URL, contributes nothing.
  */
 export async function packageManagerRegistryHosts(options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<string[]> {
-  const answers = await Promise.all(queries.map(([command, args]) => run(command, args, options)));
+  const answers = await Promise.all(queries.map(([command, args]) => packageManagerSetting(command, args, options)));
   const hosts = new Set<string>();
   for (const answer of answers) {
     const host = hostOf(answer.trim());
@@ -28,12 +29,4 @@ function hostOf(value: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<string> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd: options.cwd, env: options.env, timeout: 15_000, windowsHide: true }, (error, stdout) => {
-      resolve(error === null ? stdout : '');
-    });
-  });
 }

@@ -2,7 +2,9 @@
 // (or the task on stdin). Prints one JSON event per line on stdout; exit code per runnerExitCodes.
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { isCadreError } from '../errors.js';
+import { parseShell } from '../policy/parser.js';
 import { runnerExitCodes, type RunnerEvent } from './events.js';
 import { runVmAgentLoop, type RunnerOutcome } from './loop.js';
 import { gatewayMcpTools } from './mcp-tools.js';
@@ -36,6 +38,9 @@ function positiveInteger(text: string | undefined, name: string, fallback: numbe
 }
 
 async function main(): Promise<void> {
+  // WebAssembly compiled by V8's baseline compiler only: optimising the shell parser's grammar in the background made the
+  // first process started after it take 1.5-2.5 s in a sandbox container (bench/vm-exec.mjs); commands parse in microseconds anyway.
+  setFlagsFromString('--liftoff-only');
   let task: string;
   let attempt: number;
   let maxTurns: number;
@@ -68,6 +73,8 @@ async function main(): Promise<void> {
   }
 
   await emit({ type: 'runner.started', task, attempt, workspace, provider: model.provider, model: model.model });
+  // The command policy's shell parser loads while the model thinks, not when the agent's first command waits for it.
+  void parseShell('true').catch(() => undefined);
   const mcpTools = await gatewayMcpTools(process.env).catch(async (error: unknown) => {
     await emit({ type: 'progress', message: `The MCP tools offered to containers are unavailable (${error instanceof Error ? error.message : String(error)}); vm-agent works without them.` });
     return [];

@@ -1,4 +1,4 @@
-// The real container statechart driven by the dockerode effects: creating → cloning → starting → running ⇄ restarting → timed-out → cleaned-up.
+// The real container statechart driven by the dockerode effects: creating → cloning (the container started beside the clone) → running ⇄ restarting → timed-out → cleaned-up.
 import { randomUUID } from 'node:crypto';
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -40,11 +40,11 @@ describeDocker('the container machine with real effects', () => {
     await rm(workspacesDir, { recursive: true, force: true });
   });
 
-  function start(deadline: number, memoryBytes = 256 * mb) {
+  function start(deadline: number, memoryBytes = 256 * mb, repoUrl = server.repoUrl('app')) {
     const containerId = newContainerId(ids);
     ids.push(containerId);
     const actor = createActor(containerMachine.provide({ actors: effects }), {
-      input: { containerId, repoUrl: server.repoUrl('app'), deadline, env: { MODE: 'test' }, limits: { memoryBytes, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb } },
+      input: { containerId, repoUrl, deadline, env: { MODE: 'test' }, limits: { memoryBytes, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb } },
     });
     actor.start();
     return { actor, containerId };
@@ -92,5 +92,18 @@ describeDocker('the container machine with real effects', () => {
     expect(actor.getSnapshot().context.failure).toMatchObject({ oomKilled: true, reason: expect.stringMatching(/OOMKilled/) });
     actor.send({ type: 'container.cleanup' });
     await waitFor(actor, (state) => state.matches('cleaned-up'), { timeout: 30_000 });
+  }, 120_000);
+
+  it('leaves no container and no workspace when the clone fails while the container is being created beside it', async () => {
+    const { actor, containerId } = start(Date.now() + 10 * 60_000, 256 * mb, server.repoUrl('no-such-repository'));
+    await waitFor(actor, (state) => state.matches('failed'), { timeout: 60_000 });
+    expect(actor.getSnapshot().context.failure?.reason).toMatch(/clone/i);
+    actor.send({ type: 'container.cleanup' });
+    await waitFor(actor, (state) => state.matches('cleaned-up') || state.matches('failed'), { timeout: 30_000 });
+    expect(actor.getSnapshot().value).toBe('cleaned-up');
+    // The creation that was in flight when the clone failed has ended: nothing of it appears later.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await expect(containerStatus({ docker, id: containerId })).rejects.toMatchObject({ code: 'container-not-found' });
+    await expect(access(join(workspacesDir, containerId))).rejects.toThrow();
   }, 120_000);
 });

@@ -63,13 +63,33 @@ describeDocker('container limits and the start-up sweep', () => {
     expect(error?.remedy).toContain(`/vm-monitor ${oom.id} --resources`);
   });
 
+  it('reads the CPU of a busy container at once: since it started, then since the previous reading', async () => {
+    const busy = await spec({ command: ['node', '-e', 'for (;;) {}'] });
+    const { dockerId } = await startContainer({ docker, spec: busy });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { State } = await docker.getContainer(dockerId).inspect();
+    const first = await resourceSnapshot({ docker, dockerId, startedAt: State.StartedAt });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const second = await resourceSnapshot({ docker, dockerId, startedAt: State.StartedAt });
+    // One spinning thread under a one-CPU limit, on a machine others share: clearly above an idle container (~0%), never above the limit.
+    expect(first.cpuPercent).toBeGreaterThan(5);
+    expect(second.cpuPercent).toBeGreaterThan(5);
+    expect(second.cpuPercent).toBeLessThan(115);
+    expect(second.memoryLimitBytes).toBe(128 * mb);
+    await cleanUp({ docker, id: busy.id, deleteWorkspace: true });
+  });
+
   it('holds a fork bomb at the pids limit', async () => {
     const bombed = await spec();
     const { dockerId } = await startContainer({ docker, spec: bombed });
     const container = docker.getContainer(dockerId);
     await execIn(docker, container, ['bash', '-c', 'bomb() { bomb | bomb & }; bomb']);
     let pids = 0;
-    for (let attempt = 0; attempt < 20 && pids < 60; attempt += 1) pids = (await resourceSnapshot({ docker, dockerId })).pids;
+    // Readings come at once (one-shot): give the bomb up to ~10 s to reach the limit.
+    for (let attempt = 0; attempt < 50 && pids < 60; attempt += 1) {
+      pids = (await resourceSnapshot({ docker, dockerId })).pids;
+      if (pids < 60) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     expect(pids).toBeGreaterThanOrEqual(60);
     expect(pids).toBeLessThanOrEqual(64);
     await cleanUp({ docker, id: bombed.id, deleteWorkspace: true });
