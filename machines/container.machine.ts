@@ -146,7 +146,7 @@ export const containerMachine = setup({
   guards: {
     attaching: ({ context }) => context.dockerId !== null,
     hasServices: ({ context }) => context.services.length > 0,
-    hasContainer: ({ context }) => context.dockerId !== undefined && context.dockerId !== null,
+    hasContainer: ({ context }) => context.dockerId !== null,
     deadlinePassed: ({ context }) => context.deadline <= Date.now(),
     found: (_, params: { output: InspectContainerOutput }) => params.output.running,
   },
