@@ -44,15 +44,20 @@ export interface RootRef {
   getSnapshot(): { children: Record<string, AnyActorRef | undefined> };
 }
 
-export interface VmEngineOptions {
+/** What the vm side is built from (vm-host passes it on to the engine it loads). */
+export interface VmSideOptions {
   paths: CadrePaths;
   config: Config;
   env: NodeJS.ProcessEnv;
   sink: OutputSink;
   audit: (type: string, data: Record<string, unknown>) => void;
   version: string;
+  /** The root actor (container actors are its children). */
   root: () => RootRef;
   session: () => AnyActorRef;
+}
+
+export interface VmEngineOptions extends VmSideOptions {
   /** /vm-config's defaults for new containers. */
   defaults: () => ContainerSettings;
 }

@@ -1,26 +1,13 @@
 // vm-agent's side of the composition root: the container actor logic, /vm-config's defaults, the start-up sweep, and the vm
 // engine loaded on first use.
 import { join } from 'node:path';
-import type { AnyActorRef } from 'xstate';
 import { settingsFromConfig, type ContainerSettings } from '../container/settings.js';
 import { isCadreError } from '../errors.js';
-import { say, type OutputSink } from '../output.js';
-import type { Config } from '../store/config-schema.js';
-import type { CadrePaths } from '../store/paths.js';
-import type { RootRef, VmEngine } from './vm-engine.js';
+import { say } from '../output.js';
+import type { VmEngine, VmSideOptions } from './vm-engine.js';
 import { lazyContainerLogic } from './vm-container-logic.js';
 
-export interface VmHostOptions {
-  paths: CadrePaths;
-  config: Config;
-  env: NodeJS.ProcessEnv;
-  sink: OutputSink;
-  audit: (type: string, data: Record<string, unknown>) => void;
-  version: string;
-  /** The root actor (container actors are its children). */
-  root: () => RootRef;
-  session: () => AnyActorRef;
-}
+export type VmHostOptions = VmSideOptions;
 
 async function warmGatewayCaches(): Promise<void> {
   const [{ packageManagerRegistryHosts }, { packageManagerSetting }, { loadTokenCounter }] = await Promise.all([
