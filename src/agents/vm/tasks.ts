@@ -9,6 +9,8 @@ import type { RunContext } from '../run-context.js';
 import { say, type OutputSink } from '../../output.js';
 import type { VmAttemptResult } from './follow.js';
 import type { VmHost } from '../../app/vm-host.js';
+import type { ContainerRecord } from '../../container/records.js';
+import type { OomRecord } from '../../container/oom.js';
 
 export interface VmTasksOptions {
   vm: VmHost;
@@ -46,7 +48,25 @@ export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptIn
 export function createVmTasks(options: VmTasksOptions) {
   const { vm, sink, audit } = options;
   const containerOf = new Map<string, string>();
+  /** Out-of-memory kills seen during each task (checked against the container's cgroup), told again when it ends. */
+  const oomOf = new Map<string, Promise<OomRecord | null>[]>();
   const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
+
+  /**
+   * The runner says a command ran the container out of memory: checked against the container's own cgroup (the runner's word
+   * alone is not enough), kept for /vm-status, written to the audit trail and told with the remedy.
+   */
+  async function noteOom(taskId: string, record: ContainerRecord, command: string): Promise<OomRecord | null> {
+    const engine = await vm.engine();
+    const { readOomKills, recordOom, oomRemedy } = await import('../../container/oom.js');
+    const kills = await readOomKills(engine.docker, record.dockerId);
+    if (!kills) return null;
+    const kept = await recordOom(record.workspace.root, { kills, command, limitBytes: record.limits.memoryBytes });
+    audit('container.oom', { taskId, containerId: record.id, kills, command: kept.command, limitBytes: kept.limitBytes });
+    const { formatSize } = await import('../../container/limits.js');
+    sink(say(`${record.id} ran out of memory (limit ${formatSize(kept.limitBytes)}) while vm-agent ran \`${kept.command}\`: the kernel killed that command, and vm-agent kept working. To avoid it: ${oomRemedy(record.id, kept.limitBytes)}.`, 'warn'));
+    return kept;
+  }
 
   /** The task machine's runAttempt for vm-agent: one runner attempt in the task's container. */
   async function attempt(input: RunAttemptInput, signal: AbortSignal): Promise<RunAttemptOutput> {
@@ -62,7 +82,13 @@ export function createVmTasks(options: VmTasksOptions) {
       onEvent: (event) => {
         if (!signal.aborted) sink(event);
       },
-      onRunnerEvent: (event) => auditRunnerEvent(audit, input.taskId, containerId, event),
+      onRunnerEvent: (event) => {
+        auditRunnerEvent(audit, input.taskId, containerId, event);
+        if (event.type !== 'resource.oom') return;
+        const seen = oomOf.get(input.taskId) ?? [];
+        seen.push(noteOom(input.taskId, record, event.command).catch(() => null));
+        oomOf.set(input.taskId, seen);
+      },
     });
     return runVmTaskAttempt(inContainer, input, signal, () => options.session().send({ type: 'budget.exhausted' }));
   }
@@ -78,6 +104,13 @@ export function createVmTasks(options: VmTasksOptions) {
 
   /** Tells how the task ended; `ran` is false for a task that left the queue without ever starting. */
   async function report(taskId: string, containerId: string, output: TaskOutput, ran: boolean): Promise<ExitCode> {
+    const ooms = (await Promise.all(oomOf.get(taskId) ?? [])).filter((oom): oom is OomRecord => oom !== null);
+    oomOf.delete(taskId);
+    const lastOom = ooms.at(-1);
+    if (lastOom) {
+      const { oomRemedy } = await import('../../container/oom.js');
+      sink({ type: 'output.error', code: 'container.out-of-memory', message: `During task ${taskId}, ${containerId} ran out of memory ${ooms.length === 1 ? 'once' : `${ooms.length} times`} (last while running \`${lastOom.command}\`); /vm-status ${containerId} keeps it.`, remedy: oomRemedy(containerId, lastOom.limitBytes) });
+    }
     audit('task.finished', { taskId, agent: 'vm-agent', containerId, status: output.status, attempts: output.attempts });
     options.session().send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
     switch (output.status) {
