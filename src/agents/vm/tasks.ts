@@ -77,7 +77,7 @@ export function createVmTasks(options: VmTasksOptions) {
     const env = engine.runnerEnv(containerId);
     const { runVmAttempt } = await import('./supervise.js');
     const inContainer: VmAttemptRunner = (request) => runVmAttempt({
-      docker: engine.docker, containerDockerId: record.dockerId, env, ...request,
+      docker: engine.docker, containerDockerId: record.dockerId, env, taskId: input.taskId, ...request,
       // Once the attempt is stopped (cancelled, timed out), its task is reported ended: what the dying runner still says is not shown.
       onEvent: (event) => {
         if (!signal.aborted) sink(event);
