@@ -11,6 +11,7 @@ import type { VmAttemptResult } from './follow.js';
 import type { VmHost } from '../../app/vm-host.js';
 import type { ContainerRecord } from '../../container/records.js';
 import type { OomRecord } from '../../container/oom.js';
+import { createContainerRestarts } from './restarts.js';
 
 export interface VmTasksOptions {
   vm: VmHost;
@@ -48,6 +49,7 @@ export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptIn
 export function createVmTasks(options: VmTasksOptions) {
   const { vm, sink, audit } = options;
   const containerOf = new Map<string, string>();
+  const restarts = createContainerRestarts();
   /** Out-of-memory kills seen during each task (checked against the container's cgroup), told again when it ends. */
   const oomOf = new Map<string, Promise<OomRecord | null>[]>();
   const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
@@ -68,10 +70,27 @@ export function createVmTasks(options: VmTasksOptions) {
     return kept;
   }
 
-  /** The task machine's runAttempt for vm-agent: one runner attempt in the task's container. */
+  /**
+   * The task machine's runAttempt for vm-agent: one runner attempt in the task's container. A /vm-restart the person agreed to
+   * stops the runner with the container; the attempt then waits for the container and carries on (the runner's journal keeps
+   * the conversation), rather than failing as if the runner had crashed.
+   */
   async function attempt(input: RunAttemptInput, signal: AbortSignal): Promise<RunAttemptOutput> {
     const containerId = containerOf.get(input.taskId) ?? context().currentContainer;
     if (!containerId) throw new CadreError('vm-agent.no-container', 'There is no container for vm-agent to work in.', { remedy: 'create one with /vm-create <repo_url>' });
+    for (;;) {
+      await restarts.settled(containerId);
+      const generation = restarts.generation(containerId);
+      try {
+        return await runnerAttempt(input, containerId, signal);
+      } catch (error) {
+        if (signal.aborted || restarts.generation(containerId) === generation) throw error;
+        sink(say(`Task ${input.taskId}: ${containerId} was restarted (/vm-restart) while vm-agent worked; it carries on once the container is back, from the workspace as it is.`, 'warn'));
+      }
+    }
+  }
+
+  async function runnerAttempt(input: RunAttemptInput, containerId: string, signal: AbortSignal): Promise<RunAttemptOutput> {
     const engine = await vm.engine();
     const record = await engine.record(containerId);
     const env = engine.runnerEnv(containerId);
@@ -146,6 +165,15 @@ export function createVmTasks(options: VmTasksOptions) {
 
   return {
     attempt,
+
+    /** The vm-agent task running now in `containerId` (not one waiting in the queue), if any. */
+    runningIn(containerId: string): string | undefined {
+      const active = context().activeVmTask;
+      return active !== null && containerOf.get(active) === containerId ? active : undefined;
+    },
+
+    /** Runs /vm-restart's `restart` of `containerId`; a task running in it waits for it and carries on after. */
+    restartUnder: <T>(containerId: string, restart: () => Promise<T>): Promise<T> => restarts.during(containerId, restart),
 
     /**
      * /agent vm-agent: queues the task in the session (one runs at a time; a queued one is told its position).
