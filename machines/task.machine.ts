@@ -1,6 +1,6 @@
 // The task statechart: one agent run from routing through approval and retries to a final status.
-import { assign, enqueueActions, fromPromise, setup } from 'xstate';
-import { createDeadlineWatcher } from './deadline.js';
+import { assign, enqueueActions, fromPromise, sendTo, setup } from 'xstate';
+import { createDeadlineWatcher, type DeadlineMoved } from './deadline.js';
 
 export type AgentName = 'universal-agent' | 'vm-agent';
 export type TaskStatus = 'succeeded' | 'failed' | 'timed-out' | 'budget-exhausted' | 'cancelled';
@@ -48,6 +48,8 @@ export type TaskEvent =
   | { type: 'task.slot.granted' }
   | { type: 'task.cancel' }
   | { type: 'task.deadline.reached' }
+  /** The container's timeout changed (/vm-config --timeout): the task ends at the new deadline, sooner or later. */
+  | { type: 'task.deadline.moved'; deadline: number | null }
   | { type: 'budget.exhausted' }
   | { type: 'plan.approved' }
   | { type: 'plan.rejected'; reason: string };
@@ -95,7 +97,11 @@ export const taskMachine = setup({
     isVmAgent: ({ context }) => context.agent === 'vm-agent',
     nothingToChange: (_, params: { output: DraftPlanOutput }) => params.output.planId === null,
     autoApproved: ({ context }, params: { output: DraftPlanOutput }) => context.autoApprove && params.output.sensitive !== true,
-    canRetry: ({ context }) => context.attempt <= context.maxRetries,
+    /** An error marked `retryable: false` (the container is gone: another attempt cannot do better) ends the task at once. */
+    canRetry: ({ context }, params: { error: unknown }) =>
+      context.attempt <= context.maxRetries && (params.error as { retryable?: unknown } | null)?.retryable !== false,
+    /** Checked when an attempt fails: past the deadline the task timed out, whatever the attempt's own error says. */
+    deadlinePassed: ({ context }) => context.deadline !== null && context.deadline <= Date.now(),
   },
   delays: {
     retryBackoff: ({ context }) => context.retryBaseMs * 2 ** (context.attempt - 1),
@@ -110,6 +116,8 @@ export const taskMachine = setup({
     })),
     recordError: assign((_, params: { error: unknown }) => ({ error: describeError(params.error) })),
     nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1 })),
+    recordDeadline: assign((_, params: { deadline: number | null }) => ({ deadline: params.deadline })),
+    moveWatchedDeadline: sendTo('watchDeadline', (_, params: { deadline: number | null }): DeadlineMoved => ({ type: 'deadline.moved', deadline: params.deadline })),
     markFinished: assign((_, params: { status: TaskStatus }) => ({ status: params.status })),
     /** Tells the parent session how the task ended (skipped when the task runs on its own). */
     reportFinished: enqueueActions(({ context, self, enqueue }) => {
@@ -161,6 +169,7 @@ export const taskMachine = setup({
       on: {
         'task.slot.granted': 'active',
         'task.cancel': 'cancelled',
+        'task.deadline.moved': { actions: { type: 'recordDeadline', params: ({ event }) => ({ deadline: event.deadline }) } },
       },
     },
     active: {
@@ -174,6 +183,12 @@ export const taskMachine = setup({
       },
       on: {
         'task.deadline.reached': 'timed-out',
+        'task.deadline.moved': {
+          actions: [
+            { type: 'recordDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+            { type: 'moveWatchedDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+          ],
+        },
         'task.cancel': 'cancelled',
         'budget.exhausted': 'budget-exhausted',
       },
@@ -238,7 +253,12 @@ export const taskMachine = setup({
             onDone: { target: '#task.succeeded', actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) } },
             onError: [
               {
-                guard: 'canRetry',
+                guard: 'deadlinePassed',
+                target: '#task.timed-out',
+                actions: { type: 'recordAttemptFailure', params: ({ event }) => ({ error: event.error }) },
+              },
+              {
+                guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
                 target: 'retrying',
                 actions: [
                   { type: 'recordAttemptFailure', params: ({ event }) => ({ error: event.error }) },

@@ -287,7 +287,7 @@ export async function createVmEngine(options: VmEngineOptions) {
      * /vm-config --container: the change goes to the container actor (env; network rules reach its gateway at once), the
      * engine (memory and cpu), and the deadline; it is kept beside the workspace for later cadre processes.
      */
-    async configure(id: string, change: SettingsChange): Promise<{ record: ContainerRecord; settings: ContainerSettings; changed: (keyof ContainerSettings)[] }> {
+    async configure(id: string, change: SettingsChange): Promise<{ record: ContainerRecord; settings: ContainerSettings; changed: (keyof ContainerSettings)[]; deadline: number; stopped: boolean }> {
       const record = await use(id, 'configure');
       const { settings, changed } = await applySettingsChange(settingsOf(record), change);
       if (changed.includes('services')) {
@@ -304,6 +304,8 @@ export async function createVmEngine(options: VmEngineOptions) {
       if (changed.includes('timeoutMinutes')) {
         deadline = Date.now() + settings.timeoutMinutes * 60_000;
         await saveDeadline(record.workspace.root, deadline);
+        // The container's own init follows the file (a timed-out container given more time must not stop itself at its start).
+        await gateways.moveDeadline(record.id, deadline);
         actor?.send({ type: 'container.deadline.extended', deadline });
       }
       const network = { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains };
@@ -314,7 +316,8 @@ export async function createVmEngine(options: VmEngineOptions) {
       const gatewayChange = ['timeoutMinutes', 'networkIsolation', 'allowedDomains'].some((key) => changed.includes(key as keyof ContainerSettings));
       if (gatewayChange && gateways.isOpen(record.id)) await gateways.open(record.id, record.repoUrl, network, deadline);
       await updateMetadata(record.workspace.root, { settings: { ...settings } });
-      return { record, settings, changed };
+      const stopped = actor ? !(actor.getSnapshot() as ContainerSnapshot).matches('running') : !record.state.running;
+      return { record, settings, changed, deadline, stopped };
     },
 
     /** /vm-restart: in place through the container machine; `editorClosed`: its /vm-editor listener was closed. */
@@ -324,9 +327,14 @@ export async function createVmEngine(options: VmEngineOptions) {
       const actor = actorOf(record.id);
       if (!actor) throw new Error(`the container actor ${record.id} is not running`);
       const state = actor.getSnapshot() as ContainerSnapshot;
-      if (state.matches('timed-out') || state.matches('failed')) {
-        throw new CadreError('vm.cannot-restart', `${id} ${state.matches('timed-out') ? 'passed its deadline' : `failed (${state.context.failure?.reason ?? 'unknown cause'})`}; its workspace is kept until /vm-cleanup ${id}.`, {
-          remedy: `create a new container with /vm-create ${record.repoUrl} (raise the timeout first with /vm-config --timeout <minutes>), and remove this one with /vm-cleanup ${id}`,
+      if (state.matches('timed-out')) {
+        throw new CadreError('vm.cannot-restart', `${id} passed its deadline (${new Date(state.context.deadline).toLocaleString()}); its workspace is kept.`, {
+          remedy: `give it more time with /vm-config --container ${id} --timeout <minutes>, then /vm-restart ${id}`,
+        });
+      }
+      if (state.matches('failed')) {
+        throw new CadreError('vm.cannot-restart', `${id} failed (${state.context.failure?.reason ?? 'unknown cause'}); its workspace is kept until /vm-cleanup ${id}.`, {
+          remedy: `create a new container with /vm-create ${record.repoUrl}, and remove this one with /vm-cleanup ${id} (/vm-create-pr ${id} keeps its work first)`,
         });
       }
       actor.send({ type: state.matches('stopped') ? 'container.start' : 'container.restart' });

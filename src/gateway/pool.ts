@@ -136,6 +136,15 @@ export function createGateways(options: GatewaysOptions) {
       options.audit('gateway.opened', { cid: id, networkIsolation: network.isolation, allowedDomains: network.allowedDomains, jti: token.jti.slice(0, 8) });
     }),
 
+    /**
+     * Writes the deadline the container's init enforces, with or without an open gateway: a stopped container given a later
+     * deadline must not stop itself again at its start for the old one.
+     */
+    moveDeadline: (id: string, deadline: number): Promise<void> => serially(id, async () => {
+      await mkdir(socketDir(id), { recursive: true });
+      await writeDeadlineFile(socketDir(id), deadline);
+    }),
+
     isOpen: (id: string): boolean => open.has(id),
 
     /**

@@ -108,6 +108,10 @@ export function createVmTasks(options: VmTasksOptions) {
         seen.push(noteOom(input.taskId, record, event.command).catch(() => null));
         oomOf.set(input.taskId, seen);
       },
+    }).catch((error: unknown) => {
+      // The container is gone (stopped, timed out, removed): another attempt in it cannot do better, so the task ends now.
+      if (isCadreError(error) && (error.code === 'vm-agent.container-lost' || error.code === 'vm-agent.container-not-running')) throw Object.assign(error, { retryable: false });
+      throw error;
     });
     return runVmTaskAttempt(inContainer, input, signal, () => options.session().send({ type: 'budget.exhausted' }));
   }
@@ -148,7 +152,11 @@ export function createVmTasks(options: VmTasksOptions) {
         return exitCodes.commandFailed;
       }
       case 'timed-out':
-        sink({ type: 'output.error', code: 'task.timed-out', message: `Task ${taskId} timed out: ${containerId} reached its deadline.`, remedy: `raise the timeout with /vm-config --timeout <minutes>, check it with /vm-status ${containerId}` });
+        sink({
+          type: 'output.error', code: 'task.timed-out',
+          message: `Task ${taskId} timed out: ${containerId} reached its deadline and was stopped; its workspace is kept with the work so far.`,
+          remedy: `give it more time with /vm-config --container ${containerId} --timeout <minutes>, then /vm-restart ${containerId} and /agent vm-agent "continue" (or keep the work with /vm-create-pr ${containerId})`,
+        });
         return exitCodes.commandFailed;
       case 'cancelled':
         sink(say(ran ? `Task ${taskId} was cancelled; the workspace of ${containerId} is kept.` : `Task ${taskId} was removed from the queue; it never ran.`, 'warn'));
@@ -170,6 +178,14 @@ export function createVmTasks(options: VmTasksOptions) {
     runningIn(containerId: string): string | undefined {
       const active = context().activeVmTask;
       return active !== null && containerOf.get(active) === containerId ? active : undefined;
+    },
+
+    /** /vm-config --timeout moved `containerId`'s deadline: its tasks (running or queued) end at the new one. */
+    moveDeadline(containerId: string, deadline: number): void {
+      const children = options.session().getSnapshot().children as Record<string, AnyActorRef | undefined>;
+      for (const [taskId, container] of containerOf) {
+        if (container === containerId) children[`task:${taskId}`]?.send({ type: 'task.deadline.moved', deadline });
+      }
     },
 
     /** Runs /vm-restart's `restart` of `containerId`; a task running in it waits for it and carries on after. */
