@@ -71,7 +71,11 @@ export interface RouteTaskOutput { specialist: string }
 export interface DraftPlanInput { taskId: string; text: string; specialist: string | null; feedback: string | null; followUp: boolean }
 /** `planId` null means there is nothing to change; `sensitive` plans always ask for approval. */
 export interface DraftPlanOutput { planId: string | null; summary: string; sensitive?: boolean }
-export interface RunAttemptInput { taskId: string; agent: AgentName; text: string; attempt: number; planId: string | null; specialist: string | null }
+export interface RunAttemptInput {
+  taskId: string; agent: AgentName; text: string; attempt: number; planId: string | null; specialist: string | null;
+  /** The task's backoff, for what an attempt retries itself (a model's 429 or 5xx): base doubled per retry, at most maxRetries. */
+  retryBaseMs: number; maxRetries: number;
+}
 export interface RunAttemptOutput { summary: string }
 
 const notProvided = (name: string) => (): Promise<never> =>
@@ -249,6 +253,7 @@ export const taskMachine = setup({
             input: ({ context }) => ({
               taskId: context.taskId, agent: context.agent, text: context.text,
               attempt: context.attempt, planId: context.planId, specialist: context.specialist,
+              retryBaseMs: context.retryBaseMs, maxRetries: context.maxRetries,
             }),
             onDone: { target: '#task.succeeded', actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) } },
             onError: [

@@ -97,6 +97,7 @@ export function createVmTasks(options: VmTasksOptions) {
     const { runVmAttempt } = await import('./supervise.js');
     const inContainer: VmAttemptRunner = (request) => runVmAttempt({
       docker: engine.docker, containerDockerId: record.dockerId, env, taskId: input.taskId, ...request,
+      backoff: { baseMs: input.retryBaseMs, maxRetries: input.maxRetries },
       // Once the attempt is stopped (cancelled, timed out), its task is reported ended: what the dying runner still says is not shown.
       onEvent: (event) => {
         if (!signal.aborted) sink(event);
