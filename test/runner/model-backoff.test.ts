@@ -25,7 +25,7 @@ it.each(['anthropic', 'openai'] as const)('over %s: 503, then 500, then an answe
   cleanups.push(server.close);
   const workspace = makeGitWorkspace({ 'README.md': '# demo\n' });
   cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
-  const env = provider === 'anthropic'
+  const env: Record<string, string> = provider === 'anthropic'
     ? { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: apiKey, ANTHROPIC_BASE_URL: server.url }
     : { CADRE_MODEL: 'openai:gpt-test', OPENAI_API_KEY: apiKey, OPENAI_BASE_URL: `${server.url}/v1` };
   const runner = startRunner({ bundle: runnerBundle(), workspace, env, args: ['--task', 'Check the README', '--retry-base-ms', '400', '--max-retries', '2'] });
