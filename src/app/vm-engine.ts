@@ -249,11 +249,10 @@ export async function createVmEngine(options: VmEngineOptions) {
     editor: () => ensureEditorVolume({ docker, image, onEvent: sink, registry, caBundle, env: options.env }),
 
     /** /vm-create: image on first use, workspace, clone, locked-down start with its gateway; resolves the short id once running. */
-    async create(input: { repoUrl: string; configText?: string }): Promise<{ id: string; deadline: number; settings: ContainerSettings; suggestion: ServiceSuggestion }> {
-      const url = URL.canParse(input.repoUrl) ? new URL(input.repoUrl) : undefined;
-      if (!url || !/^https?:$/.test(url.protocol)) {
-        throw new CadreError('vm.bad-repo-url', `"${input.repoUrl}" is not an http(s) repository URL.`, { remedy: 'give the clone URL, like https://github.com/owner/repo.git', exitCode: exitCodes.usage });
-      }
+    async create(input: { repoUrl: string; configText?: string; cwd: string }): Promise<{ id: string; repoUrl: string; deadline: number; settings: ContainerSettings; suggestion: ServiceSuggestion }> {
+      // An SSH URL is cloned by the host's git with the host's ssh agent or keys; a local checkout is cloned, never mounted.
+      const { repositoryLocation } = await import('../git/repository-url.js');
+      const repoUrl = repositoryLocation(input.repoUrl, input.cwd).url;
       const defaults = options.defaults();
       const limits = parseLimitsConfig(input.configText ?? '', { ...defaultLimits, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, timeoutMinutes: defaults.timeoutMinutes });
       await ensureImage();
@@ -264,7 +263,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
       const deadline = Date.now() + limits.timeoutMinutes * 60_000;
       const { actor, snapshot } = await spawnActor({
-        containerId: id, repoUrl: input.repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+        containerId: id, repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
         limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
       }, ['running.watching', 'failed']);
       if (!snapshot.matches('running')) {
@@ -273,14 +272,14 @@ export async function createVmEngine(options: VmEngineOptions) {
         actor.send({ type: 'container.cleanup' });
         await settled(actor, ['cleaned-up']).catch(() => undefined);
         await letGo(id);
-        throw new CadreError('vm.create-failed', `Cannot create a container from ${input.repoUrl}: ${reason}`, { remedy: startRemedy(input.repoUrl) });
+        throw new CadreError('vm.create-failed', `Cannot create a container from ${repoUrl}: ${reason}`, { remedy: startRemedy(repoUrl) });
       }
       await updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session: sessionContext().name, settings: { ...settings } });
       options.session().send({ type: 'container.registered', containerId: id });
-      audit('container.created', { containerId: id, repoUrl: input.repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image, services: settings.services ?? [] });
+      audit('container.created', { containerId: id, repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image, services: settings.services ?? [] });
       // What the repository's files say its tests need: only suggested, never started unasked.
       const suggestion = await detectServices(workspacePaths(paths.workspacesDir, id).dir);
-      return { id, deadline, settings, suggestion };
+      return { id, repoUrl, deadline, settings, suggestion };
     },
 
     /**

@@ -16,6 +16,7 @@ import { restrictSocketFolder } from './socket-folder.js';
 import { modelSetupHint, resolveModel } from '../model/resolve.js';
 import type { Config } from '../store/config-schema.js';
 import { say, type OutputSink } from '../output.js';
+import { repositoryHost } from '../git/repository-url.js';
 
 /** The model the gateway forwards to (with the real key, which stays on the host) and the name the runner asks for. */
 export interface GatewayModel {
@@ -104,7 +105,7 @@ export function createGateways(options: GatewaysOptions) {
     const gateway = await startGateway({
       socketPath: join(dir, 'gateway.sock'),
       // Bound to the one credential it was opened with: a token an earlier cadre process issued for this container is refused.
-      container: { cid: id, session: options.session(), jti: token.jti, repoHost: new URL(repoUrl).hostname, allowedDomains: network.allowedDomains, networkIsolation: network.isolation },
+      container: { cid: id, session: options.session(), jti: token.jti, ...(repositoryHost(repoUrl) ? { repoHost: repositoryHost(repoUrl)! } : {}), allowedDomains: network.allowedDomains, networkIsolation: network.isolation },
       provider: options.model?.provider ?? { kind: 'anthropic', baseUrl: upstreamDefaults.anthropic, apiKey: '' },
       credentials: options.credentials,
       budget: options.budget,
