@@ -148,6 +148,7 @@ export const containerMachine = setup({
     hasServices: ({ context }) => context.services.length > 0,
     hasContainer: ({ context }) => context.dockerId !== null,
     deadlinePassed: ({ context }) => context.deadline <= Date.now(),
+    laterDeadline: (_, params: { deadline: number }) => params.deadline > Date.now(),
     found: (_, params: { output: InspectContainerOutput }) => params.output.running,
   },
   actions: {
@@ -361,15 +362,26 @@ export const containerMachine = setup({
     },
     stopped: {
       description: 'Found stopped when attached (an earlier cadre process or Docker stopped it): it can be started again or cleaned up.',
-      on: { 'container.start': [{ guard: 'hasServices', target: 'starting-services' }, { target: 'starting' }], 'container.cleanup': 'cleaning-up' },
+      on: {
+        'container.start': [{ guard: 'hasServices', target: 'starting-services' }, { target: 'starting' }],
+        'container.cleanup': 'cleaning-up',
+        'container.deadline.extended': { actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) } },
+      },
     },
     'timed-out': {
-      description: 'The deadline passed: the container is stopped and waits for cleanup.',
+      description: 'The deadline passed: the container is stopped; a later deadline (/vm-config --timeout) lets it start again, or it waits for cleanup.',
       invoke: [
         { id: 'stopTimedOut', src: 'stopContainer', input: effectInput, onError: failWith },
         { id: 'stopServicesTimedOut', src: 'stopServices', input: effectInput, onError: failWith },
       ],
-      on: { 'container.cleanup': 'cleaning-up' },
+      on: {
+        'container.cleanup': 'cleaning-up',
+        'container.deadline.extended': {
+          guard: { type: 'laterDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+          target: 'stopped',
+          actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+        },
+      },
     },
     failed: {
       description: 'Something went wrong (context.failure says what, including OOMKilled); it waits for cleanup.',

@@ -1,6 +1,6 @@
 // The task statechart: one agent run from routing through approval and retries to a final status.
-import { assign, enqueueActions, fromPromise, setup } from 'xstate';
-import { createDeadlineWatcher } from './deadline.js';
+import { assign, enqueueActions, fromPromise, sendTo, setup } from 'xstate';
+import { createDeadlineWatcher, type DeadlineMoved } from './deadline.js';
 import { describeFailure, type Failure } from './failure.js';
 import { planMachine, type DraftedPlan, type PlanOutput } from './plan.machine.js';
 
@@ -53,6 +53,8 @@ export type TaskEvent =
   | { type: 'task.slot.granted' }
   | { type: 'task.cancel' }
   | { type: 'task.deadline.reached' }
+  /** The container's timeout changed (/vm-config --timeout): the task ends at the new deadline, sooner or later. */
+  | { type: 'task.deadline.moved'; deadline: number | null }
   | { type: 'budget.exhausted' };
 
 export interface TaskOutput {
@@ -73,7 +75,11 @@ export interface RouteTaskOutput { specialist: string }
 export interface DraftPlanInput { taskId: string; text: string; specialist: string | null; feedback: string | null; followUp: boolean }
 /** `plan` null means there is nothing to change; a sensitive plan (its `sensitiveReason`) asks for approval even in /auto. */
 export interface DraftPlanOutput { summary: string; plan: DraftedPlan | null }
-export interface RunAttemptInput { taskId: string; agent: AgentName; text: string; attempt: number; specialist: string | null }
+export interface RunAttemptInput {
+  taskId: string; agent: AgentName; text: string; attempt: number; specialist: string | null;
+  /** The task's backoff, for what an attempt retries itself (a model's 429 or 5xx): base doubled per retry, at most maxRetries. */
+  retryBaseMs: number; maxRetries: number;
+}
 export interface RunAttemptOutput { summary: string }
 
 const notProvided = (name: string) => (): Promise<never> =>
@@ -100,7 +106,11 @@ export const taskMachine = setup({
     isVmAgent: ({ context }) => context.agent === 'vm-agent',
     nothingToChange: (_, params: { output: DraftPlanOutput }) => params.output.plan === null,
     planEnded: (_, params: { output: PlanOutput; status: PlanOutput['status'] }) => params.output.status === params.status,
-    canRetry: ({ context }) => context.attempt <= context.maxRetries,
+    /** An error marked `retryable: false` (the container is gone: another attempt cannot do better) ends the task at once. */
+    canRetry: ({ context }, params: { error: unknown }) =>
+      context.attempt <= context.maxRetries && (params.error as { retryable?: unknown } | null)?.retryable !== false,
+    /** Checked when an attempt fails: past the deadline the task timed out, whatever the attempt's own error says. */
+    deadlinePassed: ({ context }) => context.deadline !== null && context.deadline <= Date.now(),
   },
   delays: {
     retryBackoff: ({ context }) => context.retryBaseMs * 2 ** (context.attempt - 1),
@@ -122,6 +132,8 @@ export const taskMachine = setup({
       return { error: failure.message, failure, summary: params.output.summary };
     }),
     nextAttempt: assign(({ context }) => ({ attempt: context.attempt + 1 })),
+    recordDeadline: assign((_, params: { deadline: number | null }) => ({ deadline: params.deadline })),
+    moveWatchedDeadline: sendTo('watchDeadline', (_, params: { deadline: number | null }): DeadlineMoved => ({ type: 'deadline.moved', deadline: params.deadline })),
     markFinished: assign((_, params: { status: TaskStatus }) => ({ status: params.status })),
     /** Tells the parent session how the task ended (skipped when the task runs on its own). */
     reportFinished: enqueueActions(({ context, self, enqueue }) => {
@@ -173,6 +185,7 @@ export const taskMachine = setup({
       on: {
         'task.slot.granted': 'active',
         'task.cancel': 'cancelled',
+        'task.deadline.moved': { actions: { type: 'recordDeadline', params: ({ event }) => ({ deadline: event.deadline }) } },
       },
     },
     active: {
@@ -186,6 +199,12 @@ export const taskMachine = setup({
       },
       on: {
         'task.deadline.reached': 'timed-out',
+        'task.deadline.moved': {
+          actions: [
+            { type: 'recordDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+            { type: 'moveWatchedDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+          ],
+        },
         'task.cancel': 'cancelled',
         'budget.exhausted': 'budget-exhausted',
       },
@@ -251,11 +270,17 @@ export const taskMachine = setup({
             input: ({ context }) => ({
               taskId: context.taskId, agent: context.agent, text: context.text,
               attempt: context.attempt, specialist: context.specialist,
+              retryBaseMs: context.retryBaseMs, maxRetries: context.maxRetries,
             }),
             onDone: { target: '#task.succeeded', actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) } },
             onError: [
               {
-                guard: 'canRetry',
+                guard: 'deadlinePassed',
+                target: '#task.timed-out',
+                actions: { type: 'recordAttemptFailure', params: ({ event }) => ({ error: event.error }) },
+              },
+              {
+                guard: { type: 'canRetry', params: ({ event }) => ({ error: event.error }) },
                 target: 'retrying',
                 actions: [
                   { type: 'recordAttemptFailure', params: ({ event }) => ({ error: event.error }) },

@@ -254,11 +254,10 @@ export async function createVmEngine(options: VmEngineOptions) {
     editor: () => ensureEditorVolume({ docker, image, onEvent: sink, registry, caBundle, env: options.env }),
 
     /** /vm-create: image on first use, workspace, clone, locked-down start with its gateway; resolves the short id once running. */
-    async create(input: { repoUrl: string; configText?: string }): Promise<{ id: string; deadline: number; settings: ContainerSettings; suggestion: ServiceSuggestion }> {
-      const url = URL.canParse(input.repoUrl) ? new URL(input.repoUrl) : undefined;
-      if (!url || !/^https?:$/.test(url.protocol)) {
-        throw new CadreError('vm.bad-repo-url', `"${input.repoUrl}" is not an http(s) repository URL.`, { remedy: 'give the clone URL, like https://github.com/owner/repo.git', exitCode: exitCodes.usage });
-      }
+    async create(input: { repoUrl: string; configText?: string; cwd: string }): Promise<{ id: string; repoUrl: string; deadline: number; settings: ContainerSettings; suggestion: ServiceSuggestion }> {
+      // An SSH URL is cloned by the host's git with the host's ssh agent or keys; a local checkout is cloned, never mounted.
+      const { repositoryLocation } = await import('../git/repository-url.js');
+      const repoUrl = repositoryLocation(input.repoUrl, input.cwd).url;
       const defaults = options.defaults();
       const limits = parseLimitsConfig(input.configText ?? '', { ...defaultLimits, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, timeoutMinutes: defaults.timeoutMinutes });
       await ensureImage();
@@ -269,7 +268,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
       const deadline = Date.now() + limits.timeoutMinutes * 60_000;
       const { actor, snapshot } = await spawnActor({
-        containerId: id, repoUrl: input.repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+        containerId: id, repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
         limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
       }, ['running.watching', 'failed']);
       if (!snapshot.matches('running')) {
@@ -278,21 +277,21 @@ export async function createVmEngine(options: VmEngineOptions) {
         actor.send({ type: 'container.cleanup' });
         await settled(actor, ['cleaned-up']).catch(() => undefined);
         await letGo(id);
-        throw new CadreError('vm.create-failed', `Cannot create a container from ${input.repoUrl}: ${reason}`, { remedy: startRemedy(input.repoUrl) });
+        throw new CadreError('vm.create-failed', `Cannot create a container from ${repoUrl}: ${reason}`, { remedy: startRemedy(repoUrl) });
       }
       await updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session: sessionContext().name, settings: { ...settings } });
       options.session().send({ type: 'container.registered', containerId: id });
-      audit('container.created', { containerId: id, repoUrl: input.repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image, services: settings.services ?? [] });
+      audit('container.created', { containerId: id, repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image, services: settings.services ?? [] });
       // What the repository's files say its tests need: only suggested, never started unasked.
       const suggestion = await detectServices(workspacePaths(paths.workspacesDir, id).dir);
-      return { id, deadline, settings, suggestion };
+      return { id, repoUrl, deadline, settings, suggestion };
     },
 
     /**
      * /vm-config --container: the change goes to the container actor (env; network rules reach its gateway at once), the
      * engine (memory and cpu), and the deadline; it is kept beside the workspace for later cadre processes.
      */
-    async configure(id: string, change: SettingsChange): Promise<{ record: ContainerRecord; settings: ContainerSettings; changed: (keyof ContainerSettings)[] }> {
+    async configure(id: string, change: SettingsChange): Promise<{ record: ContainerRecord; settings: ContainerSettings; changed: (keyof ContainerSettings)[]; deadline: number; stopped: boolean }> {
       const record = await use(id, 'configure');
       const { settings, changed } = await applySettingsChange(settingsOf(record), change);
       if (changed.includes('services')) {
@@ -309,6 +308,8 @@ export async function createVmEngine(options: VmEngineOptions) {
       if (changed.includes('timeoutMinutes')) {
         deadline = Date.now() + settings.timeoutMinutes * 60_000;
         await saveDeadline(record.workspace.root, deadline);
+        // The container's own init follows the file (a timed-out container given more time must not stop itself at its start).
+        await gateways.moveDeadline(record.id, deadline);
         actor?.send({ type: 'container.deadline.extended', deadline });
       }
       const network = { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains };
@@ -319,7 +320,8 @@ export async function createVmEngine(options: VmEngineOptions) {
       const gatewayChange = ['timeoutMinutes', 'networkIsolation', 'allowedDomains'].some((key) => changed.includes(key as keyof ContainerSettings));
       if (gatewayChange && gateways.isOpen(record.id)) await gateways.open(record.id, record.repoUrl, network, deadline);
       await updateMetadata(record.workspace.root, { settings: { ...settings } });
-      return { record, settings, changed };
+      const stopped = actor ? !(actor.getSnapshot() as ContainerSnapshot).matches('running') : !record.state.running;
+      return { record, settings, changed, deadline, stopped };
     },
 
     /** /vm-restart: in place through the container machine; `editorClosed`: its /vm-editor listener was closed. */
@@ -329,9 +331,14 @@ export async function createVmEngine(options: VmEngineOptions) {
       const actor = actorOf(record.id);
       if (!actor) throw new Error(`the container actor ${record.id} is not running`);
       const state = actor.getSnapshot() as ContainerSnapshot;
-      if (state.matches('timed-out') || state.matches('failed')) {
-        throw new CadreError('vm.cannot-restart', `${id} ${state.matches('timed-out') ? 'passed its deadline' : `failed (${state.context.failure?.reason ?? 'unknown cause'})`}; its workspace is kept until /vm-cleanup ${id}.`, {
-          remedy: `create a new container with /vm-create ${record.repoUrl} (raise the timeout first with /vm-config --timeout <minutes>), and remove this one with /vm-cleanup ${id}`,
+      if (state.matches('timed-out')) {
+        throw new CadreError('vm.cannot-restart', `${id} passed its deadline (${new Date(state.context.deadline).toLocaleString()}); its workspace is kept.`, {
+          remedy: `give it more time with /vm-config --container ${id} --timeout <minutes>, then /vm-restart ${id}`,
+        });
+      }
+      if (state.matches('failed')) {
+        throw new CadreError('vm.cannot-restart', `${id} failed (${state.context.failure?.reason ?? 'unknown cause'}); its workspace is kept until /vm-cleanup ${id}.`, {
+          remedy: `create a new container with /vm-create ${record.repoUrl}, and remove this one with /vm-cleanup ${id} (/vm-create-pr ${id} keeps its work first)`,
         });
       }
       actor.send({ type: state.matches('stopped') ? 'container.start' : 'container.restart' });

@@ -33,10 +33,12 @@ export const vmConfigCommand = defineCommand({
       return;
     }
     const vm = await ctx.runtime.vm.engine();
-    const { record, settings, changed } = await vm.configure(container, change);
+    const { record, settings, changed, deadline, stopped } = await vm.configure(container, change);
+    // A task running (or queued) in it ends at the new deadline, sooner or later.
+    if (changed.includes('timeoutMinutes')) ctx.runtime.vmTasks.moveDeadline(record.id, deadline);
     const notes: string[] = [];
     if (changed.includes('memoryBytes') || changed.includes('cpus')) notes.push('memory and cpu: applied now');
-    if (changed.includes('timeoutMinutes')) notes.push(`timeout: the deadline is now ${new Date(Date.now() + settings.timeoutMinutes * 60_000).toLocaleTimeString()}`);
+    if (changed.includes('timeoutMinutes')) notes.push(`timeout: the deadline is now ${new Date(deadline).toLocaleTimeString()}${stopped ? `; /vm-restart ${record.id} starts it again` : ''}`);
     if (changed.includes('env')) notes.push('env: applies to every command and task started from now on');
     if (changed.includes('networkIsolation') || changed.includes('allowedDomains')) notes.push('network rules: applied now (the gateway reopened with them; calls in flight finish)');
     if (changed.length) ctx.runtime.audit('vm.config', { scope: record.id, changed });

@@ -1,11 +1,13 @@
-// Clones the repository into a container's workspace on the host with isomorphic-git, reporting progress.
+// Clones the repository into a container's workspace on the host, reporting progress: http(s) with isomorphic-git; SSH URLs and
+// local checkouts with the host's git (the host's ssh agent and keys; the container never sees them).
 import * as fs from 'node:fs';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import { CadreError } from '../errors.js';
 import { confinedFs } from '../git/confined-fs.js';
+import { repositoryLocation } from '../git/repository-url.js';
 import type { OutputSink } from '../output.js';
 import { sandboxUser } from './workspace.js';
 
@@ -36,9 +38,16 @@ export async function cloneRepository(options: {
   ref?: string;
   depth?: number;
   headers?: Record<string, string>;
+  /** The host's environment for its git and ssh (SSH_AUTH_SOCK, GIT_SSH_COMMAND); process.env by default. */
+  env?: NodeJS.ProcessEnv;
 }): Promise<CloneResult> {
   const progressId = options.progressId ?? `clone:${options.dir}`;
   const emit = options.onEvent ?? (() => undefined);
+  const location = repositoryLocation(options.url, '/');
+  if (location.kind !== 'http') {
+    await cloneWithGit({ ...options, url: location.url, kind: location.kind, progressId, emit });
+    return repositoryHead(options.dir);
+  }
   try {
     await git.clone({
       fs,
@@ -62,4 +71,57 @@ export async function cloneRepository(options: {
   if (process.getuid?.() === 0) await run('chown', ['-R', `${sandboxUser.uid}:${sandboxUser.gid}`, options.dir]);
   emit({ type: 'output.progress', id: progressId, label: `Cloned ${options.url}`, done: true });
   return repositoryHead(options.dir);
+}
+
+/**
+ * The environment of the host's git: the person's ssh agent and ssh settings kept, but never a prompt (nobody can answer it at
+ * cadre's prompt): no git credential prompt, no ssh askpass, and (run detached) no terminal for ssh to ask a passphrase or
+ * to accept an unknown host key on, so those fail at once in ssh's own words.
+ */
+function hostGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, GIT_TERMINAL_PROMPT: '0', SSH_ASKPASS_REQUIRE: env.SSH_ASKPASS_REQUIRE ?? 'never' };
+}
+
+/** What to do when the host's git could not clone: ssh's usual failures named. */
+function gitCloneRemedy(kind: 'ssh' | 'local', said: string, url: string): string {
+  if (kind === 'local') return `check that ${url} is a git checkout with at least one commit (git -C ${url} log -1)`;
+  if (/host key verification failed/i.test(said)) return `connect once with ssh to check and accept the host's key (ssh -T ${url.replace(/:.*$/, '')}), then run /vm-create again`;
+  if (/permission denied \(publickey/i.test(said)) return 'load your key into the ssh agent (ssh-add) or configure it in ~/.ssh/config, and check that it may read the repository';
+  return `check that git clone ${url} works in a terminal on this machine`;
+}
+
+/** Runs `command` in a session of its own (no controlling terminal); rejects with the tail of its stderr. */
+function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10 * 60_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString('utf8')).slice(-4_000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new Error(stderr || `${command} ended with ${signal ?? `exit code ${code}`}`));
+    });
+  });
+}
+
+async function cloneWithGit(options: { url: string; kind: 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv }): Promise<void> {
+  const { emit, progressId } = options;
+  emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url}` });
+  // --no-local: a checkout's objects are copied, never hard-linked (the container must not share a file with the person's repository).
+  const args = ['clone', '--quiet', '--single-branch', ...(options.kind === 'local' ? ['--no-local'] : []),
+    ...(options.ref ? ['--branch', options.ref] : []), ...(options.depth ? ['--depth', String(options.depth)] : []), '--', options.url, options.dir];
+  try {
+    await runDetached('git', args, hostGitEnv(options.env ?? process.env));
+  } catch (error) {
+    emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url} failed`, done: true });
+    const said = (error as Error).message.trim().split('\n').filter(Boolean).slice(-6).join(' ').slice(0, 800);
+    throw new CadreError('clone-failed', `Cannot clone ${options.url}: ${said}`, { remedy: gitCloneRemedy(options.kind, said, options.url), cause: error });
+  }
+  if (process.getuid?.() === 0) await run('chown', ['-R', `${sandboxUser.uid}:${sandboxUser.gid}`, options.dir]);
+  emit({ type: 'output.progress', id: progressId, label: `Cloned ${options.url}`, done: true });
 }

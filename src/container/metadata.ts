@@ -4,11 +4,24 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../store/atomic-write.js';
 
+/** What /vm-status keeps of the container's out-of-memory kills. */
+export interface OomRecord {
+  /** Processes killed so far, as the container's cgroup counts them. */
+  kills: number;
+  /** ISO time of the last one seen. */
+  lastAt: string;
+  /** The command that was running (as vm-agent's runner reported it). */
+  command: string;
+  limitBytes: number;
+}
+
 export interface ContainerMetadata {
   /** The session the container belongs to now (the label keeps the one that created it). */
   session?: string;
   /** The container's /vm-config settings (env, network rules, limits, timeout). */
   settings?: Record<string, unknown>;
+  /** The container's out-of-memory kills, kept for /vm-status. */
+  oom?: OomRecord;
 }
 
 const metadataFile = (workspaceRoot: string): string => join(workspaceRoot, 'container.json');

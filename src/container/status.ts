@@ -2,6 +2,7 @@
 import type Docker from 'dockerode';
 import { repositoryHead } from './clone.js';
 import { formatSize } from './limits.js';
+import { oomRemedy, readOomRecord, type OomRecord } from './oom.js';
 import { findContainer, type ContainerRecord } from './records.js';
 import { resourceSnapshot, type ResourceSample } from './stats.js';
 
@@ -20,6 +21,8 @@ export interface ContainerStatus {
   repository: { url: string; branch: string | null; head: string | null };
   network: { mode: 'none'; isolation: boolean; allowedDomains: string[] };
   exit: { code: number; oomKilled: boolean } | null;
+  /** Processes of the container the kernel killed for memory (kept when vm-agent's runner saw it), with the remedy. */
+  oom: (OomRecord & { remedy: string }) | null;
 }
 
 /** Gathers the status of container `id` (short or engine id). */
@@ -27,9 +30,10 @@ export async function containerStatus(options: { docker: Docker; id: string; now
   const now = options.now ?? Date.now();
   const record = await findContainer(options.docker, options.id);
   const running = record.state.running;
-  const [resources, head] = await Promise.all([
+  const [resources, head, oom] = await Promise.all([
     running ? resourceSnapshot({ docker: options.docker, dockerId: record.dockerId, workspace: record.workspace, startedAt: record.state.startedAt }).catch(() => null) : null,
     repositoryHead(record.workspace.dir).catch(() => null),
+    record.workspace.root ? readOomRecord(record.workspace.root) : null,
   ]);
   const started = Date.parse(record.state.startedAt);
   return {
@@ -47,6 +51,9 @@ export async function containerStatus(options: { docker: Docker; id: string; now
     repository: { url: record.repoUrl, branch: head?.branch ?? null, head: head?.head ?? null },
     network: { mode: 'none', isolation: record.networkIsolation, allowedDomains: record.allowedDomains },
     exit: running ? null : { code: record.state.exitCode, oomKilled: record.state.oomKilled },
+    oom: oom ? { ...oom, remedy: oomRemedy(record.id, oom.limitBytes) } : record.state.oomKilled && !running
+      ? { kills: 1, lastAt: record.state.finishedAt, command: '(the container itself)', limitBytes: record.limits.memoryBytes, remedy: oomRemedy(record.id, record.limits.memoryBytes) }
+      : null,
   };
 }
 
@@ -70,6 +77,9 @@ export function formatContainerStatus(status: ContainerStatus): string {
       ? `  resources   cpu ${r.cpuPercent.toFixed(1)}%, memory ${formatSize(r.memoryBytes)} / ${formatSize(r.memoryLimitBytes)}, pids ${r.pids}/${r.pidsLimit}, disk ${formatSize(r.diskBytes)} / ${formatSize(r.diskLimitBytes)}`
       : '  resources   - (not running)',
     `  repository  ${status.repository.url}  ${status.repository.branch ?? '(detached)'} @ ${status.repository.head?.slice(0, 12) ?? '-'}`,
+    ...(status.oom
+      ? [`  memory      ran out: ${status.oom.kills} process(es) killed, the last at ${status.oom.lastAt} during \`${status.oom.command}\` (limit ${formatSize(status.oom.limitBytes)}); ${status.oom.remedy}`]
+      : []),
     `  network     ${status.network.mode}${status.network.isolation ? ' (isolated: no egress)' : ''}; allowed domains: ${status.network.allowedDomains.join(', ') || '-'}`,
   ].join('\n');
 }

@@ -61,7 +61,9 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
 
   const reject = (res: ServerResponse, kind: GatewayErrorKind, message: string): void => {
     if (res.headersSent || res.destroyed) return;
-    res.writeHead(statusFor[kind], { 'content-type': 'application/json', 'x-should-retry': 'false' });
+    // The provider unreachable or slow is worth another try after a backoff; a refusal by the gateway itself is not.
+    const retry = kind === 'upstream' || kind === 'timeout' ? {} : { 'x-should-retry': 'false' };
+    res.writeHead(statusFor[kind], { 'content-type': 'application/json', ...retry });
     res.end(errorBody(provider.kind, kind, message));
   };
 

@@ -15,6 +15,7 @@ import { restrictSocketFolder } from './socket-folder.js';
 import { modelSetupHint, resolveModel } from '../model/resolve.js';
 import type { Config } from '../store/config-schema.js';
 import { say, type OutputSink } from '../output.js';
+import { repositoryHost } from '../git/repository-url.js';
 
 /** The model the gateway forwards to (with the real key, which stays on the host) and the name the runner asks for. */
 export interface GatewayModel {
@@ -102,7 +103,7 @@ export function createGateways(options: GatewaysOptions) {
     const gateway = await startGateway({
       socketPath: join(dir, 'gateway.sock'),
       // Bound to the one credential it was opened with: a token an earlier cadre process issued for this container is refused.
-      container: { cid: id, session: options.session(), jti: token.jti, repoHost: new URL(repoUrl).hostname, allowedDomains: network.allowedDomains, networkIsolation: network.isolation },
+      container: { cid: id, session: options.session(), jti: token.jti, ...(repositoryHost(repoUrl) ? { repoHost: repositoryHost(repoUrl)! } : {}), allowedDomains: network.allowedDomains, networkIsolation: network.isolation },
       provider: options.model?.provider ?? { kind: 'anthropic', baseUrl: upstreamDefaults.anthropic, apiKey: '' },
       credentials: options.credentials,
       budget: options.budget,
@@ -132,6 +133,15 @@ export function createGateways(options: GatewaysOptions) {
       await start(id, repoUrl, network, token);
       await writeDeadlineFile(socketDir(id), deadline);
       options.audit('gateway.opened', { cid: id, networkIsolation: network.isolation, allowedDomains: network.allowedDomains, jti: token.jti.slice(0, 8) });
+    }),
+
+    /**
+     * Writes the deadline the container's init enforces, with or without an open gateway: a stopped container given a later
+     * deadline must not stop itself again at its start for the old one.
+     */
+    moveDeadline: (id: string, deadline: number): Promise<void> => serially(id, async () => {
+      await mkdir(socketDir(id), { recursive: true });
+      await writeDeadlineFile(socketDir(id), deadline);
     }),
 
     isOpen: (id: string): boolean => open.has(id),

@@ -1,4 +1,4 @@
-// The ModelClient over the AI SDK: Anthropic, OpenAI (chat completions) and OpenAI-compatible servers, with 429 retry.
+// The ModelClient over the AI SDK: Anthropic, OpenAI (chat completions) and OpenAI-compatible servers, with 429 (and optionally 5xx) retry.
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -17,6 +17,8 @@ export interface RetryPolicy {
   initialDelayMs: number;
   /** Longest wait cadre accepts, retry-after included (default 60 s). */
   maxDelayMs: number;
+  /** Whether a 5xx (the provider's server error or overload) is retried too, with the same backoff (default: only 429). */
+  retryServerErrors: boolean;
 }
 
 export interface ModelClientOptions {
@@ -27,7 +29,7 @@ export interface ModelClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
-const defaultRetry: RetryPolicy = { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 60_000 };
+const defaultRetry: RetryPolicy = { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 60_000, retryServerErrors: false };
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -125,7 +127,8 @@ export function createModelClient(resolved: ResolvedModel, options: ModelClientO
             ? new CadreError('model.cancelled', 'The model request was cancelled.', { cause: raw, exitCode: 130 })
             : toModelError(raw, resolved.provider, where);
           // Only a request that produced nothing may be repeated: a half-streamed turn is not replayed.
-          if (error.code !== 'model.rate-limited' || yielded || retry >= policy.maxRetries || retryRefused(raw)) throw error;
+          const retryable = error.code === 'model.rate-limited' || (policy.retryServerErrors && error.code === 'model.server');
+          if (!retryable || yielded || retry >= policy.maxRetries || retryRefused(raw)) throw error;
           const asked = retryAfterMs(raw);
           const delayMs = Math.min(asked ?? policy.initialDelayMs * 2 ** retry, policy.maxDelayMs);
           if (asked !== undefined && asked > policy.maxDelayMs) throw error;

@@ -20,6 +20,8 @@ export const runnerEventSchema = z.discriminatedUnion('type', [
     rule: z.string(),
     reason: z.string(),
   }),
+  /** The container ran out of memory while a command ran: the kernel killed `kills` of its processes (the runner survived). */
+  z.object({ type: z.literal('resource.oom'), command: z.string(), kills: z.number(), limitBytes: z.number().nullable() }),
   z.object({ type: z.literal('runner.finished'), summary: z.string(), usage }),
   z.object({ type: z.literal('runner.failed'), code: z.string(), message: z.string(), remedy: z.string() }),
   z.object({ type: z.literal('runner.budget-exhausted'), message: z.string(), usage }),

@@ -1,10 +1,10 @@
 // The vm-agent loop in the container: stream model turns, run tools, report usage, and end with exactly one outcome.
 import { isCadreError } from '../errors.js';
 import { runAgentLoop, type AgentTurn } from '../agents/loop.js';
-import type { ModelClient, TokenUsage, ToolResult } from '../model/types.js';
+import type { ChatMessage, ModelClient, TokenUsage, ToolResult } from '../model/types.js';
 import { addUsage, zeroUsage } from '../model/types.js';
 import type { RunnerEvent, RunnerEventSink } from './events.js';
-import { runnerSystemPrompt, runnerTaskTurn } from './prompt.js';
+import { runnerContinuationTurn, runnerSystemPrompt, runnerTaskTurn } from './prompt.js';
 import { runRunnerTool, type RunnerTool } from './tools/run-tool.js';
 
 export interface RunnerLoopInput {
@@ -20,6 +20,10 @@ export interface RunnerLoopInput {
   maxTurns?: number;
   /** Output cap per model turn (default 8,192). The gateway reserves it from the budget before each call. */
   maxOutputTokens?: number;
+  /** The conversation of this task's earlier attempts (from its journal): continued, never replayed. */
+  history?: ChatMessage[];
+  /** Told each message as it joins the conversation (a turn's calls before they run), to keep it for a later attempt. */
+  onMessage?: (message: ChatMessage) => void;
 }
 
 export type RunnerOutcome = Extract<RunnerEvent, { type: 'runner.finished' | 'runner.failed' | 'runner.budget-exhausted' }>;
@@ -52,7 +56,12 @@ export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutc
     message: `vm-agent used its ${maxTurns} model turns without finishing.`,
     remedy: 'Split the task into smaller ones; the changes so far are in the workspace.',
   };
-  const { summary, stopped } = await runAgentLoop([{ role: 'user', content: runnerTaskTurn(input.task, input.attempt) }], {
+  const keep = input.onMessage ?? (() => undefined);
+  const history = input.history ?? [];
+  const opening: ChatMessage = { role: 'user', content: history.length ? runnerContinuationTurn(input.attempt) : runnerTaskTurn(input.task, input.attempt) };
+  keep(opening);
+  let lastText = '';
+  const { summary, stopped } = await runAgentLoop([...history, opening], {
     maxTurns,
     async requestTurn({ messages }) {
       const turn: AgentTurn = { text: '', calls: [], usage: zeroUsage() };
@@ -68,11 +77,16 @@ export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutc
       return turn;
     },
     onTurn: (turn) => {
+      lastText = turn.text;
+      if (turn.calls.length === 0) keep({ role: 'assistant', content: turn.text });
       if (turn.text.trim()) emit({ type: 'progress', message: turn.text.trim() });
     },
     async runCalls(calls) {
+      // Kept before they run: a later attempt knows they were asked for even if this one dies mid-call.
+      keep({ role: 'assistant', content: lastText, toolCalls: calls });
       const results: ToolResult[] = [];
       for (const call of calls) results.push(await runRunnerTool(tools, call, { workspace: input.workspace, emit, signal }));
+      if (!signal.aborted) keep({ role: 'tool', results });
       return { kept: calls, results, stop: signal.aborted ? new Error('aborted') : undefined };
     },
     turnLimit: () => turnLimit,

@@ -1,10 +1,11 @@
-// Entry point of the vm-agent runner in the container: `node cadre-runner.mjs --task "<text>" [--attempt N] [--max-turns N] [--max-output-tokens N]`
+// Entry point of the vm-agent runner in the container: `node cadre-runner.mjs --task "<text>" [--task-id ID] [--attempt N] [--max-turns N] [--max-output-tokens N] [--retry-base-ms N] [--max-retries N]`
 // (or the task on stdin). Prints one JSON event per line on stdout; exit code per runnerExitCodes.
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { isCadreError } from '../errors.js';
 import { parseShell } from '../policy/parser.js';
+import { openJournal, taskIdPattern } from './journal.js';
 import { runnerExitCodes, type RunnerEvent } from './events.js';
 import { runVmAgentLoop, type RunnerOutcome } from './loop.js';
 import { gatewayMcpTools } from './mcp-tools.js';
@@ -45,17 +46,26 @@ async function main(): Promise<void> {
   let attempt: number;
   let maxTurns: number;
   let maxOutputTokens: number;
+  let taskId: string | undefined;
+  let backoff: { baseMs: number; maxRetries: number };
   try {
     const { values } = parseArgs({
-      options: { task: { type: 'string' }, attempt: { type: 'string' }, 'max-turns': { type: 'string' }, 'max-output-tokens': { type: 'string' } },
+      options: {
+        task: { type: 'string' }, 'task-id': { type: 'string' }, attempt: { type: 'string' }, 'max-turns': { type: 'string' }, 'max-output-tokens': { type: 'string' },
+        'retry-base-ms': { type: 'string' }, 'max-retries': { type: 'string' },
+      },
     });
+    backoff = { baseMs: positiveInteger(values['retry-base-ms'], 'retry-base-ms', 2_000), maxRetries: Number(values['max-retries'] ?? 2) };
+    if (!Number.isInteger(backoff.maxRetries) || backoff.maxRetries < 0) throw new Error(`--max-retries must be a whole number, got ${values['max-retries']}`);
+    taskId = values['task-id'];
+    if (taskId !== undefined && !taskIdPattern.test(taskId)) throw new Error(`--task-id must be letters, digits and dashes, got ${taskId}`);
     task = (values.task ?? (await readStdin())).trim();
     attempt = positiveInteger(values.attempt, 'attempt', 1);
     maxTurns = positiveInteger(values['max-turns'], 'max-turns', 50);
     maxOutputTokens = positiveInteger(values['max-output-tokens'], 'max-output-tokens', 8_192);
     if (!task) throw new Error('no task: pass --task "<text>" or the task on stdin');
   } catch (error) {
-    return exit({ type: 'runner.failed', code: 'runner.usage', message: (error as Error).message, remedy: 'Usage: cadre-runner --task "<text>" [--attempt N] [--max-turns N] [--max-output-tokens N]' }, runnerExitCodes.usage);
+    return exit({ type: 'runner.failed', code: 'runner.usage', message: (error as Error).message, remedy: 'Usage: cadre-runner --task "<text>" [--task-id ID] [--attempt N] [--max-turns N] [--max-output-tokens N] [--retry-base-ms N] [--max-retries N]' }, runnerExitCodes.usage);
   }
 
   const controller = new AbortController();
@@ -64,7 +74,11 @@ async function main(): Promise<void> {
   let model;
   try {
     workspace = realpathSync(workspaceRoot);
-    model = runnerModel(process.env);
+    // A 429 or 5xx from the model is waited out with the task's own backoff (base doubled per retry), within this attempt.
+    model = runnerModel(process.env, {
+      retry: { initialDelayMs: backoff.baseMs, maxRetries: backoff.maxRetries, retryServerErrors: true },
+      onRetry: ({ attempt: retry, delayMs, reason }) => void emit({ type: 'progress', message: `${reason.replace(/\.?$/, '')}; trying again in ${Math.round(delayMs / 100) / 10} s (retry ${retry} of ${backoff.maxRetries}).` }),
+    });
   } catch (error) {
     const failed = isCadreError(error)
       ? { code: error.code, message: error.message, remedy: error.remedy }
@@ -80,7 +94,12 @@ async function main(): Promise<void> {
     return [];
   });
   const tools = [...runnerTools, ...mcpTools];
-  const outcome = await runVmAgentLoop({ task, attempt, workspace, model, tools, emit: (event) => void emit(event), signal: controller.signal, maxTurns, maxOutputTokens });
+  // Attempts of one task share its journal: a retry continues the conversation and never replays what is done.
+  const journal = taskId === undefined ? undefined : openJournal(workspace, taskId);
+  const outcome = await runVmAgentLoop({
+    task, attempt, workspace, model, tools, emit: (event) => void emit(event), signal: controller.signal, maxTurns, maxOutputTokens,
+    ...(journal ? { history: journal.history, onMessage: journal.append } : {}),
+  });
   const code = outcome.type === 'runner.finished' ? runnerExitCodes.finished
     : outcome.type === 'runner.budget-exhausted' ? runnerExitCodes.budgetExhausted
     : outcome.code === 'runner.cancelled' ? runnerExitCodes.cancelled

@@ -1,6 +1,6 @@
 // The runner's model: chosen from its environment (the gateway's address and the session JWT as the API key).
 import { CadreError } from '../errors.js';
-import { createModelClient } from '../model/client.js';
+import { createModelClient, type ModelClientOptions } from '../model/client.js';
 import { resolveModel, type ModelEnv } from '../model/resolve.js';
 import type { ModelClient } from '../model/types.js';
 
@@ -8,7 +8,7 @@ import type { ModelClient } from '../model/types.js';
  * Resolves the model as cadre does on the host (CADRE_MODEL=`provider:model`, ANTHROPIC_* or OPENAI_* variables).
  * ANTHROPIC_BASE_URL follows the official SDK's convention (the origin, no `/v1`), which the AI SDK needs appended.
  */
-export function runnerModel(env: ModelEnv): ModelClient {
+export function runnerModel(env: ModelEnv, options: ModelClientOptions = {}): ModelClient {
   const resolved = resolveModel({}, env);
   if (resolved.provider === 'offline') {
     throw new CadreError('runner.no-model', 'The runner was started without a model: no API key or base URL in its environment.', {
@@ -18,5 +18,5 @@ export function runnerModel(env: ModelEnv): ModelClient {
   if (resolved.provider === 'anthropic' && resolved.baseUrl && !/\/v1\/?$/.test(resolved.baseUrl)) {
     resolved.baseUrl = `${resolved.baseUrl.replace(/\/$/, '')}/v1`;
   }
-  return createModelClient(resolved);
+  return createModelClient(resolved, options);
 }

@@ -20,3 +20,8 @@ export function runnerTaskTurn(task: string, attempt: number): string {
   if (attempt <= 1) return task;
   return `${task}\n\n(This is attempt ${attempt}: an earlier attempt stopped before finishing. Its changes, if any, are still in /workspace; check \`git status\` first and continue from there.)`;
 }
+
+/** The turn that resumes a task's conversation on a later attempt: the workspace is as the earlier attempt left it. */
+export function runnerContinuationTurn(attempt: number): string {
+  return `(cadre: this is attempt ${attempt}. The earlier attempt stopped before it finished; the conversation above is what it did, and its changes are in /workspace as it left them. Continue from there: check \`git status\` / \`git diff\` if unsure, and do not make again a change that is already in place.)`;
+}

@@ -32,6 +32,7 @@ defineModelTests({
     { type: 'container.progress', label: 'receiving objects', current: 3, total: 10 },
     { type: 'container.deadline.reached' },
     { type: 'container.deadline.extended', deadline: 2_000_000 },
+    { type: 'container.deadline.extended', deadline: 8_000_000_000_000 },
     { type: 'container.exited', exitCode: 137, oomKilled: true, reason: 'OOMKilled' },
     { type: 'container.exited', exitCode: 1, oomKilled: false, reason: 'runner crashed' },
     { type: 'service.exited', service: 'postgres', exitCode: 137, oomKilled: true },

@@ -115,3 +115,57 @@ describe('task deadline', () => {
     expect(restored.getSnapshot().output?.status).toBe('timed-out');
   });
 });
+
+describe('a deadline moved while the task runs', () => {
+  function runningTask(deadline: number) {
+    const machine = taskMachine.provide({
+      actors: { routeTask: fromPromise(async () => ({ specialist: 'devops' })), runAttempt: pendingPromise() },
+    });
+    const actor = createActor(machine, { input: { ...vmTask, deadline } });
+    actor.start();
+    actor.send({ type: 'task.slot.granted' });
+    return actor;
+  }
+
+  it('a sooner deadline ends the task at it, exactly, as timed-out', async () => {
+    vi.useFakeTimers();
+    const actor = runningTask(Date.now() + 30 * 60_000);
+    await vi.advanceTimersByTimeAsync(60_000);
+    actor.send({ type: 'task.deadline.moved', deadline: Date.now() + 60_000 });
+    await vi.advanceTimersByTimeAsync(59_999);
+    expect(actor.getSnapshot().value).toEqual({ active: 'running' });
+    await vi.advanceTimersByTimeAsync(1);
+    expect(actor.getSnapshot().output).toMatchObject({ status: 'timed-out' });
+  });
+
+  it('a later deadline keeps the task going past the old one', async () => {
+    vi.useFakeTimers();
+    const actor = runningTask(Date.now() + 60_000);
+    actor.send({ type: 'task.deadline.moved', deadline: Date.now() + 10 * 60_000 });
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(actor.getSnapshot().value).toEqual({ active: 'running' });
+    await vi.advanceTimersByTimeAsync(5 * 60_000);
+    expect(actor.getSnapshot().output).toMatchObject({ status: 'timed-out' });
+  });
+
+  it('an attempt that fails once the deadline has passed (its container stopped for it) ends timed-out, not retried', async () => {
+    const { machine, inputs } = scriptedTask([new Error('The container stopped while vm-agent was working (exited, exit code 137).')]);
+    const actor = createActor(machine, { input: { ...vmTask, deadline: Date.now() - 1 } });
+    actor.start();
+    actor.send({ type: 'task.slot.granted' });
+    const snapshot = await waitFor(actor, (s) => s.status === 'done');
+    expect(snapshot.output).toMatchObject({ status: 'timed-out' });
+    expect(inputs).toHaveLength(1);
+  });
+
+  it('an attempt whose error is marked not retryable (the container is gone) ends the task at once', async () => {
+    const gone = Object.assign(new Error('The container is not running (exited, exit code 137).'), { retryable: false });
+    const { machine, inputs } = scriptedTask([gone, 'never reached']);
+    const actor = createActor(machine, { input: vmTask });
+    actor.start();
+    actor.send({ type: 'task.slot.granted' });
+    const snapshot = await waitFor(actor, (s) => s.status === 'done');
+    expect(snapshot.output).toMatchObject({ status: 'failed', attempts: [{ attempt: 1, cause: gone.message }] });
+    expect(inputs).toHaveLength(1);
+  });
+});

@@ -18,6 +18,7 @@ const events = [
   { type: 'task.slot.granted' },
   { type: 'task.cancel' },
   { type: 'task.deadline.reached' },
+  { type: 'task.deadline.moved', deadline: 8_000_000_000_000 },
   { type: 'budget.exhausted' },
   done('routeTask', { specialist: 'backend' }),
   error('routeTask', 'no route'),
@@ -44,10 +45,14 @@ const invariant = (snapshot: SnapshotFrom<typeof taskMachine>) => {
 defineModelTests({
   name: 'task',
   machine: taskMachine,
-  scenarios: (['universal-agent', 'vm-agent'] as const).flatMap((agent) => [false, true].map((autoApprove) => ({
-    label: `${agent}, ${autoApprove ? 'auto' : 'approve'}`,
-    input: { taskId: 't1', agent, text: 'add a health endpoint', autoApprove, deadline: null },
-  }))),
+  scenarios: [
+    ...(['universal-agent', 'vm-agent'] as const).flatMap((agent) => [false, true].map((autoApprove) => ({
+      label: `${agent}, ${autoApprove ? 'auto' : 'approve'}`,
+      input: { taskId: 't1', agent, text: 'add a health endpoint', autoApprove, deadline: null },
+    }))),
+    // A deadline already passed (moved sooner) when an attempt fails: the task times out rather than retrying.
+    { label: 'vm-agent, past its deadline', input: { taskId: 't2', agent: 'vm-agent' as const, text: 'add a health endpoint', autoApprove: true, deadline: 1_000_000 } },
+  ],
   implementations,
   events,
   invariant,

@@ -63,10 +63,10 @@ it('through the real gateway: the budget runs out mid-task and the attempt ends 
   expect(shown).toContainEqual(expect.objectContaining({ type: 'output.message', text: '  · listed 1 files in .' }));
 }, 30_000);
 
-it('a model server error ends the attempt with the model error, which the task retries', async () => {
+it('a model server error past the task\'s retries ends the attempt with the model error, which the task retries', async () => {
   const model = await startModelServer({ script: { turns: [{ error: { status: 500, message: 'upstream exploded' } }] } });
   cleanups.push(model.close);
-  const runner = startRunner({ bundle: runnerBundle(), workspace: workspace(), env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x', '--attempt', '2'] });
+  const runner = startRunner({ bundle: runnerBundle(), workspace: workspace(), env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x', '--attempt', '2', '--max-retries', '0'] });
   const error = await rejection(follow(runner, () => undefined));
   expect(error.code).toBe('model.server');
   expect(error.message).toMatch(/server error \(500\): upstream exploded/);

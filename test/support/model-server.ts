@@ -33,6 +33,8 @@ export interface ModelServerOptions {
   requiredApiKey?: string;
   /** Served at GET …/models, in the shape of the asking client's provider (404 when absent). */
   models?: { id: string; contextWindow?: number }[];
+  /** A model that acts on what it is sent (as a real one does): its turn, when it gives one, is served instead of the script's next. */
+  respond?: (request: RecordedRequest) => ModelTurn | undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -112,7 +114,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       sendFailure(response, format, { status: 401 });
       return;
     }
-    const turn: ModelTurn | undefined = injected.length ? { error: injected.shift() as ModelFailure } : queue.shift();
+    const turn: ModelTurn | undefined = injected.length ? { error: injected.shift() as ModelFailure } : (options.respond?.(requests.at(-1)!) ?? queue.shift());
     served += 1;
     if (!turn) {
       sendFailure(response, format, { status: 500, message: `model server: the script has no turn ${served}` });

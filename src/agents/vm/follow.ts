@@ -43,13 +43,13 @@ function silentEnd(exit: RunnerExit, stderr: string): CadreError {
   const said = stderr.trim() ? `; its last words: ${lastLines(stderr)}` : '';
   if (exit.containerLost) {
     return new CadreError('vm-agent.container-lost', `The container stopped while vm-agent was working (${exit.containerLost}).`, {
-      remedy: 'The task is retried on the restarted container; check it with /vm-status, and /vm-restart it if needed.',
+      remedy: 'Check why with /vm-status <id>; /vm-restart <id> starts it again (its workspace is kept), then /agent vm-agent continues the work.',
     });
   }
   const signal = killedBy(exit.exitCode);
   if (signal) {
     return new CadreError('vm-agent.runner-killed', `The vm-agent runner was killed (${signal}, exit ${exit.exitCode}) before it finished${said}.`, {
-      remedy: 'The task is retried; if it keeps happening, the container may be short of memory (/vm-monitor <id> --resources).',
+      remedy: 'The task is retried; /vm-status <id> says whether the container ran out of memory.',
     });
   }
   const code = exit.exitCode === null ? 'an unknown code' : `code ${exit.exitCode}`;

@@ -9,6 +9,9 @@ import type { RunContext } from '../run-context.js';
 import { say, type OutputSink } from '../../output.js';
 import type { VmAttemptResult } from './follow.js';
 import type { VmHost } from '../../app/vm-host.js';
+import type { ContainerRecord } from '../../container/records.js';
+import type { OomRecord } from '../../container/oom.js';
+import { createContainerRestarts } from './restarts.js';
 
 export interface VmTasksOptions {
   vm: VmHost;
@@ -46,23 +49,70 @@ export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptIn
 export function createVmTasks(options: VmTasksOptions) {
   const { vm, sink, audit } = options;
   const containerOf = new Map<string, string>();
+  const restarts = createContainerRestarts();
+  /** Out-of-memory kills seen during each task (checked against the container's cgroup), told again when it ends. */
+  const oomOf = new Map<string, Promise<OomRecord | null>[]>();
   const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
 
-  /** The task machine's runAttempt for vm-agent: one runner attempt in the task's container. */
+  /**
+   * The runner says a command ran the container out of memory: checked against the container's own cgroup (the runner's word
+   * alone is not enough), kept for /vm-status, written to the audit trail and told with the remedy.
+   */
+  async function noteOom(taskId: string, record: ContainerRecord, command: string): Promise<OomRecord | null> {
+    const engine = await vm.engine();
+    const { readOomKills, recordOom, oomRemedy } = await import('../../container/oom.js');
+    const kills = await readOomKills(engine.docker, record.dockerId);
+    if (!kills) return null;
+    const kept = await recordOom(record.workspace.root, { kills, command, limitBytes: record.limits.memoryBytes });
+    audit('container.oom', { taskId, containerId: record.id, kills, command: kept.command, limitBytes: kept.limitBytes });
+    const { formatSize } = await import('../../container/limits.js');
+    sink(say(`${record.id} ran out of memory (limit ${formatSize(kept.limitBytes)}) while vm-agent ran \`${kept.command}\`: the kernel killed that command, and vm-agent kept working. To avoid it: ${oomRemedy(record.id, kept.limitBytes)}.`, 'warn'));
+    return kept;
+  }
+
+  /**
+   * The task machine's runAttempt for vm-agent: one runner attempt in the task's container. A /vm-restart the person agreed to
+   * stops the runner with the container; the attempt then waits for the container and carries on (the runner's journal keeps
+   * the conversation), rather than failing as if the runner had crashed.
+   */
   async function attempt(input: RunAttemptInput, signal: AbortSignal): Promise<RunAttemptOutput> {
     const containerId = containerOf.get(input.taskId) ?? context().currentContainer;
     if (!containerId) throw new CadreError('vm-agent.no-container', 'There is no container for vm-agent to work in.', { remedy: 'create one with /vm-create <repo_url>' });
+    for (;;) {
+      await restarts.settled(containerId);
+      const generation = restarts.generation(containerId);
+      try {
+        return await runnerAttempt(input, containerId, signal);
+      } catch (error) {
+        if (signal.aborted || restarts.generation(containerId) === generation) throw error;
+        sink(say(`Task ${input.taskId}: ${containerId} was restarted (/vm-restart) while vm-agent worked; it carries on once the container is back, from the workspace as it is.`, 'warn'));
+      }
+    }
+  }
+
+  async function runnerAttempt(input: RunAttemptInput, containerId: string, signal: AbortSignal): Promise<RunAttemptOutput> {
     const engine = await vm.engine();
     const record = await engine.record(containerId);
     const env = engine.runnerEnv(containerId);
     const { runVmAttempt } = await import('./supervise.js');
     const inContainer: VmAttemptRunner = (request) => runVmAttempt({
-      docker: engine.docker, containerDockerId: record.dockerId, env, ...request,
+      docker: engine.docker, containerDockerId: record.dockerId, env, taskId: input.taskId, ...request,
+      backoff: { baseMs: input.retryBaseMs, maxRetries: input.maxRetries },
       // Once the attempt is stopped (cancelled, timed out), its task is reported ended: what the dying runner still says is not shown.
       onEvent: (event) => {
         if (!signal.aborted) sink(event);
       },
-      onRunnerEvent: (event) => auditRunnerEvent(audit, input.taskId, containerId, event),
+      onRunnerEvent: (event) => {
+        auditRunnerEvent(audit, input.taskId, containerId, event);
+        if (event.type !== 'resource.oom') return;
+        const seen = oomOf.get(input.taskId) ?? [];
+        seen.push(noteOom(input.taskId, record, event.command).catch(() => null));
+        oomOf.set(input.taskId, seen);
+      },
+    }).catch((error: unknown) => {
+      // The container is gone (stopped, timed out, removed): another attempt in it cannot do better, so the task ends now.
+      if (isCadreError(error) && (error.code === 'vm-agent.container-lost' || error.code === 'vm-agent.container-not-running')) throw Object.assign(error, { retryable: false });
+      throw error;
     });
     return runVmTaskAttempt(inContainer, input, signal, () => options.session().send({ type: 'budget.exhausted' }));
   }
@@ -78,6 +128,13 @@ export function createVmTasks(options: VmTasksOptions) {
 
   /** Tells how the task ended; `ran` is false for a task that left the queue without ever starting. */
   async function report(taskId: string, containerId: string, output: TaskOutput, ran: boolean): Promise<ExitCode> {
+    const ooms = (await Promise.all(oomOf.get(taskId) ?? [])).filter((oom): oom is OomRecord => oom !== null);
+    oomOf.delete(taskId);
+    const lastOom = ooms.at(-1);
+    if (lastOom) {
+      const { oomRemedy } = await import('../../container/oom.js');
+      sink({ type: 'output.error', code: 'container.out-of-memory', message: `During task ${taskId}, ${containerId} ran out of memory ${ooms.length === 1 ? 'once' : `${ooms.length} times`} (last while running \`${lastOom.command}\`); /vm-status ${containerId} keeps it.`, remedy: oomRemedy(containerId, lastOom.limitBytes) });
+    }
     audit('task.finished', { taskId, agent: 'vm-agent', containerId, status: output.status, attempts: output.attempts });
     options.session().send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
     switch (output.status) {
@@ -96,7 +153,11 @@ export function createVmTasks(options: VmTasksOptions) {
         return exitCodes.commandFailed;
       }
       case 'timed-out':
-        sink({ type: 'output.error', code: 'task.timed-out', message: `Task ${taskId} timed out: ${containerId} reached its deadline.`, remedy: `raise the timeout with /vm-config --timeout <minutes>, check it with /vm-status ${containerId}` });
+        sink({
+          type: 'output.error', code: 'task.timed-out',
+          message: `Task ${taskId} timed out: ${containerId} reached its deadline and was stopped; its workspace is kept with the work so far.`,
+          remedy: `give it more time with /vm-config --container ${containerId} --timeout <minutes>, then /vm-restart ${containerId} and /agent vm-agent "continue" (or keep the work with /vm-create-pr ${containerId})`,
+        });
         return exitCodes.commandFailed;
       case 'cancelled':
         sink(say(ran ? `Task ${taskId} was cancelled; the workspace of ${containerId} is kept.` : `Task ${taskId} was removed from the queue; it never ran.`, 'warn'));
@@ -113,6 +174,23 @@ export function createVmTasks(options: VmTasksOptions) {
 
   return {
     attempt,
+
+    /** The vm-agent task running now in `containerId` (not one waiting in the queue), if any. */
+    runningIn(containerId: string): string | undefined {
+      const active = context().activeVmTask;
+      return active !== null && containerOf.get(active) === containerId ? active : undefined;
+    },
+
+    /** /vm-config --timeout moved `containerId`'s deadline: its tasks (running or queued) end at the new one. */
+    moveDeadline(containerId: string, deadline: number): void {
+      const children = options.session().getSnapshot().children as Record<string, AnyActorRef | undefined>;
+      for (const [taskId, container] of containerOf) {
+        if (container === containerId) children[`task:${taskId}`]?.send({ type: 'task.deadline.moved', deadline });
+      }
+    },
+
+    /** Runs /vm-restart's `restart` of `containerId`; a task running in it waits for it and carries on after. */
+    restartUnder: <T>(containerId: string, restart: () => Promise<T>): Promise<T> => restarts.during(containerId, restart),
 
     /**
      * /agent vm-agent: queues the task in the session (one runs at a time; a queued one is told its position).

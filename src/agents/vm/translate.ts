@@ -37,6 +37,8 @@ export function runnerEventOutput(event: RunnerEvent): OutputEvent[] {
       return [{ type: 'output.progress', id: 'vm-agent:tokens', label: `tokens: ${event.total.inputTokens} in · ${event.total.outputTokens} out`, origin }];
     case 'policy.denied':
       return [fromRunner(`  policy denied ${event.tool === 'run-command' ? 'the command' : 'the path'} ${oneLine(event.subject, 120)}: ${event.reason} (${event.rule})`, 'warn')];
+    // Checked against the container's cgroup and told by the host (tasks.ts), not on the runner's word.
+    case 'resource.oom':
     case 'runner.finished':
     case 'runner.failed':
     case 'runner.budget-exhausted':

@@ -5,6 +5,7 @@ import { spawnCommand } from './spawn.js';
 import { confine } from './confine.js';
 import { defineTool, PolicyDenial } from '../../agents/tools/tool.js';
 import type { RunnerToolContext } from './run-tool.js';
+import { memoryLimitBytes, oomKillCount } from '../memory.js';
 
 const parameters = z.object({
   command: z.string().min(1).describe('A bash command line, e.g. `npm test` or `git status`'),
@@ -24,6 +25,7 @@ export const runCommandTool = defineTool<typeof parameters, RunnerToolContext>({
     const decision = await checkCommand(params.command, { workspace: context.files.root });
     if (decision.decision === 'deny') throw new PolicyDenial(params.command, decision);
     const folder = confine(context.files.root, params.cwd, 'read');
+    const oomBefore = oomKillCount();
     const run = await spawnCommand({
       command: params.command,
       cwd: folder.real,
@@ -31,12 +33,19 @@ export const runCommandTool = defineTool<typeof parameters, RunnerToolContext>({
       signal: context.signal,
       onOutput: (stream, chunk) => context.emit({ type: 'command.output', id: context.callId, stream, chunk }),
     });
-    const ending = run.timedOut
+    const kills = oomBefore === null ? 0 : (oomKillCount() ?? oomBefore) - oomBefore;
+    const limitBytes = memoryLimitBytes();
+    if (kills > 0) context.emit({ type: 'resource.oom', command: params.command, kills, limitBytes });
+    const outOfMemory = kills > 0
+      ? `; the container ran out of memory${limitBytes === null ? '' : ` (limit ${Math.round(limitBytes / 2 ** 20)} MB)`} and the kernel killed ${kills} of its processes`
+      : '';
+    const ending = (run.timedOut
       ? `stopped after ${params.timeoutSeconds} s (timeout)`
-      : run.signal ? `killed by ${run.signal}` : `exit code ${run.exitCode}`;
-    const failed = run.timedOut || run.signal !== null || run.exitCode !== 0;
+      : run.signal ? `killed by ${run.signal}` : `exit code ${run.exitCode}`) + outOfMemory;
+    const failed = run.timedOut || run.signal !== null || run.exitCode !== 0 || kills > 0;
     return {
-      output: `$ ${params.command}\n${run.output}${run.output.endsWith('\n') || run.output === '' ? '' : '\n'}[${ending}]`,
+      output: `$ ${params.command}\n${run.output}${run.output.endsWith('\n') || run.output === '' ? '' : '\n'}[${ending}]` +
+        (kills > 0 ? '\nDo not run it again as it is: use less memory (fewer workers, e.g. --maxWorkers=1 or --no-file-parallelism, smaller data), or say that the container needs more memory.' : ''),
       display: `${params.command} → ${ending}`,
       failed,
     };

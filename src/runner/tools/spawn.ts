@@ -41,6 +41,13 @@ function boundedOutput(): { add(text: string): void; text(): string } {
   };
 }
 
+/**
+ * The command runs under a bash that first makes itself (and so everything the command starts) the kernel's first choice when
+ * the container runs out of memory: raising one's own oom_score_adj needs no privilege, and the runner keeps its own, so a
+ * test that allocates past the limit is killed and the runner lives to say so.
+ */
+const oomFirst = 'echo 1000 > /proc/self/oom_score_adj 2>/dev/null; exec bash -c "$1"';
+
 export function spawnCommand(options: {
   command: string;
   cwd: string;
@@ -49,7 +56,7 @@ export function spawnCommand(options: {
   onOutput: (stream: 'stdout' | 'stderr', chunk: string) => void;
 }): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', options.command], {
+    const child = spawn('bash', ['-c', oomFirst, 'bash', options.command], {
       cwd: options.cwd,
       env: commandEnvironment(process.env),
       detached: true,
