@@ -32,6 +32,5 @@ for (const [path, entry] of Object.entries(packages)) {
     added += 1;
   }
 }
-lock.packages = Object.fromEntries(Object.entries(packages).sort(([left], [right]) => (left === '' ? -1 : right === '' ? 1 : left < right ? -1 : left > right ? 1 : 0)));
 writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
 process.stdout.write(`package-lock.json: ${added} platform binding entr${added === 1 ? 'y' : 'ies'} added\n`);
