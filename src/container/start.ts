@@ -54,7 +54,8 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
     User: `${sandboxUser.uid}:${sandboxUser.gid}`,
     WorkingDir: '/workspace',
     Env: Object.entries(spec.env ?? {}).map(([name, value]) => `${name}=${value}`),
-    NetworkDisabled: !spec.network,
+    // NetworkMode none (or the services' network) alone: the loopback interface stays and the engine writes /etc/hosts, so localhost resolves
+    // (NetworkDisabled would leave /etc/hosts empty and test servers on localhost unreachable).
     Labels: {
       [labelKeys.managed]: 'true',
       [labelKeys.container]: spec.id,
