@@ -2,12 +2,10 @@
 import type Docker from 'dockerode';
 import { CadreError, exitCodes } from '../errors.js';
 import type { OutputSink } from '../output.js';
+import { prepareCadreFolder, toolsPath, toolsPrefix } from './cadre-folder.js';
 import { execInContainer } from './exec.js';
 
-/** Where npm-installed tools go: the workspace is the container's only persistent writable place. */
-export const toolsPrefix = '/workspace/.cadre-tools';
-export const imagePath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-export const toolsPath = `${toolsPrefix}/bin:${imagePath}`;
+export { toolsPath, toolsPrefix } from './cadre-folder.js';
 
 export interface DevTool {
   name: string;
@@ -57,29 +55,9 @@ export function pickTools(list: string): DevTool[] {
 
 const missing = (exitCode: number, output: string) => exitCode === 126 || exitCode === 127 || /executable file not found/.test(output);
 
-/** Adds `/.cadre-tools/` to .git/info/exclude once, keeping an unterminated last line intact; nothing when /workspace is not a clone. */
-const excludeScript = `set -e
-[ -d .git ] || exit 0
-exclude=.git/info/exclude
-if [ -f "$exclude" ] && grep -qxF '/.cadre-tools/' "$exclude"; then exit 0; fi
-mkdir -p .git/info
-if [ -s "$exclude" ] && [ -n "$(tail -c 1 "$exclude")" ]; then printf '\\n' >> "$exclude"; fi
-printf '/.cadre-tools/\\n' >> "$exclude"`;
-
-/**
- * Keeps the installed tools out of the repository's changes (and out of /vm-create-pr). It runs
- * in the container as its user, never on the host: the container writes .git, so a link there
- * resolves in the container's own view and permissions. A failure is a warning: the tools then
- * show as changes.
- */
+/** Keeps the installed tools out of the repository's changes (see prepareCadreFolder); a failure is a warning. */
 export async function excludeToolsFromGit(target: Pick<SetupTarget, 'docker' | 'dockerId' | 'onEvent'>): Promise<void> {
-  const ran = await execInContainer(target.docker, target.dockerId, ['sh', '-c', excludeScript], {});
-  if (ran.exitCode === 0) return;
-  target.onEvent({
-    type: 'output.message',
-    level: 'warn',
-    text: `Could not add /.cadre-tools/ to .git/info/exclude in the container (exit ${ran.exitCode}: ${ran.stderr.trim().slice(-300)}); the installed tools will show as changes of the repository`,
-  });
+  await prepareCadreFolder(target);
 }
 
 export interface SetupTarget {

@@ -1,0 +1,66 @@
+// /vm-install-deps on what real projects ask for: a packageManager pin (pnpm 8), npx binaries off the noexec /tmp, and an
+// install whose postinstall script reaches a host the gateway refuses (the error names the host and the script).
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tempProject } from '../support/cli.js';
+import { describeDocker, testDocker } from '../support/docker.js';
+import { execIn } from '../support/docker-exec.js';
+import { startGitServer, type GitServer } from '../support/git-server.js';
+import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
+import { cleanUpAndEnd, createContainer, resultOrError, startPipedCadre, type PipedCadre } from './vm-cadre.js';
+
+const refusedHost = 'downloads.refused.invalid';
+
+describeDocker('installing pinned package managers and explaining failed installs', () => {
+  const docker = testDocker();
+  let gitServer: GitServer;
+  let cadre: PipedCadre;
+  const ids: string[] = [];
+  const inContainer = (id: string, script: string) => execIn(docker, docker.getContainer(`cadre-${id}`), ['sh', '-c', script]);
+
+  beforeAll(async () => {
+    await ensureSandboxImage(docker);
+    gitServer = await startGitServer();
+    await gitServer.createRepo('acme/pinned', {
+      'package.json': JSON.stringify({ name: 'pinned', version: '1.0.0', packageManager: 'pnpm@8.15.9', dependencies: { 'is-number': '7.0.0' }, scripts: { test: 'node -e "require(\'is-number\')"' } }),
+    });
+    await gitServer.createRepo('acme/phones-home', {
+      'package.json': JSON.stringify({ name: 'phones-home', version: '1.0.0', dependencies: { 'phone-home': 'file:./phone-home' } }),
+      'phone-home/package.json': JSON.stringify({ name: 'phone-home', version: '1.0.0', scripts: { postinstall: `npm view is-number version --registry=https://${refusedHost}/ --fetch-retries=0` } }),
+    });
+    const { project, home } = await tempProject('cadre-vm-pins-');
+    cadre = startPipedCadre(project, home, { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' });
+  }, sandboxBuildTimeoutMs);
+
+  afterAll(async () => {
+    for (const id of ids.slice(1)) await cadre?.run(`/vm-cleanup ${id} --yes`, () => true, 60_000).catch(() => undefined);
+    await cleanUpAndEnd(cadre, ids[0] ?? '');
+    await gitServer?.close();
+  }, 180_000);
+
+  it('honours packageManager pnpm@8 exactly, and npx binaries run with caches and temp space on the workspace', async () => {
+    const id = await createContainer(cadre, `${gitServer.url}/acme/pinned.git`);
+    ids.push(id);
+    const installed = await cadre.run(`/vm-install-deps --auto-detect --container ${id}`, resultOrError('vm.install-deps'), 240_000);
+    expect(installed.type, JSON.stringify(cadre.events.filter((e) => e.type !== 'output.progress' && e.type !== 'output.stream').slice(-8))).toBe('output.result');
+    expect(installed.data).toMatchObject({ manager: 'pnpm', version: '8.15.9' });
+    expect((await inContainer(id, 'pnpm --version')).stdout.trim()).toBe('8.15.9');
+    expect((await inContainer(id, 'pnpm test >/dev/null && echo passed')).stdout.trim()).toBe('passed');
+    const npx = await inContainer(id, 'npx --yes semver@7.6.3 1.2.3');
+    expect(npx, JSON.stringify(npx)).toMatchObject({ exitCode: 0, stdout: '1.2.3\n' });
+    const where = await inContainer(id, 'node -p "require(\'os\').tmpdir()"; npm config get cache; git status --porcelain');
+    expect(where.stdout.split('\n')).toEqual(['/workspace/.cadre-tools/tmp', '/workspace/.cadre-tools/home/.npm', '?? node_modules/', '?? pnpm-lock.yaml', '']);
+  }, 300_000);
+
+  it('names the refused host and the script that asked for it, and --ignore-scripts installs', async () => {
+    const id = await createContainer(cadre, `${gitServer.url}/acme/phones-home.git`);
+    ids.push(id);
+    const failed = await cadre.run(`/vm-install-deps --container ${id}`, resultOrError('vm.install-deps'), 240_000);
+    expect(failed.type).toBe('output.error');
+    expect(failed.message).toContain(`The gateway refused ${refusedHost}:443`);
+    expect(failed.message).toMatch(/script of phone-home \(npm view is-number version --registry=https:\/\/downloads\.refused\.invalid/);
+    expect(failed.remedy).toContain(`/vm-config --allowed-domains "${refusedHost}" --container ${id}`);
+    expect(failed.remedy).toContain(`/vm-install-deps --ignore-scripts --container ${id}`);
+    const skipped = await cadre.run(`/vm-install-deps --ignore-scripts --container ${id}`, resultOrError('vm.install-deps'), 240_000);
+    expect(skipped.type, JSON.stringify(skipped)).toBe('output.result');
+  }, 300_000);
+});
