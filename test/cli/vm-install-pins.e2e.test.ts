@@ -60,5 +60,9 @@ describeDocker('installing pinned package managers and explaining failed install
     expect(failed.message).toMatch(/script of phone-home \(npm view is-number version --registry=https:\/\/downloads\.refused\.invalid/);
     expect(failed.remedy).toContain(`/vm-config --allowed-domains "${refusedHost}" --container ${id}`);
     expect(failed.remedy).toContain(`/vm-install-deps --ignore-scripts --container ${id}`);
+    // The remedy works, and the failed install left nothing held: the next command is answered.
+    const rerun = await cadre.run(`/vm-install-deps --ignore-scripts --container ${id}`, resultOrError('vm.install-deps'), 240_000);
+    expect(rerun.type, JSON.stringify(rerun)).toBe('output.result');
+    expect(rerun.data).toMatchObject({ manager: 'npm', command: ['npm', 'install', '--no-audit', '--no-fund', '--ignore-scripts'] });
   }, 300_000);
 });
