@@ -4,6 +4,8 @@ import { CadreError, exitCodes } from '../errors.js';
 import type { OutputSink } from '../output.js';
 import { prepareCadreFolder, toolsPath, toolsPrefix } from './cadre-folder.js';
 import { execInContainer } from './exec.js';
+import { checkNode, nodeRequirements, planNode, type NodeCheck } from './node-engine.js';
+import { imageNodePath, imageNpmManifest } from './sandbox-recipe.js';
 
 export { toolsPath, toolsPrefix } from './cadre-folder.js';
 
@@ -74,6 +76,29 @@ async function versionOf(target: SetupTarget, tool: DevTool): Promise<{ found: b
   return { found: !missing(ran.exitCode, output), output, exitCode: ran.exitCode };
 }
 
+/** npm installs `spec` into the tools folder (kept out of git) through the gateway's egress proxy, with a progress line. */
+async function npmInstallTool(target: SetupTarget, spec: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  await excludeToolsFromGit(target);
+  const progress = `vm-setup-dev:${spec}`;
+  target.onEvent({ type: 'output.progress', id: progress, label: `Installing ${spec} into ${toolsPrefix} with npm (through the gateway's egress proxy)` });
+  const install = await execInContainer(target.docker, target.dockerId, ['npm', 'install', '--global', '--prefix', toolsPrefix, '--no-audit', '--no-fund', spec], { env: target.env, onEvent: target.onEvent });
+  target.onEvent({ type: 'output.progress', id: progress, label: `npm exited with ${install.exitCode}`, done: true });
+  return install;
+}
+
+type VersionCheck = Awaited<ReturnType<typeof versionOf>>;
+
+/**
+ * Why installing `tool` did not give a working tool: npm's own failure, or — npm having succeeded — what the version
+ * command said afterwards (it exited with an error, or found no such program on PATH).
+ */
+export function failedInstallReason(tool: Pick<DevTool, 'npm' | 'version'>, install: { exitCode: number; stdout: string; stderr: string }, after: VersionCheck | undefined): string {
+  if (install.exitCode !== 0 || !after) return `npm install ${tool.npm} failed (exit ${install.exitCode}): ${`${install.stderr}${install.stdout}`.trim().slice(-400)}`;
+  const check = tool.version.join(' ');
+  if (!after.found) return `npm installed ${tool.npm} into ${toolsPrefix}, but ${check} then found no ${tool.version[0]} on PATH (${toolsPath})`;
+  return `npm installed ${tool.npm} into ${toolsPrefix}, but ${check} then exited with ${after.exitCode}: ${after.output.slice(-300)}`;
+}
+
 /** Verifies each tool with its version command, installing the npm-installable ones that are missing. */
 export async function setUpTools(target: SetupTarget, tools: readonly DevTool[]): Promise<ToolOutcome[]> {
   const outcomes: ToolOutcome[] = [];
@@ -91,14 +116,29 @@ export async function setUpTools(target: SetupTarget, tools: readonly DevTool[])
       outcomes.push({ name: tool.name, status: 'unavailable', reason: tool.cannotInstall ?? notInImage });
       continue;
     }
-    await excludeToolsFromGit(target);
-    const progress = `vm-setup-dev:${tool.name}`;
-    target.onEvent({ type: 'output.progress', id: progress, label: `Installing ${tool.npm} into ${toolsPrefix} with npm (through the gateway's egress proxy)` });
-    const install = await execInContainer(target.docker, target.dockerId, ['npm', 'install', '--global', '--prefix', toolsPrefix, '--no-audit', '--no-fund', tool.npm], { env: target.env, onEvent: target.onEvent });
-    target.onEvent({ type: 'output.progress', id: progress, label: `npm exited with ${install.exitCode}`, done: true });
+    const install = await npmInstallTool(target, tool.npm);
     const after = install.exitCode === 0 ? await versionOf(target, tool) : undefined;
     if (after?.version !== undefined) outcomes.push({ name: tool.name, status: 'installed', version: after.version });
-    else outcomes.push({ name: tool.name, status: 'failed', reason: `npm install ${tool.npm} failed (exit ${install.exitCode}): ${`${install.stderr}${install.stdout}`.trim().slice(-400)}` });
+    else outcomes.push({ name: tool.name, status: 'failed', reason: failedInstallReason(tool, install, after) });
   }
   return outcomes;
+}
+
+/**
+ * The project's Node requirements against the container's Node (`current`); when one is unmet and npm can run on it,
+ * installs the matching Node — the registry's `node-linux-<arch>` binary package, into the tools folder, first on PATH —
+ * the same offline-capable way as the other tools. Otherwise says why the image's Node stays.
+ */
+export async function matchProjectNode(target: SetupTarget, workspaceDir: string, current: string): Promise<{ checks: NodeCheck[]; installed?: ToolOutcome; note?: string }> {
+  const checks = checkNode(await nodeRequirements(workspaceDir), current);
+  const imageNode = async (script: string): Promise<string> => (await execInContainer(target.docker, target.dockerId, [imageNodePath, '-p', script], { env: target.env })).stdout.trim();
+  const plan = planNode(checks, await imageNode(`require(${JSON.stringify(imageNpmManifest)}).engines.node`));
+  if (plan.action === 'none') return { checks };
+  if (plan.action === 'keep') return { checks, note: plan.reason };
+  const spec = `node-linux-${await imageNode('process.arch')}@${plan.range}`;
+  const install = await npmInstallTool(target, spec);
+  const node = { npm: spec, version: ['node', '--version'] };
+  const after = install.exitCode === 0 ? await versionOf(target, { name: 'node', what: 'Node.js runtime', ...node }) : undefined;
+  if (after?.version === undefined) return { checks, installed: { name: 'node', status: 'failed', reason: failedInstallReason(node, install, after) } };
+  return { checks: checkNode(checks, after.version), installed: { name: 'node', status: 'installed', version: `${after.version} (for ${plan.source} ${plan.range})` } };
 }

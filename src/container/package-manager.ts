@@ -44,7 +44,8 @@ export function packageManagerPin(manifest: unknown): { manager: ManagerName; ve
   return { manager: match[1] as ManagerName, version: match[2]! };
 }
 
-async function readSmall(path: string, limit: number): Promise<string | undefined> {
+/** A small regular file of an untrusted workspace, or undefined (a link, a folder, a file over `limit` bytes). */
+export async function readSmall(path: string, limit: number): Promise<string | undefined> {
   const info = await lstat(path).catch(() => undefined);
   if (!info?.isFile() || info.size > limit) return undefined;
   return readFile(path, 'utf8').catch(() => undefined);

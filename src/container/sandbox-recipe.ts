@@ -22,6 +22,10 @@ export const sandboxRecipe = {
   npmPackages: { node: `node-linux-${nodeArch}@22.23.3`, npm: 'npm@10.9.4', yarn: 'yarn@1.22.22', berry: '@yarnpkg/cli-dist@4.18.1', pnpm: 'pnpm@10.34.8' },
 } as const;
 
+/** The image's own Node and npm's manifest (npm's `engines.node` says which Node npm can run on). */
+export const imageNodePath = '/usr/local/bin/node';
+export const imageNpmManifest = '/usr/lib/node_modules/npm/package.json';
+
 /** Where the image keeps yarn berry (the `yarn` on PATH is yarn 1; a project pinning berry runs this one). */
 export const berryScript = '/usr/lib/node_modules/@yarnpkg/cli-dist/bin/yarn.js';
 
