@@ -27,6 +27,10 @@ describeDocker('installing pinned package managers and explaining failed install
       'package.json': JSON.stringify({ name: 'phones-home', version: '1.0.0', dependencies: { 'phone-home': 'file:./phone-home' } }),
       'phone-home/package.json': JSON.stringify({ name: 'phone-home', version: '1.0.0', scripts: { postinstall: `npm view is-number version --registry=https://${refusedHost}/ --fetch-retries=0` } }),
     });
+    await gitServer.createRepo('acme/node20', {
+      'package.json': JSON.stringify({ name: 'node20', version: '1.0.0', engines: { node: '>=20 <21' } }),
+      '.nvmrc': 'v20\n',
+    });
     const { project, home } = await tempProject('cadre-vm-pins-');
     cadre = startPipedCadre(project, home, { CADRE_GATEWAY_ALLOW_LOOPBACK: '1' });
   }, sandboxBuildTimeoutMs);
@@ -64,5 +68,19 @@ describeDocker('installing pinned package managers and explaining failed install
     const rerun = await cadre.run(`/vm-install-deps --ignore-scripts --container ${id}`, resultOrError('vm.install-deps'), 240_000);
     expect(rerun.type, JSON.stringify(rerun)).toBe('output.result');
     expect(rerun.data).toMatchObject({ manager: 'npm', command: ['npm', 'install', '--no-audit', '--no-fund', '--ignore-scripts'] });
+  }, 300_000);
+
+  it("installs the Node the project's .nvmrc and engines ask for into the tools folder, and npm still runs on it", async () => {
+    const id = await createContainer(cadre, `${gitServer.url}/acme/node20.git`);
+    ids.push(id);
+    const setup = await cadre.run(`/vm-setup-dev --tools "node" --container ${id}`, resultOrError('vm.setup-dev'), 300_000);
+    expect(setup.type, JSON.stringify(setup)).toBe('output.result');
+    expect(setup.data?.tools).toEqual([expect.objectContaining({ name: 'node', status: 'installed', version: expect.stringMatching(/^v20\.\d+\.\d+ \(for \.nvmrc 20\)$/) })]);
+    expect(setup.data?.node).toEqual({ requirements: [
+      { source: 'package.json engines.node', range: '>=20 <21', satisfied: true },
+      { source: '.nvmrc', range: '20', satisfied: true },
+    ] });
+    const tools = await inContainer(id, 'export PATH=/workspace/.cadre-tools/bin:$PATH; node --version; npm --version >/dev/null && echo npm-runs; git status --porcelain');
+    expect(tools.stdout).toMatch(/^v20\.\d+\.\d+\nnpm-runs\n$/);
   }, 300_000);
 });

@@ -26,12 +26,16 @@ interface RealRepo {
   /** The project's own test command, and what its passing run prints. */
   test: string;
   passed: RegExp;
+  /** What /vm-setup-dev says about the Node the project asks for. */
+  node: unknown;
 }
 
 const repos: RealRepo[] = [
-  { name: 'koa-typescript-rest', unpack: () => unpackCorpus('koa-typescript-rest'), manager: 'npm', tools: 'node,npm,git', search: '# Node - Koa - Typescript Project', test: 'npm test', passed: /Tests:\s+15 passed, 15 total/ },
-  { name: 'tiny-invariant', unpack: () => unpackVendored('tiny-invariant'), manager: 'yarn', tools: 'node,yarn,git', search: '# tiny-invariant 🔬💥', test: 'yarn test', passed: /Tests:\s+\d+ passed, \d+ total/ },
-  { name: 'vitesse', unpack: () => unpackCorpus('vitesse'), manager: 'pnpm', tools: 'node,pnpm,git', search: '## Features', test: 'pnpm exec vitest run', passed: /Tests\s+\d+ passed/ },
+  { name: 'koa-typescript-rest', unpack: () => unpackCorpus('koa-typescript-rest'), manager: 'npm', tools: 'node,npm,git', search: '# Node - Koa - Typescript Project', test: 'npm test', passed: /Tests:\s+15 passed, 15 total/,
+    node: { requirements: [{ source: 'package.json engines.node', range: '14.x.x', satisfied: false }], note: expect.stringContaining('a Node that old would break npm') } },
+  { name: 'tiny-invariant', unpack: () => unpackVendored('tiny-invariant'), manager: 'yarn', tools: 'node,yarn,git', search: '# tiny-invariant 🔬💥', test: 'yarn test', passed: /Tests:\s+\d+ passed, \d+ total/,
+    node: { requirements: [{ source: '.nvmrc', range: '18.4.0', satisfied: false }], note: expect.stringContaining('a Node that old would break npm') } },
+  { name: 'vitesse', unpack: () => unpackCorpus('vitesse'), manager: 'pnpm', tools: 'node,pnpm,git', search: '## Features', test: 'pnpm exec vitest run', passed: /Tests\s+\d+ passed/, node: { requirements: [] } },
 ];
 
 /** What cadre said, as text; --json passes the container's output as it came, colours included (Vitest's reporter colours its summary). */
@@ -90,7 +94,9 @@ describeDocker('vm-agent on real repositories: npm, yarn and pnpm from clone to 
         expect(installed.data).toMatchObject({ manager: repo.manager });
         const installedAt = Date.now();
 
-        step('/vm-setup-dev', await cadre.run(`/vm-setup-dev --tools "${repo.tools}" --container ${id}`, resultOrError('vm.setup-dev'), 300_000), 'vm.setup-dev');
+        const setup = await cadre.run(`/vm-setup-dev --tools "${repo.tools}" --container ${id}`, resultOrError('vm.setup-dev'), 300_000);
+        step('/vm-setup-dev', setup, 'vm.setup-dev');
+        expect(setup.data?.node).toEqual(repo.node);
 
         const from = cadre.events.length;
         const finished = await cadre.run(`/agent vm-agent "Mark the README as checked and run the project's tests"`, (e) => e.type === 'output.error' || (e.type === 'output.message' && String(e.text).startsWith('vm-agent finished')), 400_000);

@@ -61,15 +61,19 @@ export type UnpackedProject = CorpusCopy;
 
 /** A fresh copy of the project in a new temporary folder; `dispose` removes the folder. */
 export function unpackCorpus(name: string): CorpusCopy {
-  const archive = corpusArchive(name);
-  const tmp = mkdtempSync(join(tmpdir(), `corpus-${name}-`));
+  return { ...unpackArchive(corpusArchive(name).path, name, 'corpus'), entry: corpusEntry(name) };
+}
+
+/** Unpacks `archive` (one top-level folder `name/`) into a new temporary folder; `dispose` removes that folder. */
+function unpackArchive(archive: string, name: string, kind: string): { root: string; dispose: () => void } {
+  const tmp = mkdtempSync(join(tmpdir(), `${kind}-${name}-`));
   try {
-    execFileSync('tar', ['-xzf', archive.path, '-C', tmp]);
+    execFileSync('tar', ['-xzf', archive, '-C', tmp]);
   } catch (error) {
     rmSync(tmp, { recursive: true, force: true });
     throw error;
   }
-  return { root: join(tmp, name), entry: corpusEntry(name), dispose: () => rmSync(tmp, { recursive: true, force: true }) };
+  return { root: join(tmp, name), dispose: () => rmSync(tmp, { recursive: true, force: true }) };
 }
 
 /** The real, non-vulnerable projects: the ones generation must fit. */
@@ -91,14 +95,7 @@ export function unpackVendored(name: string): { root: string; dispose: () => voi
   const path = join(vendoredDir, entry.archive.file);
   const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
   if (sha256 !== entry.archive.sha256) throw new Error(`${name}: the archive differs from MANIFEST.json (sha256 ${sha256}).`);
-  const tmp = mkdtempSync(join(tmpdir(), `vendored-${name}-`));
-  try {
-    execFileSync('tar', ['-xzf', path, '-C', tmp]);
-  } catch (error) {
-    rmSync(tmp, { recursive: true, force: true });
-    throw error;
-  }
-  return { root: join(tmp, name), dispose: () => rmSync(tmp, { recursive: true, force: true }) };
+  return unpackArchive(path, name, 'vendored');
 }
 
 /** Every file under `root` (paths relative to it, `/`-separated), for serving an unpacked project from the local git server. */
