@@ -37,10 +37,13 @@ export const vmInstallDepsCommand = defineCommand({
     const ran = await execInContainer(vm.docker, record.dockerId, plan.command, { env, onEvent: ctx.emit, origin: id });
     ctx.emit({ type: 'output.progress', id: progress, label: `${plan.manager} exited with ${ran.exitCode}`, done: true });
     ctx.runtime.audit('vm.install-deps', { containerId: id, manager: plan.manager, version: plan.pinned ?? null, lockfile: plan.lockfile, ignoreScripts: ignoreScripts === true, exitCode: ran.exitCode });
+    const { explainInstallFailure, refusedDuringInstall } = await import('../container/install-failure.js');
+    const refused = await vm.refusedSince(record.id, startedAt);
     if (ran.exitCode !== 0) {
-      const { explainInstallFailure } = await import('../container/install-failure.js');
-      throw explainInstallFailure({ id, command: plan.command, exitCode: ran.exitCode, output: `${ran.stdout}\n${ran.stderr}`, refused: await vm.refusedSince(record.id, startedAt), ignoreScripts: ignoreScripts === true });
+      throw explainInstallFailure({ id, command: plan.command, exitCode: ran.exitCode, output: `${ran.stdout}\n${ran.stderr}`, refused, ignoreScripts: ignoreScripts === true });
     }
+    const warning = refusedDuringInstall(id, refused);
+    if (warning) ctx.emit({ type: 'output.message', level: 'warn', text: warning });
     ctx.emit(result('vm.install-deps', { containerId: id, manager: plan.manager, version: plan.pinned ?? null, lockfile: plan.lockfile, command: plan.command }, `✔ Dependencies installed in ${id} with ${manager}.`));
   },
 });

@@ -42,3 +42,14 @@ export function explainInstallFailure(input: { id: string; command: string[]; ex
   if (!remedies.length) remedies.push('fix what its output names (a lockfile out of date, a version the registry does not have), then run /vm-install-deps again');
   return new CadreError('vm.install-failed', parts.join(' '), { remedy: remedies.join(', ') });
 }
+
+/**
+ * After an install that succeeded while the gateway refused hosts (a script that tolerated its failed download, e.g. a
+ * tool fetching its binary): what may be missing and how to allow it. Undefined when nothing was refused.
+ */
+export function refusedDuringInstall(id: string, refused: RefusedHost[]): string | undefined {
+  const hosts = [...new Set(refused.map((entry) => `${entry.host}:${entry.port}`))];
+  if (!hosts.length) return undefined;
+  const names = [...new Set(refused.map((entry) => entry.host))].join(',');
+  return `The install succeeded, but the gateway refused ${hosts.join(', ')} while it ran: whatever a dependency's script meant to fetch from there is missing. If the project needs it, allow it with /vm-config --allowed-domains "${names}" --container ${id}, then run /vm-install-deps again.`;
+}
