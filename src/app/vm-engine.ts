@@ -15,8 +15,8 @@ import { cleanUp } from '../container/lifecycle.js';
 import { defaultLimits, parseLimitsConfig } from '../container/limits.js';
 import { readMetadata, updateMetadata } from '../container/metadata.js';
 import { belongsTo, findContainer, foreignContainer, listCadreContainers, saveDeadline, type ContainerRecord } from '../container/records.js';
-import { buildSandboxImage, sandboxImagePresent } from '../container/sandbox-image.js';
-import { sandboxRepository } from '../container/sandbox-recipe.js';
+import { buildSandboxImage, imageRegistries, sandboxImagePresent } from '../container/sandbox-image.js';
+import { sandboxImageName, sandboxRepository } from '../container/sandbox-recipe.js';
 import { applySettingsChange, isContainerSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
 import { detectServices, type ServiceSuggestion } from '../container/services/detect.js';
 import { listServices, removeServices, type ServiceRecord } from '../container/services/runtime.js';
@@ -25,6 +25,7 @@ import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import { createBudget } from '../gateway/budget.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
+import { packageManagerRegistryHosts, registryHostsOf } from '../gateway/registries.js';
 import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from '../gateway/pool.js';
 import { workspaceChanges, type WorkspaceChanges } from '../git/workspace-changes.js';
 import { createContainerMcp } from '../mcp/for-containers.js';
@@ -116,12 +117,21 @@ export async function createVmEngine(options: VmEngineOptions) {
   const caEnv: Record<string, string> = caBundle ? { NODE_EXTRA_CA_CERTS: containerCaPath, npm_config_cafile: containerCaPath, GIT_SSL_CAINFO: containerCaPath } : {};
   // MCP servers configured for containers run here, on the host, once for every container this process holds.
   const mcp = createContainerMcp({ servers: config.mcp.servers, cwd: paths.projectDir, sink, version: options.version });
+  const image = config.vm.image === 'cadre-sandbox:latest' ? sandboxImageName(options.version) : config.vm.image;
+  // The image's package managers' defaults are read once (the image is fixed for this process); the host's npm and yarn
+  // configuration is asked through host-package-config, which asks again only when that configuration changes.
+  let imageRegistryHosts: Promise<string[]> | undefined;
+  const registryHosts = async (id: string): Promise<string[]> => {
+    imageRegistryHosts ??= imageRegistries(docker, image).then(registryHostsOf, () => []);
+    const [host, fromImage] = await Promise.all([packageManagerRegistryHosts(), imageRegistryHosts]);
+    const project = (await readMetadata(workspacePaths(paths.workspacesDir, id).root)).projectRegistries ?? [];
+    return [...new Set([...host, ...fromImage, ...project.filter((entry) => typeof entry === 'string')])];
+  };
   const gateways = createGateways({
-    runDir, session: () => sessionContext().name, model, credentials, budget, audit, sink,
+    runDir, session: () => sessionContext().name, model, credentials, budget, audit, sink, registryHosts,
     allowLoopbackUpstreams: options.env.CADRE_GATEWAY_ALLOW_LOOPBACK === '1',
     ...(mcp ? { mcp } : {}),
   });
-  const image = config.vm.image === 'cadre-sandbox:latest' ? `${sandboxRepository}:${options.version}` : config.vm.image;
   const editors = createEditorListeners();
 
   const effects = createContainerEffects({
@@ -246,6 +256,8 @@ export async function createVmEngine(options: VmEngineOptions) {
     /** The service containers of `record` (its own installation's, for reading: another installation's are only shown). */
     services: (record: ContainerRecord): Promise<ServiceRecord[]> =>
       listServices({ docker, containerId: record.id, installation: ours(record) ? installation : { id: record.installation, home: record.home } }),
+    /** The hosts the gateway refused container `id` since `since`. */
+    refusedSince: async (id: string, since: Date) => gateways.refusedSince(id, since),
     /** The variables of what runs in container `id` (commands, tasks): its /vm-config env. */
     envOf: (id: string): Record<string, string> => ({ ...(contextOf(id)?.env ?? {}) }),
     /** The runner's environment in container `id`: its env, the model through the forwarder, and the gateway's credential. */

@@ -123,7 +123,7 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     .command('image')
     .description('the sandbox image')
     .command('build')
-    .description('build the sandbox image cadre-sandbox:<version> (reused while its recipe hash matches)')
+    .description('build the sandbox image cadre-sandbox:<version>-<recipe> (reused while its recipe hash matches)')
     .option('--force', 'rebuild even when an image with the same recipe exists')
     .action(async (options: { force?: boolean }, command: Command) =>
       withSink(command, setExitCode, async (sink) => {

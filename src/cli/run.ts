@@ -20,9 +20,9 @@ async function checkProjectFolder(dir: string): Promise<string> {
   return absolute;
 }
 
-/** Runs entries in order and stops at the first that fails, like a script with `set -e`, or when `ended` says cadre must stop. */
-async function runEntries(app: App, entries: AsyncIterable<string> | Iterable<string>, ended: () => boolean): Promise<number> {
-  for await (const entry of entries) {
+/** Runs `-c` entries in order and stops at the first that fails, like a script with `set -e`, or when `ended` says cadre must stop. */
+async function runEntries(app: App, entries: Iterable<string>, ended: () => boolean): Promise<number> {
+  for (const entry of entries) {
     if (ended()) break;
     const outcome = await app.submit(entry);
     if (ended()) break;
@@ -31,9 +31,29 @@ async function runEntries(app: App, entries: AsyncIterable<string> | Iterable<st
   return exitCodes.ok;
 }
 
-async function* stdinLines(): AsyncIterable<string> {
+/**
+ * Runs piped entries as the prompt would: each one is answered, a failed one too (a program driving cadre through a pipe
+ * sends its next command after reading the answer, so stopping there would leave it waiting on a cadre that reads no
+ * more). Ends at /exit or the end of input, and resolves the first failure's exit code. The pipe is let go on the way
+ * out, so cadre ends at /exit even while the writer keeps it open.
+ */
+async function runPiped(app: App, ended: () => boolean): Promise<number> {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of lines) if (line.trim()) yield line;
+  let exitCode: number = exitCodes.ok;
+  try {
+    for await (const line of lines) {
+      if (ended()) break;
+      if (!line.trim()) continue;
+      const outcome = await app.submit(line);
+      if (ended()) break;
+      if (exitCode === exitCodes.ok) exitCode = outcome.exitCode;
+      if (outcome.exit) break;
+    }
+  } finally {
+    lines.close();
+    process.stdin.destroy();
+  }
+  return exitCode;
 }
 
 async function startInspection(options: GlobalOptions, sink: OutputSink) {
@@ -140,7 +160,8 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
       return ending === 'SIGTERM' || ending === 'SIGHUP' ? signalExitCodes[ending] : exitCode;
     }
     app = await start();
-    exitCode = await runEntries(app, options.command.length > 0 ? options.command : stdinLines(), () => ending !== undefined);
+    const ended = (): boolean => ending !== undefined;
+    exitCode = options.command.length > 0 ? await runEntries(app, options.command, ended) : await runPiped(app, ended);
     if (interrupted) exitCode = exitCodes.interrupted;
     if (ending === 'SIGTERM' || ending === 'SIGHUP') exitCode = signalExitCodes[ending];
   } catch (error) {

@@ -1,51 +1,49 @@
-// /vm-install-deps: installs the project's dependencies in the container.
-import { access } from 'node:fs/promises';
-import { join } from 'node:path';
+// /vm-install-deps: installs the project's dependencies in the container with the package manager (and version) the project asks for.
 import { z } from 'zod';
 import { result, say } from '../output.js';
 import { CadreError } from '../errors.js';
 import { defineCommand } from './types.js';
 
-/** Lockfile → the install that keeps it exact; the first found wins. */
-const installs: ReadonlyArray<{ lockfile: string; manager: string; cmd: string[] }> = [
-  { lockfile: 'pnpm-lock.yaml', manager: 'pnpm', cmd: ['npx', '--yes', 'pnpm', 'install', '--frozen-lockfile'] },
-  { lockfile: 'yarn.lock', manager: 'yarn', cmd: ['yarn', 'install', '--frozen-lockfile', '--non-interactive'] },
-  { lockfile: 'package-lock.json', manager: 'npm', cmd: ['npm', 'ci', '--no-audit', '--no-fund'] },
-  { lockfile: 'npm-shrinkwrap.json', manager: 'npm', cmd: ['npm', 'ci', '--no-audit', '--no-fund'] },
-];
-
-const exists = (path: string) => access(path).then(() => true, () => false);
-
 export const vmInstallDepsCommand = defineCommand({
   name: 'vm-install-deps',
-  summary: 'Install dependencies in the container, detecting npm, yarn or pnpm',
-  usage: '/vm-install-deps --auto-detect [--container <id>]',
+  summary: 'Install dependencies in the container, detecting npm, yarn or pnpm and the version package.json pins',
+  usage: '/vm-install-deps --auto-detect [--ignore-scripts] [--container <id>]',
   args: z.object({
-    autoDetect: z.boolean().optional().describe('detect the package manager from the lockfile (the default)'),
+    autoDetect: z.boolean().optional().describe('detect the package manager from packageManager and the lockfile (the default)'),
+    ignoreScripts: z.boolean().optional().describe("skip the dependencies' install scripts (postinstall and the like)"),
     container: z.string().optional().describe('the container (default: the last created)'),
   }),
-  run: async ({ container }, ctx) => {
+  run: async ({ container, ignoreScripts }, ctx) => {
     const id = container ?? ctx.runtime.session.view().currentContainer;
     if (!id) throw new CadreError('vm.no-container', 'There is no container to install into.', { remedy: 'create one with /vm-create <repo_url>' });
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(id, 'install dependencies in');
-    if (!(await exists(join(record.workspace.dir, 'package.json')))) {
+    const { ensurePinnedManager, planInstall } = await import('../container/package-manager.js');
+    const { lstat } = await import('node:fs/promises');
+    const { join } = await import('node:path');
+    if (!(await lstat(join(record.workspace.dir, 'package.json')).then((info) => info.isFile(), () => false))) {
       throw new CadreError('vm.no-package-json', `${id}'s workspace has no package.json, so there is nothing for npm, yarn or pnpm to install.`, { remedy: 'use /agent vm-agent to set the project up' });
     }
-    const present = await Promise.all(installs.map((install) => exists(join(record.workspace.dir, install.lockfile))));
-    const found = installs.find((_, index) => present[index]) ?? { lockfile: '(none)', manager: 'npm', cmd: ['npm', 'install', '--no-audit', '--no-fund'] };
-    ctx.emit(say(`${found.manager} (lockfile ${found.lockfile}): running ${found.cmd.join(' ')} in ${id} through the gateway's egress proxy`));
+    const plan = await planInstall(record.workspace.dir, { ignoreScripts: ignoreScripts === true });
+    const env = { ...vm.envOf(record.id), ...plan.env };
+    const target = { docker: vm.docker, dockerId: record.dockerId, env, onEvent: ctx.emit, origin: id };
+    if (plan.pinned && plan.manager !== 'npm') await ensurePinnedManager(target, plan.manager, plan.pinned);
+    const manager = `${plan.manager}${plan.pinned ? ` ${plan.pinned}` : ''}`;
+    ctx.emit(say(`${manager} (lockfile ${plan.lockfile}): running ${plan.command.join(' ')} in ${id} through the gateway's egress proxy`));
     const { execInContainer } = await import('../container/exec.js');
     const progress = `vm-install-deps:${id}`;
-    ctx.emit({ type: 'output.progress', id: progress, label: `Installing dependencies with ${found.manager}` });
-    const ran = await execInContainer(vm.docker, record.dockerId, found.cmd, { env: vm.envOf(record.id), onEvent: ctx.emit, origin: id });
-    ctx.emit({ type: 'output.progress', id: progress, label: `${found.manager} exited with ${ran.exitCode}`, done: true });
-    ctx.runtime.audit('vm.install-deps', { containerId: id, manager: found.manager, lockfile: found.lockfile, exitCode: ran.exitCode });
+    ctx.emit({ type: 'output.progress', id: progress, label: `Installing dependencies with ${manager}` });
+    const startedAt = new Date();
+    const ran = await execInContainer(vm.docker, record.dockerId, plan.command, { env, onEvent: ctx.emit, origin: id });
+    ctx.emit({ type: 'output.progress', id: progress, label: `${plan.manager} exited with ${ran.exitCode}`, done: true });
+    ctx.runtime.audit('vm.install-deps', { containerId: id, manager: plan.manager, version: plan.pinned ?? null, lockfile: plan.lockfile, ignoreScripts: ignoreScripts === true, exitCode: ran.exitCode });
+    const { explainInstallFailure, refusedDuringInstall } = await import('../container/install-failure.js');
+    const refused = await vm.refusedSince(record.id, startedAt);
     if (ran.exitCode !== 0) {
-      throw new CadreError('vm.install-failed', `${found.cmd.join(' ')} failed in ${id} (exit ${ran.exitCode}).`, {
-        remedy: 'read its output above; a refused host means the registry is not allowed: /vm-config --allowed-domains "<host>" --container ' + id + ', then /vm-restart ' + id,
-      });
+      throw explainInstallFailure({ id, command: plan.command, exitCode: ran.exitCode, output: `${ran.stdout}\n${ran.stderr}`, refused, ignoreScripts: ignoreScripts === true });
     }
-    ctx.emit(result('vm.install-deps', { containerId: id, manager: found.manager, lockfile: found.lockfile, command: found.cmd }, `✔ Dependencies installed in ${id} with ${found.manager}.`));
+    const warning = refusedDuringInstall(id, refused);
+    if (warning) ctx.emit({ type: 'output.message', level: 'warn', text: warning });
+    ctx.emit(result('vm.install-deps', { containerId: id, manager: plan.manager, version: plan.pinned ?? null, lockfile: plan.lockfile, command: plan.command }, `✔ Dependencies installed in ${id} with ${manager}.`));
   },
 });

@@ -2,12 +2,12 @@
 import type Docker from 'dockerode';
 import { CadreError, exitCodes } from '../errors.js';
 import type { OutputSink } from '../output.js';
+import { prepareCadreFolder, toolsPath, toolsPrefix } from './cadre-folder.js';
 import { execInContainer } from './exec.js';
+import { checkNode, nodeRequirements, planNode, type NodeCheck } from './node-engine.js';
+import { imageNodePath, imageNpmManifest } from './sandbox-recipe.js';
 
-/** Where npm-installed tools go: the workspace is the container's only persistent writable place. */
-export const toolsPrefix = '/workspace/.cadre-tools';
-export const imagePath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-export const toolsPath = `${toolsPrefix}/bin:${imagePath}`;
+export { toolsPath, toolsPrefix } from './cadre-folder.js';
 
 export interface DevTool {
   name: string;
@@ -57,29 +57,9 @@ export function pickTools(list: string): DevTool[] {
 
 const missing = (exitCode: number, output: string) => exitCode === 126 || exitCode === 127 || /executable file not found/.test(output);
 
-/** Adds `/.cadre-tools/` to .git/info/exclude once, keeping an unterminated last line intact; nothing when /workspace is not a clone. */
-const excludeScript = `set -e
-[ -d .git ] || exit 0
-exclude=.git/info/exclude
-if [ -f "$exclude" ] && grep -qxF '/.cadre-tools/' "$exclude"; then exit 0; fi
-mkdir -p .git/info
-if [ -s "$exclude" ] && [ -n "$(tail -c 1 "$exclude")" ]; then printf '\\n' >> "$exclude"; fi
-printf '/.cadre-tools/\\n' >> "$exclude"`;
-
-/**
- * Keeps the installed tools out of the repository's changes (and out of /vm-create-pr). It runs
- * in the container as its user, never on the host: the container writes .git, so a link there
- * resolves in the container's own view and permissions. A failure is a warning: the tools then
- * show as changes.
- */
+/** Keeps the installed tools out of the repository's changes (see prepareCadreFolder); a failure is a warning. */
 export async function excludeToolsFromGit(target: Pick<SetupTarget, 'docker' | 'dockerId' | 'onEvent'>): Promise<void> {
-  const ran = await execInContainer(target.docker, target.dockerId, ['sh', '-c', excludeScript], {});
-  if (ran.exitCode === 0) return;
-  target.onEvent({
-    type: 'output.message',
-    level: 'warn',
-    text: `Could not add /.cadre-tools/ to .git/info/exclude in the container (exit ${ran.exitCode}: ${ran.stderr.trim().slice(-300)}); the installed tools will show as changes of the repository`,
-  });
+  await prepareCadreFolder(target);
 }
 
 export interface SetupTarget {
@@ -94,6 +74,29 @@ async function versionOf(target: SetupTarget, tool: DevTool): Promise<{ found: b
   const output = `${ran.stdout}${ran.stderr}`.trim();
   if (ran.exitCode === 0) return { found: true, version: output.split('\n')[0]!.trim(), output, exitCode: 0 };
   return { found: !missing(ran.exitCode, output), output, exitCode: ran.exitCode };
+}
+
+/** npm installs `spec` into the tools folder (kept out of git) through the gateway's egress proxy, with a progress line. */
+async function npmInstallTool(target: SetupTarget, spec: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  await excludeToolsFromGit(target);
+  const progress = `vm-setup-dev:${spec}`;
+  target.onEvent({ type: 'output.progress', id: progress, label: `Installing ${spec} into ${toolsPrefix} with npm (through the gateway's egress proxy)` });
+  const install = await execInContainer(target.docker, target.dockerId, ['npm', 'install', '--global', '--prefix', toolsPrefix, '--no-audit', '--no-fund', spec], { env: target.env, onEvent: target.onEvent });
+  target.onEvent({ type: 'output.progress', id: progress, label: `npm exited with ${install.exitCode}`, done: true });
+  return install;
+}
+
+type VersionCheck = Awaited<ReturnType<typeof versionOf>>;
+
+/**
+ * Why installing `tool` did not give a working tool: npm's own failure, or — npm having succeeded — what the version
+ * command said afterwards (it exited with an error, or found no such program on PATH).
+ */
+export function failedInstallReason(tool: Pick<DevTool, 'npm' | 'version'>, install: { exitCode: number; stdout: string; stderr: string }, after: VersionCheck | undefined): string {
+  if (install.exitCode !== 0 || !after) return `npm install ${tool.npm} failed (exit ${install.exitCode}): ${`${install.stderr}${install.stdout}`.trim().slice(-400)}`;
+  const check = tool.version.join(' ');
+  if (!after.found) return `npm installed ${tool.npm} into ${toolsPrefix}, but ${check} then found no ${tool.version[0]} on PATH (${toolsPath})`;
+  return `npm installed ${tool.npm} into ${toolsPrefix}, but ${check} then exited with ${after.exitCode}: ${after.output.slice(-300)}`;
 }
 
 /** Verifies each tool with its version command, installing the npm-installable ones that are missing. */
@@ -113,14 +116,29 @@ export async function setUpTools(target: SetupTarget, tools: readonly DevTool[])
       outcomes.push({ name: tool.name, status: 'unavailable', reason: tool.cannotInstall ?? notInImage });
       continue;
     }
-    await excludeToolsFromGit(target);
-    const progress = `vm-setup-dev:${tool.name}`;
-    target.onEvent({ type: 'output.progress', id: progress, label: `Installing ${tool.npm} into ${toolsPrefix} with npm (through the gateway's egress proxy)` });
-    const install = await execInContainer(target.docker, target.dockerId, ['npm', 'install', '--global', '--prefix', toolsPrefix, '--no-audit', '--no-fund', tool.npm], { env: target.env, onEvent: target.onEvent });
-    target.onEvent({ type: 'output.progress', id: progress, label: `npm exited with ${install.exitCode}`, done: true });
+    const install = await npmInstallTool(target, tool.npm);
     const after = install.exitCode === 0 ? await versionOf(target, tool) : undefined;
     if (after?.version !== undefined) outcomes.push({ name: tool.name, status: 'installed', version: after.version });
-    else outcomes.push({ name: tool.name, status: 'failed', reason: `npm install ${tool.npm} failed (exit ${install.exitCode}): ${`${install.stderr}${install.stdout}`.trim().slice(-400)}` });
+    else outcomes.push({ name: tool.name, status: 'failed', reason: failedInstallReason(tool, install, after) });
   }
   return outcomes;
+}
+
+/**
+ * The project's Node requirements against the container's Node (`current`); when one is unmet and npm can run on it,
+ * installs the matching Node — the registry's `node-linux-<arch>` binary package, into the tools folder, first on PATH —
+ * the same offline-capable way as the other tools. Otherwise says why the image's Node stays.
+ */
+export async function matchProjectNode(target: SetupTarget, workspaceDir: string, current: string): Promise<{ checks: NodeCheck[]; installed?: ToolOutcome; note?: string }> {
+  const checks = checkNode(await nodeRequirements(workspaceDir), current);
+  const imageNode = async (script: string): Promise<string> => (await execInContainer(target.docker, target.dockerId, [imageNodePath, '-p', script], { env: target.env })).stdout.trim();
+  const plan = planNode(checks, await imageNode(`require(${JSON.stringify(imageNpmManifest)}).engines.node`));
+  if (plan.action === 'none') return { checks };
+  if (plan.action === 'keep') return { checks, note: plan.reason };
+  const spec = `node-linux-${await imageNode('process.arch')}@${plan.range}`;
+  const install = await npmInstallTool(target, spec);
+  const node = { npm: spec, version: ['node', '--version'] };
+  const after = install.exitCode === 0 ? await versionOf(target, { name: 'node', what: 'Node.js runtime', ...node }) : undefined;
+  if (after?.version === undefined) return { checks, installed: { name: 'node', status: 'failed', reason: failedInstallReason(node, install, after) } };
+  return { checks: checkNode(checks, after.version), installed: { name: 'node', status: 'installed', version: `${after.version} (for ${plan.source} ${plan.range})` } };
 }

@@ -6,9 +6,12 @@ import type { ContainerEffectInput, InspectContainerOutput, StartContainerOutput
 import type { Installation } from '../store/installation.js';
 import { processTag } from './attachment.js';
 import type { OutputSink } from '../output.js';
+import { prepareCadreFolder } from './cadre-folder.js';
 import { cloneRepository } from './clone.js';
 import { watchWorkspaceDisk } from './disk-watchdog.js';
 import { exitCause, exitError } from './exit.js';
+import { projectRegistryHosts } from '../gateway/registries.js';
+import { updateMetadata } from './metadata.js';
 import { cleanUp, restartContainer, stopContainer, watchContainer } from './lifecycle.js';
 import type { ContainerLimits } from './limits.js';
 import { containerState, findContainer } from './records.js';
@@ -84,12 +87,15 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
     cloneRepository: fromPromise<void, ContainerEffectInput>(({ input }) => tracked(input.containerId, (async () => {
       const workspace = await workspaceOf(input);
       await cloneRepository({ url: input.repoUrl, dir: workspace.dir, onEvent, progressId: `${input.containerId}:clone` });
+      // Read once, as committed: files the container writes later never widen its own egress.
+      await updateMetadata(workspace.root, { projectRegistries: await projectRegistryHosts(workspace.dir) });
     })())),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(async ({ input }) => {
       if (input.dockerId) {
         await docker.getContainer(input.dockerId).start().catch((error: unknown) => {
           if ((error as { statusCode?: number }).statusCode !== 304) throw error;
         });
+        await prepareCadreFolder({ docker, dockerId: input.dockerId, onEvent });
         return { dockerId: input.dockerId };
       }
       const workspace = await workspaceOf(input);
@@ -111,6 +117,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         ...(options.command ? { command: options.command } : {}),
       };
       const { dockerId } = await tracked(input.containerId, startContainer({ docker, spec }));
+      await prepareCadreFolder({ docker, dockerId, onEvent });
       await rm(creatingMarker(workspace.root), { force: true });
       return { dockerId };
     }),

@@ -22,6 +22,8 @@ export interface ContainerMetadata {
   settings?: Record<string, unknown>;
   /** The container's out-of-memory kills, kept for /vm-status. */
   oom?: OomRecord;
+  /** Registry hosts the project's own .npmrc, .yarnrc and .yarnrc.yml name, read from cadre's fresh clone before the container ran. */
+  projectRegistries?: string[];
 }
 
 const metadataFile = (workspaceRoot: string): string => join(workspaceRoot, 'container.json');

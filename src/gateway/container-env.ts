@@ -6,11 +6,14 @@ export const defaultForwarderPorts = { modelPort: 4100, proxyPort: 4101 } as con
 /** The prefix of the gateway's MCP routes (origin-form, on the model port like model calls). */
 export const mcpRoutePrefix = '/cadre/mcp/';
 
+const loopbackNames = '127.0.0.1,localhost,::1';
+
 /**
  * Variables that point the official SDKs, git, npm and yarn at the in-container forwarder in
  * their ordinary way. The only credential is the container's JWT; a real key never appears.
  * The model base URL uses the 127.0.0.1 literal, which NO_PROXY exempts, so SDK calls are not
- * sent to the egress proxy; `localhost` and every other name go through the proxy.
+ * sent to the egress proxy; the container's own loopback names are exempt too (a project's test
+ * servers listen there), and every other name goes through the proxy.
  */
 export function containerGatewayEnv(input: {
   provider: ProviderKind;
@@ -30,8 +33,8 @@ export function containerGatewayEnv(input: {
     HTTPS_PROXY: proxy,
     http_proxy: proxy,
     https_proxy: proxy,
-    NO_PROXY: '127.0.0.1',
-    no_proxy: '127.0.0.1',
+    NO_PROXY: loopbackNames,
+    no_proxy: loopbackNames,
   };
 }
 

@@ -3,6 +3,7 @@ import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeDeadlineFile } from '../container/init.js';
 import { sandboxUser } from '../container/workspace.js';
+import type { RefusedHost } from '../container/install-failure.js';
 import { CadreError } from '../errors.js';
 import type { Budget } from './budget.js';
 import { containerGatewayEnv, containerMcpEnv } from './container-env.js';
@@ -78,6 +79,8 @@ export interface GatewaysOptions {
   allowLoopbackUpstreams: boolean;
   /** The host's MCP servers offered to containers, shared by every gateway of this process. */
   mcp?: ContainerMcp;
+  /** The package registries container `id` may reach: the host's configuration, the image's package managers, the project's own files. */
+  registryHosts: (id: string) => Promise<string[]>;
 }
 
 export function createGateways(options: GatewaysOptions) {
@@ -94,6 +97,13 @@ export function createGateways(options: GatewaysOptions) {
     return next;
   };
   const socketDir = (id: string): string => join(options.runDir, id);
+  // The latest egress refusals of each container, so a failed install can name the host it was refused.
+  const refusals = new Map<string, Array<RefusedHost & { at: number }>>();
+  const noteRefusal = (id: string, data: Record<string, unknown>): void => {
+    const list = refusals.get(id) ?? [];
+    list.push({ at: Date.now(), host: String(data.host ?? ''), port: Number(data.port ?? 0), rule: String(data.rule ?? ''), reason: String(data.reason ?? '') });
+    refusals.set(id, list.slice(-50));
+  };
 
   async function start(id: string, repoUrl: string, network: GatewayNetwork, token: Omit<OpenGateway, 'gateway'>): Promise<OpenGateway> {
     const dir = socketDir(id);
@@ -107,10 +117,14 @@ export function createGateways(options: GatewaysOptions) {
       provider: options.model?.provider ?? { kind: 'anthropic', baseUrl: upstreamDefaults.anthropic, apiKey: '' },
       credentials: options.credentials,
       budget: options.budget,
-      audit: options.audit,
+      audit: (type, data) => {
+        if (type === 'egress.decision' && data.allowed === false) noteRefusal(id, data);
+        options.audit(type, data);
+      },
       output: options.sink,
       allowLoopbackUpstreams: options.allowLoopbackUpstreams,
       ...(options.mcp ? { mcp: options.mcp } : {}),
+      registryHosts: network.isolation ? [] : await options.registryHosts(id),
     });
     const entry = { gateway, ...token };
     open.set(id, entry);
@@ -145,6 +159,10 @@ export function createGateways(options: GatewaysOptions) {
     }),
 
     isOpen: (id: string): boolean => open.has(id),
+
+    /** The egress refusals of container `id` since `since` (the latest 50 are kept). */
+    refusedSince: (id: string, since: Date): RefusedHost[] =>
+      (refusals.get(id) ?? []).filter((entry) => entry.at >= since.getTime()).map(({ at: _at, ...entry }) => entry),
 
     /**
      * Closes the gateway of `id` and revokes its token; harmless when there is none. The socket folder goes too unless

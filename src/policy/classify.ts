@@ -78,14 +78,14 @@ function checkAllowed(original: string[], workspace: string): Decision {
   const first = argv[0] ?? '';
   const name = programName(first);
   if (!isAllowedProgram(name)) {
-    return deny('policy.program.not-allowed', `${name} is not an allowed program (allowed: git, npm, yarn, docker, the editor server).`, { program: name });
+    return deny('policy.program.not-allowed', `${name} is not an allowed program (allowed: git, npm, yarn, pnpm, docker, the editor server).`, { program: name });
   }
   if (!isTrustedLocation(first)) {
     return deny('policy.program.path', `${first} is not the system's ${name}; call it by name.`, { program: name });
   }
   const args = argv.slice(1);
   const denied = name === 'git' ? checkGit(args, workspace)
-    : name === 'npm' || name === 'yarn' ? checkPackageManager(name, args)
+    : name === 'npm' || name === 'yarn' || name === 'pnpm' ? checkPackageManager(name, args)
       : name === 'docker' ? checkDocker(args) : undefined;
   return denied ?? allow('policy.allowed', `${name} is an allowed program and nothing blocked was found.`, { program: name });
 }

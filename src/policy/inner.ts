@@ -1,4 +1,4 @@
-// Commands that other programs run for you: find -exec, npm exec, yarn dlx, docker run/exec, strace, busybox, ….
+// Commands that other programs run for you: find -exec, npm exec, yarn dlx, pnpm exec, docker run/exec, strace, busybox, ….
 import { parseOptions, type OptionSpec } from './options.js';
 import { programName } from './programs.js';
 
@@ -8,7 +8,7 @@ export type InnerCommand = { kind: 'command'; argv: string[] } | { kind: 'string
 const opaqueRunners = new Set([
   'strace', 'ltrace', 'valgrind', 'busybox', 'toybox', 'nsenter', 'unshare', 'firejail', 'proot', 'fakeroot',
   'systemd-run', 'prlimit', 'catchsegv', 'ssh', 'parallel', 'run-one', 'sg', 'newgrp', 'script', 'gdb', 'caffeinate',
-  'npx', 'pnpx', 'bunx', 'pnpm', 'dbus-launch', 'setpriv', 'capsh', 'bwrap', 'daemonize', 'start-stop-daemon',
+  'npx', 'pnpx', 'bunx', 'dbus-launch', 'setpriv', 'capsh', 'bwrap', 'daemonize', 'start-stop-daemon',
 ]);
 
 const dockerValueOptions = new Set([
@@ -27,6 +27,7 @@ export function innerCommands(name: string, args: readonly string[]): InnerComma
   if (name === 'find') return findExec(args);
   if (name === 'npm') return npmExec(args);
   if (name === 'yarn') return yarnExec(args);
+  if (name === 'pnpm') return pnpmExec(args);
   if (name === 'docker') return dockerCommand(args);
   if (opaqueRunners.has(name)) return args.map((_arg, index) => ({ kind: 'command' as const, argv: args.slice(index) }));
   return [];
@@ -114,6 +115,32 @@ function yarnExec(args: readonly string[]): InnerCommand[] {
     default:
       return [];
   }
+}
+
+/** pnpm's options that take a value before the subcommand. */
+const pnpmValued = new Set(['-C', '--dir', '--filter', '-F', '--filter-prod', '--workspace-concurrency', '--reporter', '--loglevel', '--test-pattern', '--changed-files-ignore-pattern']);
+
+/** Where pnpm's subcommand is, past its own options and their values. */
+export function pnpmSubcommandAt(args: readonly string[]): number {
+  let at = 0;
+  while (at < args.length && (args[at] ?? '').startsWith('-')) at += pnpmValued.has(args[at] ?? '') ? 2 : 1;
+  return at;
+}
+
+/** pnpm exec CMD… (or shell code with -c / --shell-mode), and pnpm dlx's command for the record. */
+function pnpmExec(args: readonly string[]): InnerCommand[] {
+  const at = pnpmSubcommandAt(args);
+  const subcommand = args[at];
+  const shellMode = args.slice(0, at).some((arg) => arg === '-c' || arg === '--shell-mode');
+  if (subcommand !== 'exec' && subcommand !== 'dlx') return [];
+  let rest = args.slice(at + 1);
+  while (rest.length && (rest[0] ?? '').startsWith('-') && rest[0] !== '--') {
+    if (rest[0] === '-c' || rest[0] === '--shell-mode') return [{ kind: 'string', text: rest.slice(1).join(' ') }];
+    rest = rest.slice(rest[0] === '--package' ? 2 : 1);
+  }
+  if (rest[0] === '--') rest = rest.slice(1);
+  if (rest.length === 0) return [];
+  return shellMode ? [{ kind: 'string', text: rest.join(' ') }] : [{ kind: 'command', argv: rest }];
 }
 
 /** docker run|create IMAGE CMD…, docker exec CONTAINER CMD…, docker compose run|exec SERVICE CMD…. */

@@ -1,6 +1,6 @@
-// npm and yarn: nothing may change the shell that runs package scripts, load another config file, or fetch and run a package.
+// npm, yarn and pnpm: nothing may change the shell that runs package scripts, load another config file, or fetch and run a package.
 import { deny, type Decision } from './decision.js';
-import { yarnSubcommandAt } from './inner.js';
+import { pnpmSubcommandAt, yarnSubcommandAt } from './inner.js';
 import { isLongSpelling, splitOnce } from './options.js';
 
 const shellSettings = ['script-shell', 'shell'];
@@ -16,11 +16,12 @@ const fetchingExecOptions = ['--yes', '--package'];
  * A package that is not a dependency, fetched from the registry and run on the spot: yarn dlx and yarn create,
  * npm exec --yes / --package, npm init and npm create with an initializer (npx's twins; npx is not allowed).
  */
-function downloadAndRun(program: 'npm' | 'yarn', args: readonly string[]): string | undefined {
-  const at = program === 'yarn' ? yarnSubcommandAt(args) : args.findIndex((arg) => !arg.startsWith('-'));
+function downloadAndRun(program: 'npm' | 'yarn' | 'pnpm', args: readonly string[]): string | undefined {
+  const at = program === 'yarn' ? yarnSubcommandAt(args) : program === 'pnpm' ? pnpmSubcommandAt(args) : args.findIndex((arg) => !arg.startsWith('-'));
   const subcommand = args[at];
   const rest = args.slice(at + 1);
   const firstOperand = rest.find((arg) => !arg.startsWith('-'));
+  if (program === 'pnpm') return subcommand === 'dlx' || (subcommand === 'create' && firstOperand !== undefined) ? `pnpm ${subcommand}` : undefined;
   if (program === 'yarn') return subcommand === 'dlx' || (subcommand === 'create' && firstOperand !== undefined) ? `yarn ${subcommand}` : undefined;
   if ((subcommand === 'init' || subcommand === 'create' || subcommand === 'innit') && firstOperand !== undefined) return `npm ${subcommand} ${firstOperand}`;
   if (subcommand !== 'exec' && subcommand !== 'x') return undefined;
@@ -30,14 +31,24 @@ function downloadAndRun(program: 'npm' | 'yarn', args: readonly string[]): strin
   return fetching === undefined ? undefined : `npm ${subcommand} ${fetching}`;
 }
 
-/** Checks npm or yarn arguments; undefined when acceptable. */
-export function checkPackageManager(program: 'npm' | 'yarn', args: readonly string[]): Decision | undefined {
+/** pnpm's `--config.<key>=value` sets any setting on the command line: the key, normalised. */
+function pnpmConfigKey(arg: string): string | undefined {
+  const match = /^--config\.([^=]+)/.exec(arg);
+  return match ? match[1]!.toLowerCase().replace(/_/g, '-') : undefined;
+}
+
+/** Checks npm, yarn or pnpm arguments; undefined when acceptable. */
+export function checkPackageManager(program: 'npm' | 'yarn' | 'pnpm', args: readonly string[]): Decision | undefined {
   const fetched = downloadAndRun(program, args);
   if (fetched) {
-    return deny('policy.npm.download-exec', `${fetched} fetches a package that is not a dependency and runs it; add it to the project with ${program === 'npm' ? 'npm install' : 'yarn add'} and run it from there.`, { program });
+    return deny('policy.npm.download-exec', `${fetched} fetches a package that is not a dependency and runs it; add it to the project with ${program === 'npm' ? 'npm install' : `${program} add`} and run it from there.`, { program });
   }
   for (const arg of args) {
     if (arg === '--') break;
+    const key = pnpmConfigKey(arg);
+    if (key !== undefined && (shellSettings.includes(key) || programSettings.includes(key) || configFileSettings.includes(key) || key === 'scriptshell')) {
+      return deny('policy.npm.exec-setting', `${program} ${arg} changes a setting that names a program or a configuration file for ${program} to use.`, { program });
+    }
     if (isLongSpelling(arg, '--script-shell', 5) || isLongSpelling(arg, '--shell', 4)) {
       return deny('policy.npm.script-shell', `${program} ${arg} changes the shell that runs package scripts.`, { program });
     }

@@ -1,7 +1,7 @@
 // Which programs the vm-agent may run, and the families of programs the policy must recognise.
 
 /** Programs a vm-agent command may start: version control, package managers, containers, the editor server. */
-export const allowedPrograms = ['git', 'npm', 'yarn', 'docker', 'code-server', 'openvscode-server'] as const;
+export const allowedPrograms = ['git', 'npm', 'yarn', 'pnpm', 'docker', 'code-server', 'openvscode-server'] as const;
 
 /** Directories from which an allowed program may be named by absolute path (/usr/bin/git). */
 const trustedDirectories = ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin', '/sbin', '/usr/local/sbin'];

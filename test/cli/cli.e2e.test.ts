@@ -3,6 +3,7 @@ import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempProject } from '../support/cli.js';
+import { startPipedCadre } from './vm-cadre.js';
 
 let project: string;
 let home: string;
@@ -47,6 +48,20 @@ describe('cadre -c', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Session');
     expect(run.stdout).toContain('Usage: /save <session_name>');
+  });
+
+  it('answers every piped command, a failed one too, and ends at /exit while the pipe stays open', async () => {
+    // A program driving cadre through a pipe (an editor, a test) sends the next command after the answer to the last one.
+    const piped = startPipedCadre(project, home);
+    const failed = await piped.run('/sttus', undefined, 30_000);
+    expect(failed).toMatchObject({ type: 'output.error', code: 'command.unknown' });
+    const status = await piped.run('/status', undefined, 30_000);
+    expect(status).toMatchObject({ type: 'output.result', kind: 'status' });
+    piped.child.stdin.write('/exit\n');
+    const ended = await Promise.race([piped.exited, new Promise((resolve) => setTimeout(() => resolve('still running'), 15_000))]);
+    piped.end();
+    // The exit code says a command failed (the first failure's: 2 for the unknown command).
+    expect(ended).toBe(2);
   });
 
   it('rejects a --cwd that is not a folder', async () => {

@@ -80,6 +80,18 @@ describeDocker('a sandbox container, end to end', () => {
     expect(net.stdout.trim()).toMatch(/ENETUNREACH|EHOSTUNREACH|ECONNREFUSED/);
   });
 
+  it('resolves localhost and serves a test server on localhost and 127.0.0.1 inside the container', async () => {
+    const server = "const http = require('http'); http.createServer((q, s) => s.end('up')).listen(0, 'localhost', function () {"
+      + " const port = this.address().port; const done = () => this.close();"
+      + " http.get({ host: 'localhost', port }, (r) => r.on('data', (d) => { console.log('localhost', String(d));"
+      + " http.get({ host: '127.0.0.1', port }, (r2) => r2.on('data', (d2) => { console.log('127.0.0.1', String(d2)); done(); })); })); })";
+    const result = await execIn(docker, docker.getContainer(dockerId), ['node', '-e', server]);
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim().split('\n')).toEqual(['localhost up', '127.0.0.1 up']);
+    const hosts = await execIn(docker, docker.getContainer(dockerId), ['getent', 'hosts', 'localhost']);
+    expect(hosts.stdout).toMatch(/^(127\.0\.0\.1|::1)\s+localhost/);
+  });
+
   it('stops a runaway write at the workspace disk limit', async () => {
     expect(workspace.disk.mechanism).toBe('loop-ext4');
     const result = await execIn(docker, docker.getContainer(dockerId), ['sh', '-c', 'dd if=/dev/zero of=/workspace/runaway bs=1M count=200 2>&1; rm -f /workspace/runaway']);

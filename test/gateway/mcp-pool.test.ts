@@ -27,7 +27,7 @@ async function pool(options: { containers: boolean; budgetLimit?: number }) {
   if (mcp) cleanups.push(() => mcp.close());
   const audit: { type: string; data: Record<string, unknown> }[] = [];
   const gateways = createGateways({
-    runDir: join(home, 'run'), session: () => 's1', credentials, budget, sink: () => undefined, allowLoopbackUpstreams: false,
+    runDir: join(home, 'run'), session: () => 's1', credentials, budget, sink: () => undefined, allowLoopbackUpstreams: false, registryHosts: async () => [],
     model: { provider: { kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-host-key' }, model: 'm' },
     audit: (type, data) => audit.push({ type, data }), ...(mcp ? { mcp } : {}),
   });

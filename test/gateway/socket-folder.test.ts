@@ -31,7 +31,7 @@ describe.runIf(process.getuid?.() === 0)('the gateway socket folder', () => {
     await chmod(home, 0o755);
     const credentials = await openCredentials({ keysDir: join(home, 'keys') });
     const gateways = createGateways({
-      runDir: join(home, 'run'), session: () => 's1', model: null, credentials, budget: createBudget(), audit: () => undefined, sink: () => undefined, allowLoopbackUpstreams: false,
+      runDir: join(home, 'run'), session: () => 's1', model: null, credentials, budget: createBudget(), audit: () => undefined, sink: () => undefined, allowLoopbackUpstreams: false, registryHosts: async () => [],
     });
     await gateways.open('vm-test', 'https://example.invalid/r.git', { isolation: true, allowedDomains: [] }, Date.now() + 300_000);
     cleanups.push(() => gateways.close('vm-test'));

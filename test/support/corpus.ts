@@ -1,9 +1,9 @@
 // The real-project corpus beside the checkout (../shared/corpus): its MANIFEST, and fresh copies of a project unpacked into a temporary folder.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 
 /** vitest runs from the repository root; the corpus sits beside the checkout. */
 export const corpusDir = resolve(process.cwd(), '../shared/corpus');
@@ -61,15 +61,19 @@ export type UnpackedProject = CorpusCopy;
 
 /** A fresh copy of the project in a new temporary folder; `dispose` removes the folder. */
 export function unpackCorpus(name: string): CorpusCopy {
-  const archive = corpusArchive(name);
-  const tmp = mkdtempSync(join(tmpdir(), `corpus-${name}-`));
+  return { ...unpackArchive(corpusArchive(name).path, name, 'corpus'), entry: corpusEntry(name) };
+}
+
+/** Unpacks `archive` (one top-level folder `name/`) into a new temporary folder; `dispose` removes that folder. */
+function unpackArchive(archive: string, name: string, kind: string): { root: string; dispose: () => void } {
+  const tmp = mkdtempSync(join(tmpdir(), `${kind}-${name}-`));
   try {
-    execFileSync('tar', ['-xzf', archive.path, '-C', tmp]);
+    execFileSync('tar', ['-xzf', archive, '-C', tmp]);
   } catch (error) {
     rmSync(tmp, { recursive: true, force: true });
     throw error;
   }
-  return { root: join(tmp, name), entry: corpusEntry(name), dispose: () => rmSync(tmp, { recursive: true, force: true }) };
+  return { root: join(tmp, name), dispose: () => rmSync(tmp, { recursive: true, force: true }) };
 }
 
 /** The real, non-vulnerable projects: the ones generation must fit. */
@@ -79,3 +83,28 @@ export const generationProjects = [
 ] as const;
 
 export type GenerationProject = (typeof generationProjects)[number];
+
+/** The real repositories vendored beside the tests (test/fixtures/repos), for what the corpus lacks. */
+const vendoredDir = resolve(process.cwd(), 'test/fixtures/repos');
+
+/** A fresh copy of a vendored repository, its archive checked against test/fixtures/repos/MANIFEST.json first. */
+export function unpackVendored(name: string): { root: string; dispose: () => void } {
+  const { archives } = JSON.parse(readFileSync(join(vendoredDir, 'MANIFEST.json'), 'utf8')) as { archives: { name: string; archive: { file: string; sha256: string } }[] };
+  const entry = archives.find((archive) => archive.name === name);
+  if (!entry) throw new Error(`test/fixtures/repos has no repository named ${name}.`);
+  const path = join(vendoredDir, entry.archive.file);
+  const sha256 = createHash('sha256').update(readFileSync(path)).digest('hex');
+  if (sha256 !== entry.archive.sha256) throw new Error(`${name}: the archive differs from MANIFEST.json (sha256 ${sha256}).`);
+  return unpackArchive(path, name, 'vendored');
+}
+
+/** Every file under `root` (paths relative to it, `/`-separated), for serving an unpacked project from the local git server. */
+export function filesOf(root: string): Record<string, Uint8Array> {
+  const files: Record<string, Uint8Array> = {};
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files[relative(root, path).split(sep).join('/')] = readFileSync(path);
+  }
+  return files;
+}
