@@ -129,10 +129,12 @@ describeDocker('/vm-restart under a running vm-agent task', () => {
     pty.type(`/vm-config --container ${containerId} --timeout 1${keys.enter}`);
     at = await pty.waitFor('timeout: the deadline is now', { from: at });
     const movedAt = Date.now();
-    at = await pty.waitFor(`Task ${task} timed out: ${containerId} reached its deadline and was stopped`, { from: at, timeoutMs: 120_000 });
+    at = await pty.waitFor(`Task ${task} timed out: ${containerId} reached its deadline and was stopped`, { from: at, timeoutMs: 180_000 });
+    // At the new deadline (one minute), not before it and nowhere near the old 30 minutes; stopping the container takes
+    // longer on a loaded machine, hence the margin.
     const elapsed = Date.now() - movedAt;
     expect(elapsed).toBeGreaterThan(55_000);
-    expect(elapsed).toBeLessThan(75_000);
+    expect(elapsed).toBeLessThan(150_000);
     const remedy = captured(/give it more time with (\/vm-config --container vm-[0-9a-f]{4} --timeout <minutes>, then \/vm-restart vm-[0-9a-f]{4})/, pty.screen().slice(at));
     expect(remedy).toBe(`/vm-config --container ${containerId} --timeout <minutes>, then /vm-restart ${containerId}`);
     const ending = pty.screen().slice(at - 2_000);
