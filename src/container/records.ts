@@ -115,7 +115,7 @@ export async function listCadreContainers(docker: Docker): Promise<ContainerReco
   }
 }
 
-/** The container with short id `id` (or an engine id), or a CadreError naming the ids that exist. */
+/** The container with short id `id` (or an engine id), or a CadreError saying how to find the person's own. */
 export async function findContainer(docker: Docker, id: string): Promise<ContainerRecord> {
   try {
     const byLabel = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.container}=${id}`] } });
@@ -125,9 +125,9 @@ export async function findContainer(docker: Docker, id: string): Promise<Contain
   } catch (error) {
     if (engineStatus(error) !== 404) throw engineError(error, `look up container ${id}`);
   }
-  const known = (await listCadreContainers(docker)).map((record) => record.id);
+  // The remedy names no ids: other installations' containers on this engine are none of this person's business.
   throw new CadreError('container-not-found', `No cadre container ${id}`, {
-    remedy: known.length ? `the containers are: ${known.join(', ')}` : 'create one with /vm-create <repo_url>',
+    remedy: '/vm-status lists your containers; /vm-create <repo_url> makes one',
     exitCode: exitCodes.commandFailed,
   });
 }

@@ -75,6 +75,8 @@ describeDocker('containers belong to their installation and outlive cadre', () =
     const cleanup = await runCli(['--json', '-c', `/vm-cleanup ${id} --yes`], { cwd: second.project, home: second.home });
     expect(cleanup.code).toBe(1);
     expect(events(cleanup).find((e) => e.type === 'output.error')).toMatchObject({ code: 'vm.foreign-container', message: expect.stringContaining(first.home) });
+    const unknown = await runCli(['-c', '/vm-status vm-zzzz'], { cwd: second.project, home: second.home });
+    expect(unknown.stderr, 'an unknown id names no other installation\'s container').not.toContain(id);
     const restart = await runCli(['--json', '-c', `/vm-restart ${id}`], { cwd: second.project, home: second.home });
     expect(events(restart).find((e) => e.type === 'output.error')).toMatchObject({ code: 'vm.foreign-container' });
 
