@@ -144,7 +144,11 @@ describe('git through the egress proxy', () => {
     });
     cleanups.push(server.close);
     const { gateway, proxyPort } = await setup({ allowLoopbackUpstreams: true });
-    const env = { ...process.env, ...containerGatewayEnv({ provider: 'anthropic', token: gateway.token, proxyPort }) };
+    // In a container, localhost is the container itself and never proxied (NO_PROXY); here the repository server stands on
+    // the host's localhost for a remote host, so localhost comes out of NO_PROXY and git takes the proxy as it would for one.
+    const containerEnv = containerGatewayEnv({ provider: 'anthropic', token: gateway.token, proxyPort });
+    expect(containerEnv.NO_PROXY).toContain('localhost');
+    const env = { ...process.env, ...containerEnv, NO_PROXY: '127.0.0.1,::1', no_proxy: '127.0.0.1,::1' };
 
     await git(['clone', '-q', `http://localhost:${server.port}/repo.git`, 'out'], root, env);
     expect(await readFile(join(root, 'out', 'README.md'), 'utf8')).toBe('cloned through the gateway\n');
