@@ -126,7 +126,9 @@ export async function startGatewaySandbox(input: {
   const workspace = await mkdtemp(join(tmpdir(), 'cadre-ws-'));
   await chown(workspace, 1000, 1000);
   cleanups.push(() => rm(workspace, { recursive: true, force: true }));
-  const env = containerGatewayEnv({ provider: input.kind, token: gateway.token, ...forwarderPorts });
+  // The test registry listens on the host's localhost, standing for a remote registry: inside this container localhost is
+  // the container itself, which the real NO_PROXY exempts from the proxy, so here localhost goes through the proxy.
+  const env = { ...containerGatewayEnv({ provider: input.kind, token: gateway.token, ...forwarderPorts }), NO_PROXY: '127.0.0.1,::1', no_proxy: '127.0.0.1,::1' };
   const container = await docker.createContainer({
     Image: input.host.image,
     Cmd: [node.node, '/opt/cadre/runner/forwarder-main.js', '--model-port', String(forwarderPorts.modelPort), '--proxy-port', String(forwarderPorts.proxyPort)],
