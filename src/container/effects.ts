@@ -52,6 +52,8 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
   // The clone and the container's creation run side by side: a cleanup after one failed waits for the other to end,
   // so no file lands in a removed workspace and no container appears after its removal.
   const inFlight = new Map<string, Set<Promise<unknown>>>();
+  /** The clone under way for a container being created (its container starts beside it). */
+  const clones = new Map<string, Promise<void>>();
   const tracked = <T>(id: string, work: Promise<T>): Promise<T> => {
     const running = inFlight.get(id) ?? new Set();
     inFlight.set(id, running);
@@ -84,12 +86,18 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       await writeFile(creatingMarker(root), `${JSON.stringify({ pid: process.pid, tag: processTag(), session: options.session(), since: new Date().toISOString() })}\n`);
       return prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
     }),
-    cloneRepository: fromPromise<void, ContainerEffectInput>(({ input }) => tracked(input.containerId, (async () => {
-      const workspace = await workspaceOf(input);
-      await cloneRepository({ url: input.repoUrl, dir: workspace.dir, onEvent, progressId: `${input.containerId}:clone` });
-      // Read once, as committed: files the container writes later never widen its own egress.
-      await updateMetadata(workspace.root, { projectRegistries: await projectRegistryHosts(workspace.dir) });
-    })())),
+    cloneRepository: fromPromise<void, ContainerEffectInput>(({ input }) => {
+      const clone = tracked(input.containerId, (async () => {
+        const workspace = await workspaceOf(input);
+        await cloneRepository({ url: input.repoUrl, dir: workspace.dir, onEvent, progressId: `${input.containerId}:clone` });
+        // Read once, as committed: files the container writes later never widen its own egress.
+        await updateMetadata(workspace.root, { projectRegistries: await projectRegistryHosts(workspace.dir) });
+      })());
+      clones.set(input.containerId, clone);
+      return clone.finally(() => {
+        if (clones.get(input.containerId) === clone) clones.delete(input.containerId);
+      });
+    }),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(async ({ input }) => {
       if (input.dockerId) {
         await docker.getContainer(input.dockerId).start().catch((error: unknown) => {
@@ -117,6 +125,8 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         ...(options.command ? { command: options.command } : {}),
       };
       const { dockerId } = await tracked(input.containerId, startContainer({ docker, spec }));
+      // The container starts beside the clone: its folder is kept out of git only once /workspace is a clone.
+      await clones.get(input.containerId)?.catch(() => undefined);
       await prepareCadreFolder({ docker, dockerId, onEvent });
       await rm(creatingMarker(workspace.root), { force: true });
       return { dockerId };

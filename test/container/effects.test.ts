@@ -1,6 +1,6 @@
 // The real container statechart driven by the dockerode effects: creating → cloning (the container started beside the clone) → running ⇄ restarting → timed-out → cleaned-up.
 import { randomUUID } from 'node:crypto';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActor, waitFor } from 'xstate';
@@ -57,6 +57,8 @@ describeDocker('the container machine with real effects', () => {
     expect(actor.getSnapshot().context.failure).toBeNull();
     expect(await containerStatus({ docker, id: containerId })).toMatchObject({ state: 'running', deadline: new Date(deadline).toISOString() });
     expect(events.some((event) => event.type === 'output.progress' && event.id === `${containerId}:clone` && event.done)).toBe(true);
+    // The container started beside the clone, and its own folder is kept out of git once the clone is there.
+    expect(await readFile(join(actor.getSnapshot().context.workspace!.dir, '.git', 'info', 'exclude'), 'utf8')).toContain('/.cadre-tools/\n');
 
     actor.send({ type: 'container.restart' });
     await waitFor(actor, (state) => state.matches('restarting'));
