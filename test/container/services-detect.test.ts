@@ -1,6 +1,6 @@
 // Service detection on real projects of the corpus: what their compose files, example .env, ORM config and dependencies say
 // their tests need, as MANIFEST.json records it (MySQL for fastify-demo, PostgreSQL + MongoDB for nestjs-boilerplate...).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -38,6 +38,20 @@ it('a repository with unreadable or hostile files suggests nothing and does not 
     await writeFile(join(root, 'package.json'), 'null');
     await writeFile(join(root, 'docker-compose.yml'), 'services:\n  x:\n    image: "\n');
     await writeFile(join(root, '.env.example'), 'DATABASE_URL=sqlite://dev.db\n'.repeat(1000));
+    await expect(detectServices(root)).resolves.toEqual({ services: [], unsupported: [], evidence: [] });
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+it('a repository without a package.json, or with one that is not JSON or not a file, suggests nothing and does not fail', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'cadre-detect-'));
+  try {
+    await expect(detectServices(root)).resolves.toEqual({ services: [], unsupported: [], evidence: [] });
+    await writeFile(join(root, 'package.json'), '{ "dependencies": ');
+    await expect(detectServices(root)).resolves.toEqual({ services: [], unsupported: [], evidence: [] });
+    await rm(join(root, 'package.json'));
+    await symlink('/dev/zero', join(root, 'package.json'));
     await expect(detectServices(root)).resolves.toEqual({ services: [], unsupported: [], evidence: [] });
   } finally {
     await rm(root, { recursive: true, force: true });

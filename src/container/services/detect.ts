@@ -1,6 +1,6 @@
 // Which services a repository's tests expect, from its compose files, its example .env, its ORM config and its dependencies:
 // a suggestion to show, never a reason to start anything.
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ServiceName } from './catalog.js';
 
@@ -50,7 +50,20 @@ const dependencyServices: Record<string, Found> = {
   redis: 'redis', ioredis: 'redis', mongoose: 'mongodb', mongodb: 'mongodb',
 };
 
-const read = (root: string, file: string): Promise<string> => readFile(join(root, file), 'utf8').catch(() => '');
+/** A small regular file of the repository as text; '' for anything else (missing, a link, a pipe, over 1 MB). */
+async function read(root: string, file: string): Promise<string> {
+  const info = await lstat(join(root, file)).catch(() => undefined);
+  if (!info?.isFile() || info.size > 1024 * 1024) return '';
+  return readFile(join(root, file), 'utf8').catch(() => '');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 /** Reads at most a few small files of the repository at `root`; never fails (an unreadable file is no evidence). */
 export async function detectServices(root: string): Promise<ServiceSuggestion> {
@@ -68,7 +81,8 @@ export async function detectServices(root: string): Promise<ServiceSuggestion> {
   }
   const prisma = /datasource\s+\w+\s*{[^}]*provider\s*=\s*"(\w+)"/.exec(await read(root, 'prisma/schema.prisma'))?.[1];
   if (prisma) note(prisma === 'postgresql' ? 'postgres' : prisma === 'mysql' ? 'mysql' : prisma === 'mongodb' ? 'mongodb' : undefined, `prisma/schema.prisma: provider ${prisma}`);
-  const parsed: unknown = await read(root, 'package.json').then((text) => JSON.parse(text) as unknown, () => undefined);
+  // A repository without a package.json, or with one that is not JSON, is no evidence either way.
+  const parsed = parseJson(await read(root, 'package.json'));
   const manifest = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { dependencies?: unknown; devDependencies?: unknown };
   const listed = (value: unknown): string[] => (typeof value === 'object' && value !== null ? Object.keys(value) : []);
   const dependencies = [...listed(manifest.dependencies), ...listed(manifest.devDependencies)];
