@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { editorFiles } from '../../src/container/editor/server.js';
-import { editorEntry } from '../../src/container/editor/volume.js';
+import { editorEntry, editorNode } from '../../src/container/editor/volume.js';
 import { filesContaining } from '../gateway/container-support.js';
 import { runCli, tempProject } from '../support/cli.js';
 import { describeDocker, testDocker } from '../support/docker.js';
@@ -95,7 +95,7 @@ describeDocker('/vm-editor: code-server in the container, on 127.0.0.1 behind a 
     expect(workbench.status).toBe(200);
     expect(await workbench.text()).toMatch(/workbench/);
 
-    const listing = await docker.getContainer(dockerId).exec({ Cmd: ['node', editorEntry, '--extensions-dir', editorFiles.extensions, '--user-data-dir', editorFiles.userData, '--config', editorFiles.config, '--list-extensions'], AttachStdout: true, AttachStderr: true });
+    const listing = await docker.getContainer(dockerId).exec({ Cmd: [editorNode, editorEntry, '--extensions-dir', editorFiles.extensions, '--user-data-dir', editorFiles.userData, '--config', editorFiles.config, '--list-extensions'], AttachStdout: true, AttachStderr: true });
     const output = await new Promise<string>((resolve, reject) => listing.start({}, (error, stream) => {
       if (error || !stream) return reject(error ?? new Error('no stream'));
       let text = '';

@@ -5,6 +5,7 @@ import { engineError } from '../docker-client.js';
 import { CadreError } from '../../errors.js';
 import { toolsPrefix } from '../dev-tools.js';
 import { execInContainer, type ExecResult } from '../exec.js';
+import { editorNode } from './volume.js';
 
 /** The editor's folder in the container: the root filesystem is read-only and HOME is a tmpfs, the workspace is the one writable place that lasts. */
 export const editorDir = `${toolsPrefix}/editor`;
@@ -20,7 +21,7 @@ export const editorFiles = {
 
 /** code-server's options shared by every run: its state in the workspace, and its own config file (the default one would be written to HOME). */
 export const editorOptions = (entry: string): string[] =>
-  ['node', entry, '--user-data-dir', editorFiles.userData, '--extensions-dir', editorFiles.extensions, '--config', editorFiles.config];
+  [editorNode, entry, '--user-data-dir', editorFiles.userData, '--extensions-dir', editorFiles.extensions, '--config', editorFiles.config];
 
 const shell = (script: string): string[] => ['sh', '-c', script];
 

@@ -14,6 +14,9 @@ import type { OutputSink } from '../../output.js';
 import { engineError } from '../docker-client.js';
 import { withFileLock } from '../file-lock.js';
 
+/** The Node code-server runs on: Debian's Node 18 in the sandbox image (code-server 4.89 requires 18; the image's default is newer). */
+export const editorNode = '/usr/bin/node';
+
 export const editorMountPath = '/opt/editor';
 
 export const editorRecipe = {
@@ -66,6 +69,8 @@ export function editorBuildScript(): string {
   const temporary = `${editorMountPath}/.build-${randomBytes(4).toString('hex')}`;
   return [
     'set -eu',
+    // Debian's Node 18 first on PATH: code-server 4.89 requires it (the image's default Node is newer).
+    'export PATH=/usr/bin:/bin:/usr/local/bin',
     `if [ -f ${installDir}/.complete ]; then exit 0; fi`,
     `rm -rf ${editorMountPath}/.build-*`,
     'echo "cadre-phase: apt"',
@@ -75,8 +80,8 @@ export function editorBuildScript(): string {
     `npm_config_nodedir=/usr npm install --global --unsafe-perm --no-fund --no-audit --prefix ${temporary} ${editorRecipe.name}@${editorRecipe.version}`,
     ...ripgrepShim(`${temporary}/lib/node_modules/${editorRecipe.name}/lib/vscode`),
     'echo "cadre-phase: check"',
-    `HOME=/tmp node ${temporary}/lib/node_modules/${editorRecipe.name}/out/node/entry.js --version`,
-    `cd ${temporary}/lib/node_modules/${editorRecipe.name}/lib/vscode && "$(node -p "require('@vscode/ripgrep').rgPath")" --version && cd /tmp`,
+    `HOME=/tmp ${editorNode} ${temporary}/lib/node_modules/${editorRecipe.name}/out/node/entry.js --version`,
+    `cd ${temporary}/lib/node_modules/${editorRecipe.name}/lib/vscode && "$(${editorNode} -p "require('@vscode/ripgrep').rgPath")" --version && cd /tmp`,
     `chmod -R a+rX ${temporary}`,
     `rm -rf ${installDir}`,
     `mv ${temporary} ${installDir}`,
