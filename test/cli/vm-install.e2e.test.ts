@@ -37,10 +37,11 @@ describeDocker('installing in the container through the gateway', () => {
     expect(JSON.stringify(installed.data)).toMatch(/npm/);
   }, 200_000);
 
-  it('/vm-setup-dev installs pnpm into the workspace and reports its version', async () => {
-    const setup = await cadre.run(`/vm-setup-dev --tools "node,pnpm" --container ${id}`, resultOrError('vm.setup-dev'), 180_000);
+  it('/vm-setup-dev installs TypeScript into the workspace and reports its version; pnpm, now in the image, is verified', async () => {
+    const setup = await cadre.run(`/vm-setup-dev --tools "node,pnpm,typescript" --container ${id}`, resultOrError('vm.setup-dev'), 180_000);
     expect(setup.type, JSON.stringify(setup)).toBe('output.result');
     const tools = (setup.data?.tools ?? []) as { name: string; status: string; version?: string }[];
-    expect(tools.find((t) => t.name === 'pnpm')).toMatchObject({ status: 'installed', version: expect.stringMatching(/^\d+\./) });
+    expect(tools.find((t) => t.name === 'typescript')).toMatchObject({ status: 'installed', version: expect.stringMatching(/\d+\.\d+/) });
+    expect(tools.find((t) => t.name === 'pnpm')).toMatchObject({ status: 'verified', version: expect.stringMatching(/^\d+\./) });
   }, 200_000);
 });
