@@ -38,12 +38,19 @@ describe('pipes and signals', () => {
     const { project, home } = await tempProject();
     const child = spawn(process.execPath, [cadreBin, '-c', '/save before-term', '-c', '/exec sleep 30'], { cwd: project, env: sessionEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let sent = false;
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('Saved session')) setTimeout(() => child.kill('SIGTERM'), 300);
+      // One SIGTERM: a second one, arriving while cadre shuts down, would rightly end it at once.
+      if (out.includes('Saved session') && !sent) {
+        sent = true;
+        setTimeout(() => child.kill('SIGTERM'), 300);
+      }
     });
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(143);
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (exitCode, exitSignal) => resolve([exitCode, exitSignal])));
+    expect(code, `signal ${signal}; stdout: ${out.slice(-400)}; stderr: ${err.slice(-400)}`).toBe(143);
     const saved = JSON.parse(await readFile(join(project, '.cadre/sessions/.autosave.json'), 'utf8')) as { name: string; transcript: { text: string }[] };
     expect(saved.name).toBe('before-term');
     const next = await runCli(['-c', '/status'], { cwd: project, home });
