@@ -129,7 +129,8 @@ describeDocker('/vm-restart under a running vm-agent task', () => {
     pty.type(`/vm-config --container ${containerId} --timeout 1${keys.enter}`);
     at = await pty.waitFor('timeout: the deadline is now', { from: at });
     const movedAt = Date.now();
-    at = await pty.waitFor(`Task ${task} timed out: ${containerId} reached its deadline and was stopped`, { from: at, timeoutMs: 180_000 });
+    // Either cadre's deadline watcher or the container's own init may stop it first: the task is timed out either way.
+    at = await pty.waitFor(`Task ${task} timed out`, { from: at, timeoutMs: 180_000 });
     // At the new deadline (one minute), not before it and nowhere near the old 30 minutes; stopping the container takes
     // longer on a loaded machine, hence the margin.
     const elapsed = Date.now() - movedAt;
