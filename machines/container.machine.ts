@@ -148,6 +148,7 @@ export const containerMachine = setup({
     hasServices: ({ context }) => context.services.length > 0,
     hasContainer: ({ context }) => context.dockerId !== null,
     deadlinePassed: ({ context }) => context.deadline <= Date.now(),
+    deadlineAhead: ({ context }) => context.deadline > Date.now(),
     laterDeadline: (_, params: { deadline: number }) => params.deadline > Date.now(),
     found: (_, params: { output: InspectContainerOutput }) => params.output.running,
   },
@@ -319,20 +320,26 @@ export const containerMachine = setup({
       states: {
         'opening-gateway': {
           description: 'The gateway child is opening the container\'s way out (model calls, egress); nothing runs in it before.',
-          on: { 'gateway.opened': 'watching' },
+          on: {
+            'gateway.opened': 'watching',
+            'container.deadline.extended': { actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) } },
+          },
         },
         watching: {
           description: 'Open for work; waiting for the deadline (watched again from the new one when it moves).',
           invoke: { id: 'watchDeadline', src: 'watchDeadline', input: ({ context }) => ({ deadline: context.deadline }), onError: failWith },
+          on: {
+            // Only the watcher starts again: re-entering `running` would close the gateway and revoke the running task's credential.
+            'container.deadline.extended': {
+              target: 'watching',
+              reenter: true,
+              actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+            },
+          },
         },
       },
       on: {
         'container.deadline.reached': 'timed-out',
-        'container.deadline.extended': {
-          target: '.watching',
-          reenter: true,
-          actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
-        },
         'gateway.failed': { target: 'failed', actions: { type: 'recordGatewayFailure', params: ({ event }) => ({ reason: event.reason }) } },
         'container.exited': {
           target: 'failed',
@@ -370,16 +377,47 @@ export const containerMachine = setup({
     },
     'timed-out': {
       description: 'The deadline passed: the container is stopped; a later deadline (/vm-config --timeout) lets it start again, or it waits for cleanup.',
-      invoke: [
-        { id: 'stopTimedOut', src: 'stopContainer', input: effectInput, onError: failWith },
-        { id: 'stopServicesTimedOut', src: 'stopServices', input: effectInput, onError: failWith },
-      ],
-      on: {
-        'container.cleanup': 'cleaning-up',
-        'container.deadline.extended': {
-          guard: { type: 'laterDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
-          target: 'stopped',
-          actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+      initial: 'stopping',
+      on: { 'container.cleanup': 'cleaning-up' },
+      states: {
+        stopping: {
+          description:
+            'Stopping the container and its services. A later deadline is kept but waits for the stop to finish: a start before then would be undone by the stop still under way.',
+          type: 'parallel',
+          states: {
+            container: {
+              initial: 'stopping',
+              states: {
+                stopping: { invoke: { id: 'stopTimedOut', src: 'stopContainer', input: effectInput, onDone: 'stopped', onError: failWith } },
+                stopped: { type: 'final' },
+              },
+            },
+            services: {
+              initial: 'stopping',
+              states: {
+                stopping: { invoke: { id: 'stopServicesTimedOut', src: 'stopServices', input: effectInput, onDone: 'stopped', onError: failWith } },
+                stopped: { type: 'final' },
+              },
+            },
+          },
+          onDone: 'stopped',
+          on: {
+            'container.deadline.extended': {
+              guard: { type: 'laterDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+              actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+            },
+          },
+        },
+        stopped: {
+          description: 'Stopped; with a deadline moved while it stopped, it is at once a stopped container that can start again.',
+          always: { guard: 'deadlineAhead', target: '#container.stopped' },
+          on: {
+            'container.deadline.extended': {
+              guard: { type: 'laterDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+              target: '#container.stopped',
+              actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+            },
+          },
         },
       },
     },

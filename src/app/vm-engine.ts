@@ -342,7 +342,9 @@ export async function createVmEngine(options: VmEngineOptions) {
       const editorClosed = await editors.close(record.id);
       const actor = actorOf(record.id);
       if (!actor) throw new Error(`the container actor ${record.id} is not running`);
-      const state = actor.getSnapshot() as ContainerSnapshot;
+      let state = actor.getSnapshot() as ContainerSnapshot;
+      // Given more time while its timed-out stop is still under way: it can start once that stop has finished.
+      if (state.matches('timed-out.stopping') && state.context.deadline > Date.now()) state = await settled(actor, ['stopped', 'timed-out.stopped', 'failed']);
       if (state.matches('timed-out')) {
         throw new CadreError('vm.cannot-restart', `${id} passed its deadline (${new Date(state.context.deadline).toLocaleString()}); its workspace is kept.`, {
           remedy: `give it more time with /vm-config --container ${id} --timeout <minutes>, then /vm-restart ${id}`,
