@@ -1,4 +1,5 @@
 // /exec on real shell commands: the runner (streaming, exit codes, timeout and abort killing the whole group) and the command as cadre runs it.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +67,26 @@ describe('runShellCommand', () => {
     });
     expect(result.aborted).toBe(true);
     expect(result.signal).toBe('SIGTERM');
+  });
+
+  it('Ctrl-C ends the command though a process it started in another session still holds its output', async () => {
+    const controller = new AbortController();
+    const marker = `escaped-${process.pid}-${Date.now()}`;
+    try {
+      const result = await Promise.race([
+        runShellCommand({
+          command: `setsid sh -c 'while true; do echo ${marker}; sleep 0.2; done' & echo started; sleep 30`,
+          cwd,
+          signal: controller.signal,
+          // Once the escaped loop writes, it has its own session: Ctrl-C then.
+          onOutput: (_, chunk) => { if (chunk.includes(marker)) controller.abort(); },
+        }),
+        new Promise<'still running'>((resolve) => setTimeout(() => resolve('still running'), 10_000).unref()),
+      ]);
+      expect(result).toMatchObject({ aborted: true, heldOpen: true });
+    } finally {
+      spawnSync('pkill', ['-f', marker]);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 // The runner's tools on a real temp workspace, through the wrapper: confinement, policy denials as events, edits, limits.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -118,4 +118,22 @@ it('run-command tells the host each call in order: the call, its output, a polic
     { type: 'tool.result', id: 'c1', name: 'run-command', ok: false, display: expect.stringMatching(/^run-command: denied \(policy\.blocked\./) },
   ]);
   expect(denied.result.output).toMatch(/^Refused: denied by the policy \(policy\.blocked\.[^)]+\): .*\. The command was not run\.$/);
+});
+
+it('run-command ends when the command does, though a process it left in another session still holds its output', async () => {
+  const workspace = temp();
+  // A test script that leaves a server behind in a session of its own (setsid), still writing to the command's output.
+  writeFileSync(join(workspace, 'package.json'), JSON.stringify({
+    name: 'lingering', version: '1.0.0',
+    scripts: { test: 'setsid bash -c \'while true; do echo tick; sleep 0.2; done\' & sleep 1; echo suite passed' },
+  }));
+  const outcome = await within(8_000, call(workspace, 'run-command', { command: 'npm test', timeoutSeconds: 60 }));
+  try {
+    expect(outcome).toMatchObject({ result: { isError: false } });
+    if (outcome === 'still running') return;
+    expect(outcome.result.output).toMatch(/suite passed/);
+    expect(outcome.result.output).toMatch(/\[exit code 0; a process it started still runs in the background and holds its output/);
+  } finally {
+    spawnSync('pkill', ['-f', 'while true; do echo tick']);
+  }
 });

@@ -41,7 +41,8 @@ export const runCommandTool = defineTool<typeof parameters, RunnerToolContext>({
       : '';
     const ending = (run.timedOut
       ? `stopped after ${params.timeoutSeconds} s (timeout)`
-      : run.signal ? `killed by ${run.signal}` : `exit code ${run.exitCode}`) + outOfMemory;
+      : run.signal ? `killed by ${run.signal}` : `exit code ${run.exitCode}`) + outOfMemory +
+      (run.heldOpen ? '; a process it started still runs in the background and holds its output (what it writes from now on is not shown)' : '');
     const failed = run.timedOut || run.signal !== null || run.exitCode !== 0 || kills > 0;
     return {
       output: `$ ${params.command}\n${run.output}${run.output.endsWith('\n') || run.output === '' ? '' : '\n'}[${ending}]` +

@@ -9,11 +9,15 @@ export interface CommandRun {
   timedOut: boolean;
   /** The output for the model: the head and the tail when it is long. */
   output: string;
+  /** The command ended, but a process it started outside its group (setsid, a daemon) still holds its output open. */
+  heldOpen: boolean;
 }
 
 const headChars = 8_000;
 const tailChars = 24_000;
 const killGraceMs = 2_000;
+/** How long the output may stay open after the command ended and its group was killed: only an escaped process holds it then. */
+const heldOpenGraceMs = 1_500;
 
 /** The runner's environment minus the model credentials: a command (an npm script, say) never sees the session JWT. */
 export function commandEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -64,7 +68,9 @@ export function spawnCommand(options: {
     });
     const output = boundedOutput();
     let timedOut = false;
+    let finished = false;
     let killTimer: NodeJS.Timeout | undefined;
+    let heldOpenTimer: NodeJS.Timeout | undefined;
     const stop = () => {
       if (killTimer || child.pid === undefined || child.exitCode !== null) return;
       signalGroup(child.pid, 'SIGTERM');
@@ -76,9 +82,20 @@ export function spawnCommand(options: {
       stop();
     }, options.timeoutMs);
     options.signal.addEventListener('abort', stop, { once: true });
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, heldOpen: boolean): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      clearTimeout(heldOpenTimer);
+      options.signal.removeEventListener('abort', stop);
+      resolve({ exitCode, signal, timedOut, output: output.text(), heldOpen });
+    };
     for (const name of ['stdout', 'stderr'] as const) {
       const decoder = new StringDecoder('utf8');
       child[name].on('data', (data: Buffer) => {
+        // Once the call has its answer, what an escaped process still writes is read (so it never blocks on a full pipe) and dropped.
+        if (finished) return;
         const text = decoder.write(data);
         if (!text) return;
         output.add(text);
@@ -87,18 +104,16 @@ export function spawnCommand(options: {
     }
     child.once('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      finished = true;
       reject(error.code === 'ENOENT' ? new ToolRefusal('bash is not installed where the runner runs') : error);
     });
-    // Whatever the command left behind in its group (a background server, say) goes with it, so its pipes close.
-    child.once('exit', () => {
+    // Whatever the command left behind in its group (a background server, say) goes with it, so its pipes close. A process
+    // that left the group (setsid) may keep them open for ever: the command has ended, so the call ends shortly after.
+    child.once('exit', (exitCode, signal) => {
       if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
+      heldOpenTimer = setTimeout(() => finish(exitCode, signal, true), heldOpenGraceMs);
     });
-    child.once('close', (exitCode, signal) => {
-      clearTimeout(timer);
-      if (killTimer) clearTimeout(killTimer);
-      options.signal.removeEventListener('abort', stop);
-      resolve({ exitCode, signal, timedOut, output: output.text() });
-    });
+    child.once('close', (exitCode, signal) => finish(exitCode, signal, false));
   });
 }
 
