@@ -137,3 +137,11 @@ it('run-command ends when the command does, though a process it left in another 
     spawnSync('pkill', ['-f', 'while true; do echo tick']);
   }
 });
+
+it('read-file refuses a huge file unread instead of taking it into memory', async () => {
+  const workspace = temp();
+  // Sparse: 3 GB on paper, nothing on disk; read whole, it would take the runner's memory (or more than Node can hold).
+  execFileSync('truncate', ['-s', '3G', join(workspace, 'dump.sql')]);
+  const { result } = await call(workspace, 'read-file', { path: 'dump.sql', startLine: 1, endLine: 5 });
+  expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/dump\.sql is 3\.0 GB, over the 16\.0 MB this read takes/) });
+});

@@ -7,7 +7,11 @@ export function isBinary(content: Buffer): boolean {
   return content.subarray(0, 8000).includes(0);
 }
 
-export const formatBytes = (bytes: number) => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`);
+/** The largest file read-file opens to take lines from (a lock file or a bundle fits; a database dump in a repository does not). */
+export const maxReadFileBytes = 16 * 1024 * 1024;
+
+export const formatBytes = (bytes: number) =>
+  bytes < 1024 ? `${bytes} B` : bytes < 1024 ** 2 ? `${(bytes / 1024).toFixed(1)} KB` : bytes < 1024 ** 3 ? `${(bytes / 1024 ** 2).toFixed(1)} MB` : `${(bytes / 1024 ** 3).toFixed(1)} GB`;
 
 /** Lines `startLine`..`endLine` (1-based) numbered for the model, stopping at the 100 KB read limit; null when the file is shorter. */
 export function numberedLines(text: string, range: { startLine?: number; endLine?: number }): { output: string; first: number; lastShown: number; limited: boolean } | null {

@@ -1,6 +1,6 @@
 // read-file: a file's text (on the host as the plan would leave it), whole or by line range, at most 100 KB at once.
 import { z } from 'zod';
-import { formatBytes, isBinary, numberedLines } from './limits.js';
+import { formatBytes, isBinary, maxReadFileBytes, numberedLines } from './limits.js';
 import { defineTool, ToolRefusal } from './tool.js';
 
 const parameters = z.object({
@@ -17,7 +17,8 @@ export const readFileTool = defineTool({
   paths: (params) => [params.path],
   async execute(params, { files }) {
     const relPath = files.confine(params.path, 'read');
-    const content = await files.read(relPath);
+    // Refused unread over the limit: a huge file in the repository must not take the reader's memory.
+    const content = await files.read(relPath, { maxBytes: maxReadFileBytes });
     if (content === null) throw new ToolRefusal(`${relPath} does not exist or is a folder (list-files shows what is there)`);
     if (isBinary(content)) return { output: `${relPath} is a binary file (${formatBytes(content.length)}); its content is not shown.`, display: `read ${relPath} (binary, not shown)` };
     const text = content.toString('utf8');
