@@ -70,7 +70,7 @@ export type SessionEvent =
   | { type: 'budget.used'; tokens: number; inputTokens?: number; outputTokens?: number }
   | { type: 'budget.exhausted' }
   | { type: 'session.renamed'; name: string }
-  | { type: 'task.submit'; taskId: string; agent: AgentName; text: string; deadline?: number | null; followUp?: boolean }
+  | { type: 'task.submit'; taskId: string; agent: AgentName; text: string; deadline?: number | null; followUp?: boolean; containerId?: string }
   | { type: 'task.cancel'; taskId?: string }
   | { type: 'container.registered'; containerId: string }
   | { type: 'container.removed'; containerId: string }
@@ -144,7 +144,7 @@ export const sessionMachine = setup({
       const { taskId, agent, text } = event;
       enqueue.spawnChild('task', {
         id: childId(taskId),
-        input: { taskId, agent, text, autoApprove: context.mode === 'auto', deadline: event.deadline ?? null, followUp: event.followUp === true },
+        input: { taskId, agent, text, autoApprove: context.mode === 'auto', deadline: event.deadline ?? null, followUp: event.followUp === true, containerId: event.containerId ?? null },
       });
       if (agent === 'vm-agent') {
         const grant = context.activeVmTask === null;

@@ -19,6 +19,8 @@ export interface TaskInput {
   /** Epoch milliseconds after which the task times out; null for none. */
   deadline: number | null;
   retryBaseMs?: number;
+  /** vm-agent: the container it works in (chosen when it is submitted, whatever becomes current later). */
+  containerId?: string | null;
 }
 
 export interface TaskAttempt {
@@ -37,6 +39,7 @@ export interface TaskContext {
   attempts: TaskAttempt[];
   deadline: number | null;
   retryBaseMs: number;
+  containerId: string | null;
   specialist: string | null;
   /** The plan drafted last (universal-agent); its child actor `plan` carries it through approval and apply. */
   plan: DraftedPlan | null;
@@ -77,6 +80,8 @@ export interface DraftPlanInput { taskId: string; text: string; specialist: stri
 export interface DraftPlanOutput { summary: string; plan: DraftedPlan | null }
 export interface RunAttemptInput {
   taskId: string; agent: AgentName; text: string; attempt: number; specialist: string | null;
+  /** vm-agent: the container the task was submitted for. */
+  containerId: string | null;
   /** The task's backoff, for what an attempt retries itself (a model's 429 or 5xx): base doubled per retry, at most maxRetries. */
   retryBaseMs: number; maxRetries: number;
 }
@@ -162,6 +167,7 @@ export const taskMachine = setup({
     attempts: [],
     deadline: input.deadline,
     retryBaseMs: input.retryBaseMs ?? 2000,
+    containerId: input.containerId ?? null,
     specialist: null,
     plan: null,
     summary: null,
@@ -269,7 +275,7 @@ export const taskMachine = setup({
             src: 'runAttempt',
             input: ({ context }) => ({
               taskId: context.taskId, agent: context.agent, text: context.text,
-              attempt: context.attempt, specialist: context.specialist,
+              attempt: context.attempt, specialist: context.specialist, containerId: context.containerId,
               retryBaseMs: context.retryBaseMs, maxRetries: context.maxRetries,
             }),
             onDone: { target: '#task.succeeded', actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) } },

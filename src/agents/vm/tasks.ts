@@ -48,11 +48,18 @@ export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptIn
 
 export function createVmTasks(options: VmTasksOptions) {
   const { vm, sink, audit } = options;
-  const containerOf = new Map<string, string>();
   const restarts = createContainerRestarts();
   /** Out-of-memory kills seen during each task (checked against the container's cgroup), told again when it ends. */
   const oomOf = new Map<string, Promise<OomRecord | null>[]>();
   const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
+  /** The session's live vm-agent task actors, with the container each was submitted for (it travels in the task's input). */
+  const vmTasksIn = (containerId: string): [string, AnyActorRef][] =>
+    Object.entries(options.session().getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(([key, actor]) => {
+      const task = actor?.getSnapshot() as { status: string; context?: { agent?: string; containerId?: string | null } } | undefined;
+      return key.startsWith('task:') && actor && task?.status === 'active' && task.context?.agent === 'vm-agent' && task.context.containerId === containerId
+        ? [[key.slice('task:'.length), actor] as [string, AnyActorRef]]
+        : [];
+    });
 
   /**
    * The runner says a command ran the container out of memory: checked against the container's own cgroup (the runner's word
@@ -76,7 +83,7 @@ export function createVmTasks(options: VmTasksOptions) {
    * the conversation), rather than failing as if the runner had crashed.
    */
   async function attempt(input: RunAttemptInput, signal: AbortSignal): Promise<RunAttemptOutput> {
-    const containerId = containerOf.get(input.taskId) ?? context().currentContainer;
+    const containerId = input.containerId ?? context().currentContainer;
     if (!containerId) throw new CadreError('vm-agent.no-container', 'There is no container for vm-agent to work in.', { remedy: 'create one with /vm-create <repo_url>' });
     for (;;) {
       await restarts.settled(containerId);
@@ -178,15 +185,12 @@ export function createVmTasks(options: VmTasksOptions) {
     /** The vm-agent task running now in `containerId` (not one waiting in the queue), if any. */
     runningIn(containerId: string): string | undefined {
       const active = context().activeVmTask;
-      return active !== null && containerOf.get(active) === containerId ? active : undefined;
+      return vmTasksIn(containerId).find(([taskId]) => taskId === active)?.[0];
     },
 
     /** /vm-config --timeout moved `containerId`'s deadline: its tasks (running or queued) end at the new one. */
     moveDeadline(containerId: string, deadline: number): void {
-      const children = options.session().getSnapshot().children as Record<string, AnyActorRef | undefined>;
-      for (const [taskId, container] of containerOf) {
-        if (container === containerId) children[`task:${taskId}`]?.send({ type: 'task.deadline.moved', deadline });
-      }
+      for (const [, task] of vmTasksIn(containerId)) task.send({ type: 'task.deadline.moved', deadline });
     },
 
     /** Runs /vm-restart's `restart` of `containerId`; a task running in it waits for it and carries on after. */
@@ -204,10 +208,9 @@ export function createVmTasks(options: VmTasksOptions) {
       if (!engine.model) engine.runnerEnv(containerId);
       if (!record.state.running) throw new CadreError('vm-agent.container-not-running', `${containerId} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${containerId}` });
       const taskId = randomBytes(2).toString('hex');
-      containerOf.set(taskId, containerId);
       const session = options.session();
       session.send({ type: 'session.transcript.add', entry: { role: 'user', text, at: Date.now() } });
-      session.send({ type: 'task.submit', taskId, agent: 'vm-agent', text, deadline: record.deadline });
+      session.send({ type: 'task.submit', taskId, agent: 'vm-agent', text, deadline: record.deadline, containerId });
       const task = session.getSnapshot().children[`task:${taskId}`] as AnyActorRef | undefined;
       if (!task) throw new Error(`the task actor ${taskId} was not spawned`);
       audit('task.submitted', { taskId, agent: 'vm-agent', containerId, text });
@@ -230,7 +233,6 @@ export function createVmTasks(options: VmTasksOptions) {
         .finally(() => {
           started.unsubscribe();
           retrying.unsubscribe();
-          containerOf.delete(taskId);
         });
       if (ctx.interactive) {
         outcome.catch((error: unknown) => sink(say(`Task ${taskId}: ${error instanceof Error ? error.message : String(error)}`, 'warn')));
