@@ -84,6 +84,14 @@ export function existsError(message: string): CadreError {
   return new CadreError('generation.exists', message, { remedy: 'Choose another name, or ask for a change to the existing code (that needs a model).', exitCode: exitCodes.usage });
 }
 
+/** An endpoint for a resource the project has no model of, asked without the fields to make one. */
+export function missingFieldsError(resource: string, kind: 'entity' | 'model' | 'table', task: { method: string; path: string }): CadreError {
+  return new CadreError('generation.missing-fields', `${resource} has no ${kind} yet, and the task lists no fields for one.`, {
+    remedy: `List its fields, e.g. "add an endpoint ${task.method} ${task.path} with fields name:string price:number" (or "with name and price": types come from the names).`,
+    exitCode: exitCodes.usage,
+  });
+}
+
 export async function readProjectFile(cwd: string, path: string): Promise<string | null> {
   try {
     return await readFile(join(cwd, path), 'utf8');

@@ -4,7 +4,7 @@ import { type AstNode, child, children, identifierName } from '../../project/ast
 import type { ProjectContext } from '../../project/context.js';
 import type { PlanStep } from '../plan-draft.js';
 import { afterStatement, appendElement, appendProperty, applyEdits, beforeStatement, parseExisting } from './ast-edit.js';
-import { existsError, findExport, isConventionSource } from './conventions.js';
+import { existsError, missingFieldsError, findExport, isConventionSource } from './conventions.js';
 import { camelCase, plural } from './names.js';
 import { printSnippet, printSource } from './printer.js';
 import { mongooseModelSteps } from './schema-mongoose.js';
@@ -97,7 +97,7 @@ export async function layeredEndpointSteps(context: ProjectContext, read: (path:
   const steps: PlanStep[] = [];
   const modelExists = Object.keys(context.files).some((path) => posix.dirname(path) === layers.models && new RegExp(`^${variable}\\.model\\.js$`).test(posix.basename(path)));
   if (!modelExists) {
-    if (task.fields.length === 0) throw existsError(`${name} has no model yet and the task lists no fields for one.`);
+    if (task.fields.length === 0) throw missingFieldsError(name, 'model', task);
     steps.push(...await mongooseModelSteps(context, read, name, task.fields, false));
   }
   const existingRoute = await read(files.route);

@@ -6,7 +6,7 @@ import type { CompilerOptions } from '../../project/tsconfig.js';
 import type { PlanStep } from '../plan-draft.js';
 import { afterStatement, applyEdits, indentationAt, parseExisting, startOf } from './ast-edit.js';
 import { addMember } from './class-edit.js';
-import { existsError, isConventionSource } from './conventions.js';
+import { existsError, missingFieldsError, isConventionSource } from './conventions.js';
 import { addImportEdits } from './imports.js';
 import { camelCase, plural } from './names.js';
 import { printSnippet, printSource } from './printer.js';
@@ -60,7 +60,7 @@ export async function koaEndpointSteps(input: KoaInput, layout: Layout): Promise
     const text = (await read(entityFile)) ?? '';
     entity = { path: entityFile, className: /export\s+class\s+(\w+)/.exec(text)?.[1] ?? task.resource, schema: /export\s+const\s+(\w+Schema)\s*=/.exec(text)?.[1] ?? null };
   } else {
-    if (task.fields.length === 0) throw existsError(`${task.resource} has no entity yet and the task lists no fields for one.`);
+    if (task.fields.length === 0) throw missingFieldsError(task.resource, 'entity', task);
     const created = await typeormEntity(context, read, task.resource, task.fields, input.compilerOptions);
     const templateEntity = Object.keys(context.files).find((path) => posix.dirname(path) === posix.dirname(created.path));
     const documented = templateEntity ? /export\s+const\s+\w+Schema\s*=\s*\{/.test((await read(templateEntity)) ?? '') : false;

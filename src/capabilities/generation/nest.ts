@@ -6,7 +6,7 @@ import { type CompilerOptions } from '../../project/tsconfig.js';
 import type { PlanStep } from '../plan-draft.js';
 import { appendElement, applyEdits, parseExisting } from './ast-edit.js';
 import { addMember } from './class-edit.js';
-import { existsError, findFile, isConventionSource } from './conventions.js';
+import { existsError, missingFieldsError, findFile, isConventionSource } from './conventions.js';
 import { addImportEdits, importBlock, type ImportSpec } from './imports.js';
 import { camelCase, kebabCase, plural } from './names.js';
 import { printSource } from './printer.js';
@@ -86,7 +86,7 @@ export async function nestEndpointSteps(input: NestInput): Promise<{ steps: Plan
   let entity: { path: string; className: string };
   if (entityPath) entity = { path: entityPath, className: /export\s+class\s+(\w+)/.exec((await read(entityPath)) ?? '')?.[1] ?? `${task.resource}Entity` };
   else {
-    if (task.fields.length === 0) throw existsError(`${task.resource} has no entity yet and the task lists no fields for one.`);
+    if (task.fields.length === 0) throw missingFieldsError(task.resource, 'entity', task);
     const created = await typeormEntity(context, read, task.resource, task.fields, input.compilerOptions);
     steps.push(created.step);
     entity = created;

@@ -4,7 +4,7 @@ import { type AstNode, child, children, identifierName, walk } from '../../proje
 import type { ProjectContext } from '../../project/context.js';
 import type { PlanStep } from '../plan-draft.js';
 import { appendProperty, applyEdits, parseExisting } from './ast-edit.js';
-import { existsError, isConventionSource } from './conventions.js';
+import { existsError, missingFieldsError, isConventionSource } from './conventions.js';
 import { addImportEdits, importBlock, type ImportSpec } from './imports.js';
 import { camelCase } from './names.js';
 import { printSource } from './printer.js';
@@ -56,7 +56,7 @@ export async function trpcSteps(context: ProjectContext, read: (path: string) =>
     throw error;
   });
   if (table && task.fields.length > 0) steps.push(table.step);
-  else if (table) throw existsError(`${task.resource} has no table yet and the task lists no fields for one.`);
+  else if (table) throw missingFieldsError(task.resource, 'table', task);
   const tableName = table?.variable ?? task.resource;
   const insertSchema = table?.insertSchema ?? `Create${task.resource}Schema`;
   const guard = task.method === 'GET' ? 'publicProcedure' : template.text.includes('protectedProcedure') ? 'protectedProcedure' : 'publicProcedure';

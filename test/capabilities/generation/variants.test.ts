@@ -47,6 +47,25 @@ describe('parseGenerationTask', () => {
     expect(parseGenerationTask('design a database table for invoices with fields total:number paidAt?:date')).toMatchObject({ kind: 'schema', name: 'Invoice', fields: [{ name: 'total', type: 'number' }, { name: 'paidAt', type: 'date', optional: true }] });
   });
 
+  it('reads endpoints and fields the way people ask for them, without a path or types', () => {
+    const field = (name: string, type: string) => ({ name, type, optional: false, list: false });
+    expect(parseGenerationTask('create a REST endpoint for products with name and price')).toEqual({
+      kind: 'endpoint', method: 'POST', path: '/products', resource: 'Product', fields: [field('name', 'string'), field('price', 'number')],
+    });
+    expect(parseGenerationTask('add a GET /products endpoint returning products with name and price')).toMatchObject({
+      method: 'GET', path: '/products', fields: [field('name', 'string'), field('price', 'number')],
+    });
+    expect(parseGenerationTask('add an orders API that lists orders')).toMatchObject({ method: 'GET', path: '/orders', resource: 'Order', fields: [] });
+    expect(parseGenerationTask('add a products endpoint with fields name (string), a price as float, inStock and createdAt')).toMatchObject({
+      method: 'POST', path: '/products', fields: [field('name', 'string'), field('price', 'number'), field('inStock', 'boolean'), field('createdAt', 'date')],
+    });
+    expect(parseGenerationTask('create a model Review with rating, body and isVerified')).toMatchObject({
+      kind: 'schema', name: 'Review', fields: [field('rating', 'int'), field('body', 'text'), field('isVerified', 'boolean')],
+    });
+    // Not a list of names: no fields rather than made-up ones.
+    expect(parseGenerationTask('create a component StatusCard with a nice soft border')).toMatchObject({ kind: 'component', props: [] });
+  });
+
   it('says what is missing and how to say it', () => {
     expect(() => parseGenerationTask('make a nice component')).toThrow(expect.objectContaining({ code: 'generation.missing-name', remedy: expect.stringContaining('SearchBox') }));
     expect(() => parseGenerationTask('POST /reviews')).toThrow(expect.objectContaining({ code: 'generation.missing-fields' }));
