@@ -3,6 +3,7 @@ import { appendFile, mkdir, readFile, readdir, rm, utimes, writeFile } from 'nod
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runAnalysis } from '../../../src/capabilities/analysis/index.js';
+import { analysisCachePath } from '../../../src/capabilities/analysis/cache.js';
 import type { AnalysisReport } from '../../../src/capabilities/analysis/types.js';
 import { unpackCorpus, type UnpackedProject } from '../../support/corpus.js';
 
@@ -19,9 +20,13 @@ describe('the warm analysis on vulnerable-node', () => {
   it('answers an unchanged tree from the cache, and re-analyses the one file edited between two runs', async () => {
     const cold = await runAnalysis('security', { cwd: project.root });
     expect(places(cold)).toContain(sqlInjectionInProducts);
+    // A per-file cache that no longer reads proves that the warm answer came from the report cache alone.
+    const perFileCache = await readFile(analysisCachePath(project.root, 'security'), 'utf8');
+    await writeFile(analysisCachePath(project.root, 'security'), 'not json');
     const warm = await runAnalysis('security', { cwd: project.root });
     expect(warm.filesReused).toBe(warm.filesAnalyzed);
     expect(places(warm)).toEqual(places(cold));
+    await writeFile(analysisCachePath(project.root, 'security'), perFileCache);
 
     const products = join(project.root, 'model/products.js');
     const source = await readFile(products, 'utf8');
