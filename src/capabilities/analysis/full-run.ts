@@ -1,5 +1,5 @@
 // The full analysis (what runs when the report cache cannot answer): lists the target's files, analyses the changed ones (cached by content hash), runs the project-level rules, builds the report.
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import { loadImportAliases } from '../../project/import-aliases.js';
@@ -17,6 +17,19 @@ import type { ProjectView } from './view.js';
 
 /** The analysis of `key`'s target when the report cache could not answer: changed files are analysed (the others come from the per-file cache), then the project-level rules. */
 export async function runFullAnalysis(key: ReportKey, options: RunAnalysisOptions, started: number): Promise<AnalysisReport> {
+  // The cache folder exists before the walk stats the root: creating it afterwards would move the root's mtime and miss
+  // next time. One that cannot be created is said once, when the caches are written; one created here is removed
+  // again (when still empty) if the run fails or is interrupted.
+  const created = options.cache === false || options.signal?.aborted ? undefined : await mkdir(join(key.root, '.cadre'), { recursive: true }).catch(() => undefined);
+  try {
+    return await analyseTarget(key, options, started);
+  } catch (error) {
+    if (created) await rmdir(created).catch(() => undefined);
+    throw error;
+  }
+}
+
+async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, started: number): Promise<AnalysisReport> {
   const { root, kind, target } = key;
   const listing = kindFiles[kind];
   const targetAbsolute = join(root, target);
@@ -27,9 +40,6 @@ export async function runFullAnalysis(key: ReportKey, options: RunAnalysisOption
   // What the analysis reads, and what decides how (manifests, tsconfig, type declarations that name folders): nothing else is stat'ed.
   const accept = (path: string): boolean => listing.includes(path) || /(?:^|\/)(?:package|tsconfig|jsconfig|components)\.json$|\.d\.ts$/.test(path);
   const useCache = options.cache !== false;
-  // The cache folder exists before the walk stats the root: creating it afterwards would move the root's mtime and miss next time.
-  // A folder that cannot be created is said once, when the caches are written.
-  if (useCache) await mkdir(join(root, '.cadre'), { recursive: true }).catch(() => undefined);
   // Taken before anything is read, so that an input changed during this run is a miss next time.
   const inputs = useCache ? inputsStamp(key) : null;
   const walk: WalkRecord = { folders: [], files: [] };
