@@ -5,7 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -52,18 +52,35 @@ function countLines(folder) {
   return { files, lines };
 }
 
+/** CPU seconds (user + system) used by this process's finished children, where Linux says (/proc, in clock ticks of 10 ms); else null. */
+function childrenCpuSeconds() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /s, '').split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function timed(argv, cwd) {
+  const cpuBefore = childrenCpuSeconds();
   const start = process.hrtime.bigint();
   const run = spawnSync(argv[0], argv.slice(1), { cwd, encoding: 'utf8', maxBuffer: 1 << 30, env: { ...process.env, NO_COLOR: '1' } });
-  return { seconds: Number(process.hrtime.bigint() - start) / 1e9, run };
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  const cpuAfter = childrenCpuSeconds();
+  return { seconds, cpuSeconds: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, run };
+}
+
+function loadLine() {
+  return `load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} on ${availableParallelism()} cores`;
 }
 
 function cadreRun(tree) {
-  const { seconds, run } = timed([process.execPath, cadre, '--json', 'analyze', 'security'], tree);
+  const { seconds, cpuSeconds, run } = timed([process.execPath, cadre, '--json', 'analyze', 'security'], tree);
   if (run.status !== 0) throw new Error(`cadre analyze security exited ${run.status}: ${run.stderr || run.stdout.slice(-2000)}`);
   const report = run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line)).find((event) => event.type === 'output.result' && event.data?.kind === 'security')?.data;
   if (!report) throw new Error('cadre printed no security report');
-  return { seconds, report };
+  return { seconds, cpuSeconds, report };
 }
 
 function oxlintRun(tree) {
@@ -108,12 +125,16 @@ try {
   const projects = buildTree(tree);
   const size = countLines(tree);
   console.log(`Tree: the ${projects} corpus projects, ${size.files} script files, ${size.lines.toLocaleString('en')} lines (${tree}).`);
+  console.log(`Machine at the start: ${loadLine()}.`);
 
   // Interleaved, so that whatever else the machine is doing weighs on both tools alike.
   const cold = [];
   const warm = [];
   const oxlint = [];
   const eslint = [];
+  const warmCpu = [];
+  const nodeStart = [];
+  const nodeStartCpu = [];
   let report;
   let oxlintSummary = '';
   for (let index = 0; index < runs; index += 1) {
@@ -123,12 +144,18 @@ try {
     report = first.report;
     const again = cadreRun(tree);
     warm.push(again.seconds);
+    if (again.cpuSeconds !== null) warmCpu.push(again.cpuSeconds);
     if (again.report.filesReused !== again.report.filesAnalyzed) throw new Error(`the warm run re-read ${again.report.filesAnalyzed - again.report.filesReused} files`);
+    if (JSON.stringify(again.report.findings) !== JSON.stringify(first.report.findings)) throw new Error('the warm run answered differently from the cold run');
+    // What any Node.js command costs on this machine right now: the floor under the warm figure.
+    const bare = timed([process.execPath, '-e', ''], tree);
+    nodeStart.push(bare.seconds);
+    if (bare.cpuSeconds !== null) nodeStartCpu.push(bare.cpuSeconds);
     const lint = oxlintRun(tree);
     oxlint.push(lint.seconds);
     oxlintSummary = lint.summary;
     if (process.env.BENCH_ESLINT === '1') eslint.push(eslintRun(tree, workspace));
-    console.log(`run ${index + 1}/${runs}: cadre cold ${first.seconds.toFixed(2)} s, warm ${again.seconds.toFixed(3)} s; oxlint ${lint.seconds.toFixed(2)} s${eslint.length ? `; eslint ${eslint.at(-1).toFixed(2)} s` : ''}`);
+    console.log(`run ${index + 1}/${runs}: cadre cold ${first.seconds.toFixed(2)} s, warm ${again.seconds.toFixed(3)} s (node alone ${nodeStart.at(-1).toFixed(3)} s); oxlint ${lint.seconds.toFixed(2)} s${eslint.length ? `; eslint ${eslint.at(-1).toFixed(2)} s` : ''}`);
   }
 
   const ratio = median(cold) / median(oxlint);
@@ -138,8 +165,10 @@ try {
   if (eslint.length) console.log(`eslint + security plugins   ${median(eslint).toFixed(2)} s`);
   console.log('');
   console.log(`Cold: cadre / oxlint = ${ratio.toFixed(2)}×   target ≤ ${targets.coldRatio}×   ${ratio <= targets.coldRatio ? 'met' : 'NOT met'}`);
-  console.log(`Warm: ${median(warm).toFixed(3)} s   target ≤ ${targets.warmSeconds} s   ${median(warm) <= targets.warmSeconds ? 'met' : 'NOT met'}`);
+  console.log(`Warm: ${median(warm).toFixed(3)} s   target ≤ ${targets.warmSeconds} s   ${median(warm) <= targets.warmSeconds ? 'met' : 'NOT met'}`
+    + `   (CPU ${warmCpu.length ? `${median(warmCpu).toFixed(2)} s` : 'not measured'}; \`node -e ''\` alone ${median(nodeStart).toFixed(3)} s${nodeStartCpu.length ? `, CPU ${median(nodeStartCpu).toFixed(2)} s` : ''})`);
   console.log(`Medians of ${runs} run(s) each; cold = no .cadre cache. The machine's load weighs on every figure alike.`);
+  console.log(`Machine at the end: ${loadLine()}.`);
 } finally {
   if (!process.env.BENCH_KEEP) rmSync(workspace, { recursive: true, force: true });
 }

@@ -1,6 +1,7 @@
 // Security scorer: `cadre analyze security` on the deliberately vulnerable apps of ../shared/corpus against the ground truth
 // in test/capabilities/ground-truth (derived from each app's own documentation); prints recall and precision per category.
-// Usage: node bench/security-score.mjs [--json] [--verbose]   (build cadre first: npm run build)
+// Usage: node bench/security-score.mjs [--json] [--verbose] [--advisories FILE]   (build cadre first: npm run build)
+//   --advisories  an OSV or GitHub advisory export checked besides the bundled snapshot (as `cadre analyze security --advisories`)
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -71,6 +72,8 @@ export function totals(scores) {
 async function main() {
   const json = process.argv.includes('--json');
   const verbose = process.argv.includes('--verbose');
+  const advisoriesAt = process.argv.indexOf('--advisories');
+  const advisoriesFile = advisoriesAt === -1 ? undefined : process.argv[advisoriesAt + 1];
   const built = join(root, 'dist', 'src', 'capabilities', 'analysis', 'index.js');
   if (!existsSync(built)) throw new Error('cadre is not built: run `npm run build` first.');
   const { runAnalysis } = await import(pathToFileURL(built).href);
@@ -80,7 +83,7 @@ async function main() {
     const truth = JSON.parse(readFileSync(join(truthFolder, `${name}.json`), 'utf8'));
     const project = unpack(name);
     try {
-      const report = await runAnalysis('security', { cwd: project.root, cache: false });
+      const report = await runAnalysis('security', { cwd: project.root, cache: false, ...(advisoriesFile ? { advisoriesFile } : {}) });
       const score = scoreProject(truth, report.findings);
       scores.push(score);
       perProject[name] = score;
@@ -94,7 +97,7 @@ async function main() {
     return;
   }
   const format = (value) => (value === null ? '  -  ' : value.toFixed(2));
-  console.log(`Security scorer: ${projects.join(', ')} against test/capabilities/ground-truth (targets: recall ≥ ${targets.recall}, precision ≥ ${targets.precision})`);
+  console.log(`Security scorer: ${projects.join(', ')} against test/capabilities/ground-truth (targets: recall ≥ ${targets.recall}, precision ≥ ${targets.precision})${advisoriesFile ? `; advisories: the bundled snapshot and ${advisoriesFile}` : ''}`);
   console.log('');
   console.log('category       items  found  recall   findings  correct  precision');
   for (const category of categories) {

@@ -18,9 +18,17 @@ export type ListedFile = { path: string; size: number; mtimeMs: number };
 
 export type FolderCache = { entries: Record<string, { mtimeMs: number; folders: string[]; files: string[] }>; changed: boolean };
 
+/**
+ * What a walk looked at, enough to tell later that a new walk would list the same files with only stats: each folder
+ * read (relative, with a trailing slash) and its mtime, each file whose name was accepted and its size and mtime
+ * (size -1 when it is not a regular file any more).
+ */
+export type WalkRecord = { folders: [path: string, mtimeMs: number][]; files: [path: string, size: number, mtimeMs: number][] };
+
 /** A folder's subfolders and files, from the cache when its mtime has not moved since it was read. */
-function readFolder(folder: string, prefix: string, cache: FolderCache | undefined): { folders: string[]; files: string[] } {
-  const mtimeMs = cache ? statSync(folder).mtimeMs : 0;
+function readFolder(folder: string, prefix: string, cache: FolderCache | undefined, record: WalkRecord | undefined): { folders: string[]; files: string[] } {
+  const mtimeMs = cache || record ? statSync(folder).mtimeMs : 0;
+  record?.folders.push([prefix, mtimeMs]);
   const cached = cache?.entries[prefix];
   if (cached && cached.mtimeMs === mtimeMs) return cached;
   const entries = readdirSync(folder, { withFileTypes: true });
@@ -47,6 +55,8 @@ export type ListOptions = {
    * the same entries, so it is stat'ed instead of read. Updated in place; `changed` says whether to save it.
    */
   folders?: FolderCache;
+  /** Filled with what the walk looked at (see WalkRecord). */
+  record?: WalkRecord;
   /** Ctrl-C: the walk stops with an `interrupted` error. */
   signal?: AbortSignal;
   /** Told about folders (and a .gitignore) that exist but cannot be read; the walk goes on without them. */
@@ -76,7 +86,7 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
     stopIfAborted(options.signal);
     let entries;
     try {
-      entries = readFolder(folder, prefix, options.folders);
+      entries = readFolder(folder, prefix, options.folders, options.record);
     } catch (error) {
       if (prefix !== '' && (error as NodeJS.ErrnoException).code !== 'ENOENT') options.onWarning?.({ file: prefix.slice(0, -1), message: `this folder could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}); its files were left out.` });
       if (prefix === '') throw error;
@@ -91,7 +101,9 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
       const path = prefix + name;
       if (!((indexedExtension.test(name) && !name.endsWith('.min.js')) || options.alsoList?.test(name)) || (options.accept && !options.accept(path)) || ignores(path)) continue;
       const info = statSync(join(folder, name), { throwIfNoEntry: false });
-      if (info?.isFile() && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
+      const isFile = info?.isFile() === true;
+      options.record?.files.push([path, isFile && info ? info.size : -1, isFile && info ? info.mtimeMs : 0]);
+      if (isFile && info && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
     }
   }
   return found.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));

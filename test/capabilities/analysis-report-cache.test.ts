@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAnalysis } from '../../src/capabilities/analysis/index.js';
 import { analysisCachePath } from '../../src/capabilities/analysis/cache.js';
+import { decodeCacheDocument, encodeCacheDocument } from '../../src/capabilities/analysis/cache-document.js';
 import { reportCachePath } from '../../src/capabilities/analysis/report-cache.js';
+import type { AnalysisReport } from '../../src/capabilities/analysis/types.js';
 import { copyExample } from '../project/helpers.js';
 
 const folders: string[] = [];
@@ -59,14 +61,19 @@ describe('the report cache', () => {
 
   it('is keyed by mtime and size of every analysed file, and not used when caching is off', async () => {
     const cwd = await freshExample('react-shop');
+    type Document = { walk: { files: [string, number, number][] }; report: AnalysisReport };
+    const readDocument = async (): Promise<Document> => decodeCacheDocument(await readFile(reportCachePath(cwd, 'performance'), 'utf8')) as Document;
+    const cartMtime = (document: Document): number | undefined => document.walk.files.find(([path]) => path === 'src/components/Cart.tsx')?.[2];
     await runAnalysis('performance', { cwd });
-    const stamped = JSON.parse(await readFile(reportCachePath(cwd, 'performance'), 'utf8')) as { stamp: string };
+    const stamped = await readDocument();
     const cart = join(cwd, 'src/components/Cart.tsx');
     await utimes(cart, new Date(), new Date(Date.now() + 5_000));
     await runAnalysis('performance', { cwd });
-    const restamped = JSON.parse(await readFile(reportCachePath(cwd, 'performance'), 'utf8')) as { stamp: string };
-    expect(restamped.stamp).not.toBe(stamped.stamp);
-    await writeFile(reportCachePath(cwd, 'performance'), JSON.stringify({ stamp: restamped.stamp, report: { findings: [] } }));
+    const restamped = await readDocument();
+    expect(cartMtime(restamped)).toBeDefined();
+    expect(cartMtime(restamped)).not.toBe(cartMtime(stamped));
+    await writeFile(reportCachePath(cwd, 'performance'), encodeCacheDocument({ ...restamped, report: { ...restamped.report, findings: [] } }));
+    expect((await runAnalysis('performance', { cwd })).findings).toEqual([]);
     expect((await runAnalysis('performance', { cwd, cache: false })).findings.length).toBeGreaterThan(0);
   });
 });

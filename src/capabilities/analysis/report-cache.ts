@@ -1,46 +1,73 @@
-// The whole-report cache (`.cadre/analysis-<kind>.report.json`): when no input changed since the last run, the last report is the answer.
-import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+// The whole-report cache (`.cadre/analysis-<kind>.report.json`): when no input changed since the last run, the last report is the answer, found with stats alone.
+import { statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCacheFile } from '../../project/cache-write.js';
-import type { FileWarning, ListedFile } from '../../project/files.js';
-import { analysisCacheVersion } from './cache.js';
+import type { FileWarning, WalkRecord } from '../../project/files.js';
+import { decodeCacheDocument, encodeCacheDocument, isRecord } from './cache-document.js';
 import type { AnalysisKind, AnalysisReport } from './types.js';
+
+/** Bumped whenever the document's layout changes. */
+const reportCacheVersion = 1;
+
+/** Which run a report answers: the kind, the analysed folder or file (relative to the root, '' for all) and the advisory export. */
+export type ReportKey = { root: string; kind: AnalysisKind; target: string; advisoriesFile?: string };
+
+type ReportDocument = { version: number; kind: AnalysisKind; target: string; advisoriesFile: string | null; inputs: string; walk: WalkRecord | null; report: AnalysisReport };
 
 export function reportCachePath(root: string, kind: AnalysisKind): string {
   return join(root, '.cadre', `analysis-${kind}.report.json`);
 }
 
 /**
- * A digest of everything a report depends on: the analysed files (path, size, mtime), the manifest and lockfiles,
- * installed packages (npm's node_modules/.package-lock.json and the folder itself), the advisory export,
- * and this build of cadre (rules and the bundled advisory snapshot ship with it).
+ * Size and mtime of what a report depends on besides the walked files: this build of cadre (rules and the bundled
+ * advisory snapshot ship with it), the manifest and lockfiles, installed packages (npm's node_modules/.package-lock.json
+ * and the folder itself), the .gitignore the walk obeys, and the advisory export.
  */
-export async function reportStamp(input: { root: string; kind: AnalysisKind; target: string; files: readonly ListedFile[]; advisoriesFile?: string }): Promise<string> {
-  const hash = createHash('sha1').update(`${analysisCacheVersion}\0${input.kind}\0${input.target}\0`);
-  for (const file of input.files) hash.update(`${file.path}\0${file.size}\0${file.mtimeMs}\n`);
-  const inputs = [
+export function inputsStamp(key: ReportKey): string {
+  const paths = [
     fileURLToPath(import.meta.url),
-    ...['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'node_modules', join('node_modules', '.package-lock.json')].map((name) => join(input.root, name)),
-    ...(input.advisoriesFile ? [input.advisoriesFile] : []),
+    ...['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'node_modules', join('node_modules', '.package-lock.json')].map((name) => join(key.root, name)),
+    join(key.root, key.target, '.gitignore'),
+    ...(key.advisoriesFile ? [key.advisoriesFile] : []),
   ];
-  for (const path of inputs) {
-    const info = await stat(path).catch(() => null);
-    hash.update(`${path}\0${info ? `${info.size}\0${info.mtimeMs}` : '-'}\n`);
-  }
-  return hash.digest('hex');
+  return paths.map((path) => {
+    const info = statSync(path, { throwIfNoEntry: false });
+    return info ? `${info.size}:${info.mtimeMs}` : '-';
+  }).join(' ');
 }
 
-export async function loadCachedReport(root: string, kind: AnalysisKind, stamp: string): Promise<AnalysisReport | null> {
-  try {
-    const document = JSON.parse(await readFile(reportCachePath(root, kind), 'utf8')) as { stamp?: string; report?: AnalysisReport };
-    return document.stamp === stamp && document.report ? document.report : null;
-  } catch {
-    return null;
+/** Whether every folder and file the walk looked at is as it was: the same folders' entries, the same files' sizes and mtimes. */
+function walkUnchanged(base: string, walk: unknown): boolean {
+  if (!isRecord(walk) || !Array.isArray(walk.folders) || !Array.isArray(walk.files)) return false;
+  for (const folder of walk.folders as unknown[]) {
+    if (!Array.isArray(folder) || typeof folder[0] !== 'string') return false;
+    if (statSync(join(base, folder[0]), { throwIfNoEntry: false })?.mtimeMs !== folder[1]) return false;
   }
+  for (const file of walk.files as unknown[]) {
+    if (!Array.isArray(file) || typeof file[0] !== 'string') return false;
+    const info = statSync(join(base, file[0]), { throwIfNoEntry: false });
+    const isFile = info?.isFile() === true;
+    if ((isFile && info ? info.size : -1) !== file[1] || (isFile && info ? info.mtimeMs : 0) !== file[2]) return false;
+  }
+  return true;
 }
 
-export async function saveCachedReport(root: string, kind: AnalysisKind, stamp: string, report: AnalysisReport): Promise<FileWarning | null> {
-  return writeCacheFile(root, reportCachePath(root, kind), JSON.stringify({ stamp, report }));
+/** The last report for this key when nothing it depends on has changed since; null otherwise (or when the cache is missing or damaged). */
+export async function loadUnchangedReport(key: ReportKey): Promise<AnalysisReport | null> {
+  const document = decodeCacheDocument(await readFile(reportCachePath(key.root, key.kind), 'utf8').catch(() => ''));
+  if (!isRecord(document) || document.version !== reportCacheVersion || document.kind !== key.kind || document.target !== key.target
+    || document.advisoriesFile !== (key.advisoriesFile ?? null) || !isRecord(document.report) || !Array.isArray(document.report.findings)) return null;
+  if (document.inputs !== inputsStamp(key) || !walkUnchanged(join(key.root, key.target), document.walk)) return null;
+  return document.report as AnalysisReport;
+}
+
+/**
+ * Keeps `report` as the answer for this key while the walked folders and files and the other inputs stay as they were
+ * seen before the analysis read them (`inputs` is inputsStamp taken then: an input changed during the run is a miss next time).
+ */
+export async function saveReport(key: ReportKey, inputs: string, walk: WalkRecord, report: AnalysisReport): Promise<FileWarning | null> {
+  const document: ReportDocument = { version: reportCacheVersion, kind: key.kind, target: key.target, advisoriesFile: key.advisoriesFile ?? null, inputs, walk, report };
+  return writeCacheFile(key.root, reportCachePath(key.root, key.kind), encodeCacheDocument(document));
 }

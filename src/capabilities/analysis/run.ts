@@ -1,200 +1,25 @@
-// runAnalysis: lists the target's files, answers from the report cache when nothing changed, else analyses changed files (cached by content hash), runs project-level rules, builds the report.
-import { readFile, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+// runAnalysis: answers from the report cache when nothing the last report depends on changed (stats only, little code loaded), else runs the full analysis.
+import { relative, resolve, sep } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
-import { loadImportAliases } from '../../project/import-aliases.js';
-import { describeSystemError, isSystemError } from '../../project/cache-write.js';
-import { type FileWarning, type FolderCache, type ListedFile, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
-import { type CachedFile, loadAnalysisCache, loadFolderCache, saveAnalysisCache, saveFolderCache } from './cache.js';
-import { readInstalled } from './installed.js';
-import { loadCachedReport, reportStamp, saveCachedReport } from './report-cache.js';
-import { nonRuntimeKind } from './code-paths.js';
-import { kindFiles } from './kind-files.js';
-import { componentLibraryFolders, parseManifest, readManifests } from './project-files.js';
-import { type AnalysisKind, type AnalysisReport, type Finding, type Severity, severities } from './types.js';
-import type { ProjectView } from './view.js';
+import { loadUnchangedReport, type ReportKey } from './report-cache.js';
+import type { AnalysisKind, AnalysisReport, RunAnalysisOptions } from './types.js';
 
-export type RunAnalysisOptions = {
-  cwd: string;
-  /** A folder or file inside cwd; the whole project when absent. */
-  path?: string;
-  /** An OSV or GitHub advisory export to check dependencies against, in addition to the bundled snapshot. */
-  advisoriesFile?: string;
-  /** Reuse and update `.cadre/analysis-<kind>.json` (default true). */
-  cache?: boolean;
-  onProgress?: (done: number, total: number) => void;
-  /** Ctrl-C: the analysis stops with an `interrupted` error and writes no cache. */
-  signal?: AbortSignal;
-};
+export type { RunAnalysisOptions } from './types.js';
 
 export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOptions): Promise<AnalysisReport> {
   const started = performance.now();
-  const listing = kindFiles[kind];
   const root = resolve(options.cwd);
-  const targetAbsolute = resolve(root, options.path ?? '.');
-  const target = relative(root, targetAbsolute).split(sep).join('/');
+  const target = relative(root, resolve(root, options.path ?? '.')).split(sep).join('/');
   if (target.startsWith('..')) {
     throw new CadreError('analysis.outside-project', `${options.path} is outside the project ${root}.`, { remedy: 'Analyse a path inside the project, or run cadre from the other project.', exitCode: exitCodes.usage });
   }
-  const warnings: FileWarning[] = [];
-  const warn = (warning: FileWarning | null): void => {
-    if (warning) warnings.push(warning);
-  };
-  // What the analysis reads, and what decides how (manifests, tsconfig, type declarations that name folders): nothing else is stat'ed.
-  const accept = (path: string): boolean => listing.includes(path) || /(?:^|\/)(?:package|tsconfig|jsconfig|components)\.json$|\.d\.ts$/.test(path);
-  const useCache = options.cache !== false;
-  const folders = useCache && target === '' ? await loadFolderCache(root) : undefined;
-  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, ...(folders ? { folders } : {}), ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
-  if (folders?.changed) warn(await saveFolderCache(root, folders));
-  const files = listed.filter((file) => listing.includes(file.path));
-  const stamp = useCache ? await reportStamp({ root, kind, target, files: listed, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) }) : null;
-  const unchanged = stamp ? await loadCachedReport(root, kind, stamp) : null;
+  const key: ReportKey = { root, kind, target, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}) };
+  const unchanged = options.cache === false ? null : await loadUnchangedReport(key);
   if (unchanged) {
-    options.onProgress?.(files.length, files.length);
+    options.onProgress?.(unchanged.filesAnalyzed, unchanged.filesAnalyzed);
     return { ...unchanged, generatedAt: new Date().toISOString(), filesReused: unchanged.filesAnalyzed, durationMs: Math.round(performance.now() - started) };
   }
-  // Something changed: now the parser and the rules are needed.
-  const { analyseOne, kinds } = await import('./engine.js');
-  const definition = kinds[kind];
-  const previous = useCache ? await loadAnalysisCache(root, kind) : new Map<string, CachedFile>();
-  const current = new Map<string, CachedFile>();
-  const unreadable = new Set<string>();
-  let reused = 0;
-  let done = 0;
-  const queue = [...files];
-  const worker = async (): Promise<void> => {
-    for (let item = queue.shift(); item; item = queue.shift()) {
-      stopIfAborted(options.signal);
-      const old = previous.get(item.path);
-      if (old && old.size === item.size && old.mtimeMs === item.mtimeMs) {
-        current.set(item.path, old);
-        reused += 1;
-      } else {
-        const text = await readSource(root, item.path, warn);
-        if (text === null) {
-          unreadable.add(item.path);
-        } else {
-          const hash = contentHash(text);
-          if (old && old.hash === hash) {
-            current.set(item.path, { ...old, mtimeMs: item.mtimeMs });
-            reused += 1;
-          } else {
-            current.set(item.path, analyseOne(kind, item, text, hash));
-          }
-        }
-      }
-      done += 1;
-      if (!options.signal?.aborted) options.onProgress?.(done, files.length);
-    }
-  };
-  await Promise.all(Array.from({ length: 8 }, worker));
-  stopIfAborted(options.signal);
-  // Read in listing order so that warnings come out in a stable order whatever the workers' timing.
-  const ordered = new Map(files.flatMap((file): [string, CachedFile][] => {
-    const entry = current.get(file.path);
-    return entry ? [[file.path, entry]] : [];
-  }));
-  for (const [path, entry] of ordered) if (entry.warning) warnings.push({ file: path, message: entry.warning });
-
-  const packageJsonText = await readFile(join(root, 'package.json'), 'utf8').catch(() => null);
-  const packageJson = parseManifest(packageJsonText, warn);
-  const { installed, lockfileText, lockfile } = kind === 'security' ? await readInstalled(root, packageJson, warn) : { installed: [], lockfileText: null, lockfile: null };
-  const aliases = await loadImportAliases(root, warn);
-  const manifests = await readManifests(root, listed, packageJson, warn);
-  const generatedFolders = await componentLibraryFolders(root, aliases, packageJson, listed);
-  const view: ProjectView = { root, packageJson, aliases, manifests, paths: listed.map((file) => file.path), generatedFolders, installed, files: ordered };
-  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, lockfile, warn });
-  stopIfAborted(options.signal);
-
-  if (useCache && (reused !== files.length || previous.size === 0 || ordered.size !== countInside(previous, target))) {
-    warn(await saveAnalysisCache(root, kind, previous, ordered, target));
-  }
-  const fileFindings = [...ordered.values()].flatMap((entry) => entry.findings).filter((finding) => definition.keep?.(finding, view) ?? true);
-  const all = [...fileFindings, ...projectFindings.filter((finding) => definition.keep?.(finding, view) ?? true)];
-  const findings = sortFindings(labelContext(kind === 'security' ? mergeDuplicates(all) : all));
-  const report: AnalysisReport = {
-    kind, root, target: target || '.', generatedAt: new Date().toISOString(),
-    filesAnalyzed: files.length - unreadable.size, filesReused: reused, durationMs: Math.round(performance.now() - started),
-    findings, counts: countBySeverity(findings), byCategory: countByCategory(findings), rules: definition.rules,
-    recommendations: definition.recommend(findings),
-    score: definition.score ? definition.score(findings, view) : null,
-    warnings: warnings.sort((left, right) => (left.file < right.file ? -1 : left.file > right.file ? 1 : 0)),
-  };
-  // A run that could not read every file is not a report to answer the next run with.
-  if (stamp && unreadable.size === 0) warn(await saveCachedReport(root, kind, stamp, report));
-  return report;
-}
-
-async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; accept: (path: string) => boolean; folders?: FolderCache; alsoList?: RegExp }): Promise<ListedFile[]> {
-  let info;
-  try {
-    info = await stat(targetAbsolute);
-  } catch (error) {
-    if (isSystemError(error) && error.code !== 'ENOENT' && error.code !== 'ENOTDIR') {
-      throw new CadreError('analysis.unreadable', `Cannot read ${targetAbsolute} (${describeSystemError(error)}).`, { remedy: 'Check that you may read it.', cause: error });
-    }
-    throw new CadreError('analysis.path-missing', `${targetAbsolute} does not exist.`, { remedy: 'Check the path; it is relative to the project folder.', cause: error, exitCode: exitCodes.usage });
-  }
-  if (info.isFile()) return [{ path: target, size: info.size, mtimeMs: info.mtimeMs }];
-  const includeAll = /(?:^|\/)node_modules(?:\/|$)/.test(target);
-  const listed = await listProjectFiles(targetAbsolute, { includeAll, ...options }).catch((error: unknown) => {
-    if (!isSystemError(error)) throw error;
-    throw new CadreError('analysis.unreadable', `Cannot read the folder ${targetAbsolute} (${describeSystemError(error)}).`, { remedy: 'Check that the folder exists and that you may read it.', cause: error });
-  });
-  return target ? listed.map((file) => ({ ...file, path: `${target}/${file.path}` })) : listed;
-}
-
-/** A file's text, or null (with a warning naming it) when it vanished or cannot be read since it was listed. */
-async function readSource(root: string, path: string, warn: (warning: FileWarning) => void): Promise<string | null> {
-  try {
-    return await readFile(join(root, path), 'utf8');
-  } catch (error) {
-    if (!isSystemError(error)) throw error;
-    warn({ file: path, message: `could not be read (${describeSystemError(error)}); it was left out of this report.` });
-    return null;
-  }
-}
-
-function countInside(cache: Map<string, CachedFile>, prefix: string): number {
-  let count = 0;
-  for (const path of cache.keys()) if (prefix === '' || path.startsWith(`${prefix}/`) || path === prefix) count += 1;
-  return count;
-}
-
-const severityRank: Record<Severity, number> = { Critical: 0, High: 1, Medium: 2, Low: 3 };
-
-/** One finding per rule and line: a sink reached from this file and from another is reported once (with the cross-file origin). */
-function mergeDuplicates(findings: Finding[]): Finding[] {
-  const byPlace = new Map<string, Finding>();
-  for (const finding of findings) {
-    const key = `${finding.file}:${finding.line}:${finding.ruleId}`;
-    if (!byPlace.has(key)) byPlace.set(key, finding);
-  }
-  return [...byPlace.values()];
-}
-
-/** Marks findings in tests, fixtures, stories and examples, which the report ranks below the app's own. */
-function labelContext(findings: Finding[]): Finding[] {
-  return findings.map((finding) => {
-    const context = finding.context ?? nonRuntimeKind(finding.file);
-    return context ? { ...finding, context } : finding;
-  });
-}
-
-/** Runtime findings first (by severity), then the ones in code that does not run in the app. */
-export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort((left, right) => Number(left.context !== undefined) - Number(right.context !== undefined) || severityRank[left.severity] - severityRank[right.severity]
-    || (left.file < right.file ? -1 : left.file > right.file ? 1 : 0) || left.line - right.line || left.column - right.column);
-}
-
-function countBySeverity(findings: readonly Finding[]): Record<Severity, number> {
-  const counts = Object.fromEntries(severities.map((severity) => [severity, 0])) as Record<Severity, number>;
-  for (const finding of findings) counts[finding.severity] += 1;
-  return counts;
-}
-
-function countByCategory(findings: readonly Finding[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const finding of findings) counts[finding.category] = (counts[finding.category] ?? 0) + 1;
-  return counts;
+  // Something changed: now the walk, the parser and the rules are needed.
+  const { runFullAnalysis } = await import('./full-run.js');
+  return runFullAnalysis(key, options, started);
 }

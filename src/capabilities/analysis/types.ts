@@ -55,6 +55,20 @@ export type AnalysisReport = {
   warnings: FileWarning[];
 };
 
+/** How runAnalysis is asked to run. */
+export type RunAnalysisOptions = {
+  cwd: string;
+  /** A folder or file inside cwd; the whole project when absent. */
+  path?: string;
+  /** An OSV or GitHub advisory export to check dependencies against, in addition to the bundled snapshot. */
+  advisoriesFile?: string;
+  /** Reuse and update `.cadre/analysis-<kind>.json` (default true). */
+  cache?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  /** Ctrl-C: the analysis stops with an `interrupted` error and writes no cache. */
+  signal?: AbortSignal;
+};
+
 /** One file ready for the analysers: text, parse tree (null for templates and unparsable files), position lookup. */
 export type SourceFile = {
   path: string;

@@ -21,7 +21,8 @@ export function formatReportText(report: AnalysisReport, options: { color: boole
   }
   const shown = report.findings.slice(0, options.limit ?? report.findings.length);
   let lastCategory = '';
-  const byCategory = [...shown].sort((left, right) => left.category.localeCompare(right.category));
+  // Category names are plain ASCII words: an ordinal comparison sorts them alike without loading ICU's collator (~10 ms).
+  const byCategory = [...shown].sort((left, right) => (left.category < right.category ? -1 : left.category > right.category ? 1 : 0));
   for (const finding of byCategory) {
     if (finding.category !== lastCategory) {
       lastCategory = finding.category;
