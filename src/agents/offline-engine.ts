@@ -70,7 +70,7 @@ export const draftOffline = {
   },
 
   /** Runs the capability the router chose; read-only capabilities leave nothing to approve (planId null). */
-  async draft(input: DraftPlanInput, deps: { cwd: string; emit: OutputSink; signal: AbortSignal }): Promise<DraftPlanOutput> {
+  async draft(input: DraftPlanInput, deps: { cwd: string; emit: OutputSink; signal: AbortSignal; keysDir?: string }): Promise<DraftPlanOutput> {
     const route = await routeOf(input.text, deps.cwd);
     if (route.capability === 'analyze-project') {
       const { analyzeProject } = await import('../project/context.js');
@@ -81,7 +81,7 @@ export const draftOffline = {
     const kind = route.capability ? analysisKinds[route.capability as keyof typeof analysisKinds] : undefined;
     if (kind) {
       const { presentAnalysis } = await import('../capabilities/analysis/present.js');
-      const report = await presentAnalysis({ kind, cwd: deps.cwd, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: deps.emit });
+      const report = await presentAnalysis({ kind, cwd: deps.cwd, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: deps.emit, ...(deps.keysDir ? { keysDir: deps.keysDir } : {}) });
       const counts = Object.entries(report.counts).filter(([, n]) => n > 0).map(([severity, n]) => `${n} ${severity}`).join(', ');
       return { summary: `The ${kind} analysis found ${report.findings.length} issue(s)${counts ? ` (${counts})` : ''}; nothing was changed.`, plan: null };
     }

@@ -5,6 +5,7 @@ import { taskMachine, type DraftPlanInput, type DraftPlanOutput, type RouteTaskI
 import type { SessionContext } from '../../machines/session.machine.js';
 import { CadreError, exitCodes, type ExitCode } from '../errors.js';
 import type { Config } from '../store/config-schema.js';
+import { resolvePaths } from '../store/paths.js';
 import { memoryOf, type AgentMemoryStore } from '../agents/session-state.js';
 import type { ModelClient } from '../model/types.js';
 import { say, type OutputSink } from '../output.js';
@@ -116,7 +117,7 @@ export function createAgentHost(options: AgentHostOptions) {
         reportingFailures(sink, async () => {
           const make = prepared.get(input.taskId);
           if (make) return draftPrepared(input, make, { cwd, emit: sink });
-          if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal });
+          if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal, keysDir: resolvePaths({ cwd, env: options.env }).keysDir });
           return (await universalSteps()).draft(input, signal);
         }, signal)),
       runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) =>

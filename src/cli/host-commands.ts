@@ -97,6 +97,7 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
         const report = await presentAnalysis({
           kind: checked.kind, cwd: globals.cwd, path, advisoriesFile: options.advisories, sarifFile: options.sarif, markdownFile: options.md,
           color: !globals.json && globals.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: sink,
+          keysDir: (await import('../store/paths.js')).resolvePaths({ cwd: globals.cwd, env: process.env }).keysDir,
         });
         return checked.failOn && hasFindingAtOrAbove(report, checked.failOn) ? exitCodes.commandFailed : exitCodes.ok;
       }),

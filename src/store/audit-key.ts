@@ -41,6 +41,21 @@ export async function loadAuditKey(keysDir: string, options: { create?: boolean 
   return key;
 }
 
+/**
+ * A host-only key of 32 random bytes in keysDir/`name`, created on first use (mode 0600 in a 0700 folder); one that is not
+ * 32 bytes is replaced. For keys whose loss costs nothing but a recomputation (the analysis caches' key).
+ */
+export async function loadRecomputableKey(keysDir: string, name: string): Promise<Buffer> {
+  const file = join(keysDir, name);
+  await mkdir(keysDir, { recursive: true, mode: 0o700 });
+  await createKeyIfMissing(file, keysDir);
+  const key = await readFile(file);
+  if (key.length === auditKeyLength) return key;
+  await rm(file, { force: true });
+  await createKeyIfMissing(file, keysDir);
+  return readFile(file);
+}
+
 // Written to a temporary file and hard-linked into place, so a concurrent reader never sees a partial key.
 async function createKeyIfMissing(file: string, keysDir: string): Promise<void> {
   try {

@@ -62,7 +62,7 @@ describe('the report cache', () => {
   it('is keyed by mtime and size of every analysed file, and not used when caching is off', async () => {
     const cwd = await freshExample('react-shop');
     type Document = { walk: { files: [string, number, number][] }; report: AnalysisReport };
-    const readDocument = async (): Promise<Document> => decodeCacheDocument(await readFile(reportCachePath(cwd, 'performance'), 'utf8')) as Document;
+    const readDocument = async (): Promise<Document> => decodeCacheDocument(await readFile(reportCachePath(cwd, 'performance'), 'utf8'), undefined) as Document;
     const cartMtime = (document: Document): number | undefined => document.walk.files.find(([path]) => path === 'src/components/Cart.tsx')?.[2];
     await runAnalysis('performance', { cwd });
     const stamped = await readDocument();
@@ -72,7 +72,7 @@ describe('the report cache', () => {
     const restamped = await readDocument();
     expect(cartMtime(restamped)).toBeDefined();
     expect(cartMtime(restamped)).not.toBe(cartMtime(stamped));
-    await writeFile(reportCachePath(cwd, 'performance'), encodeCacheDocument({ ...restamped, report: { ...restamped.report, findings: [] } }));
+    await writeFile(reportCachePath(cwd, 'performance'), encodeCacheDocument({ ...restamped, report: { ...restamped.report, findings: [] } }, undefined));
     expect((await runAnalysis('performance', { cwd })).findings).toEqual([]);
     expect((await runAnalysis('performance', { cwd, cache: false })).findings.length).toBeGreaterThan(0);
   });

@@ -43,12 +43,12 @@ async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, starte
   // Taken before anything is read, so that an input changed during this run is a miss next time.
   const inputs = useCache ? inputsStamp(key) : null;
   const walk: WalkRecord = { folders: [], files: [] };
-  const folders = useCache && target === '' ? await loadFolderCache(root) : undefined;
+  const folders = useCache && target === '' ? await loadFolderCache(root, key.secret) : undefined;
   const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, record: walk, ...(folders ? { folders } : {}), ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
-  if (folders?.changed) warn(await saveFolderCache(root, folders));
+  if (folders?.changed) warn(await saveFolderCache(root, folders, key.secret));
   const files = listed.filter((file) => listing.includes(file.path));
   const definition = kinds[kind];
-  const previous = useCache ? await loadAnalysisCache(root, kind) : new Map<string, CachedFile>();
+  const previous = useCache ? await loadAnalysisCache(root, kind, key.secret) : new Map<string, CachedFile>();
   const current = new Map<string, CachedFile>();
   const unreadable = new Set<string>();
   let reused = 0;
@@ -99,7 +99,7 @@ async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, starte
   stopIfAborted(options.signal);
 
   if (useCache && (reused !== files.length || previous.size === 0 || ordered.size !== countInside(previous, target))) {
-    warn(await saveAnalysisCache(root, kind, previous, ordered, target));
+    warn(await saveAnalysisCache(root, kind, previous, ordered, target, key.secret));
   }
   const fileFindings = [...ordered.values()].flatMap((entry) => entry.findings).filter((finding) => definition.keep?.(finding, view) ?? true);
   const all = [...fileFindings, ...projectFindings.filter((finding) => definition.keep?.(finding, view) ?? true)];

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { CadreError } from '../../errors.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
+import { loadRecomputableKey } from '../../store/audit-key.js';
 import { say, type OutputSink } from '../../output.js';
 import { formatReportText } from '../report/text.js';
 import { runAnalysis } from './run.js';
@@ -19,6 +20,8 @@ export interface PresentAnalysisOptions {
   emit: OutputSink;
   /** Ctrl-C: the analysis stops and writes nothing. */
   signal?: AbortSignal;
+  /** The person's host-only keys folder: the analysis caches are signed with a key kept there (none: good for this process only). */
+  keysDir?: string;
 }
 
 /** Whether a report has a finding at `threshold` or worse. */
@@ -30,8 +33,10 @@ export function hasFindingAtOrAbove(report: AnalysisReport, threshold: Severity)
 export async function presentAnalysis(options: PresentAnalysisOptions): Promise<AnalysisReport> {
   const progressId = `analysis.${options.kind}`;
   const label = `Analysing ${options.kind}`;
+  const cacheSecret = options.keysDir ? await loadRecomputableKey(options.keysDir, 'analysis-cache.key').catch(() => undefined) : undefined;
   const report = await runAnalysis(options.kind, {
     cwd: options.cwd,
+    ...(cacheSecret ? { cacheSecret } : {}),
     ...(options.path ? { path: options.path } : {}),
     ...(options.advisoriesFile ? { advisoriesFile: resolve(options.cwd, options.advisoriesFile) } : {}),
     onProgress: (done, total) => options.emit({ type: 'output.progress', id: progressId, label, current: done, total }),

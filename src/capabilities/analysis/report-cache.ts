@@ -12,7 +12,7 @@ import type { AnalysisKind, AnalysisReport } from './types.js';
 const reportCacheVersion = 1;
 
 /** Which run a report answers: the kind, the analysed folder or file (relative to the root, '' for all) and the advisory export. */
-export type ReportKey = { root: string; kind: AnalysisKind; target: string; advisoriesFile?: string };
+export type ReportKey = { root: string; kind: AnalysisKind; target: string; advisoriesFile?: string; /** The host-only key the caches are signed with. */ secret?: Buffer };
 
 type ReportDocument = { version: number; kind: AnalysisKind; target: string; advisoriesFile: string | null; inputs: string; walk: WalkRecord | null; report: AnalysisReport };
 
@@ -56,7 +56,7 @@ function walkUnchanged(base: string, walk: unknown): boolean {
 
 /** The last report for this key when nothing it depends on has changed since; null otherwise (or when the cache is missing or damaged). */
 export async function loadUnchangedReport(key: ReportKey): Promise<AnalysisReport | null> {
-  const document = decodeCacheDocument(await readFile(reportCachePath(key.root, key.kind), 'utf8').catch(() => ''));
+  const document = decodeCacheDocument(await readFile(reportCachePath(key.root, key.kind), 'utf8').catch(() => ''), key.secret);
   if (!isRecord(document) || document.version !== reportCacheVersion || document.kind !== key.kind || document.target !== key.target
     || document.advisoriesFile !== (key.advisoriesFile ?? null) || !isRecord(document.report) || !Array.isArray(document.report.findings)) return null;
   if (document.inputs !== inputsStamp(key) || !walkUnchanged(join(key.root, key.target), document.walk)) return null;
@@ -69,5 +69,5 @@ export async function loadUnchangedReport(key: ReportKey): Promise<AnalysisRepor
  */
 export async function saveReport(key: ReportKey, inputs: string, walk: WalkRecord, report: AnalysisReport): Promise<FileWarning | null> {
   const document: ReportDocument = { version: reportCacheVersion, kind: key.kind, target: key.target, advisoriesFile: key.advisoriesFile ?? null, inputs, walk, report };
-  return writeCacheFile(key.root, reportCachePath(key.root, key.kind), encodeCacheDocument(document));
+  return writeCacheFile(key.root, reportCachePath(key.root, key.kind), encodeCacheDocument(document, key.secret));
 }

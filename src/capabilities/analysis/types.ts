@@ -64,6 +64,8 @@ export type RunAnalysisOptions = {
   advisoriesFile?: string;
   /** Reuse and update `.cadre/analysis-<kind>.json` (default true). */
   cache?: boolean;
+  /** The host-only key the caches are signed with (loadAnalysisCacheSecret); without it they serve this process only. */
+  cacheSecret?: Buffer;
   onProgress?: (done: number, total: number) => void;
   /** Ctrl-C: the analysis stops with an `interrupted` error and writes no cache. */
   signal?: AbortSignal;

@@ -1,4 +1,5 @@
 // The warm path on a real project (vulnerable-node): an unchanged tree is answered from the cache, an edit between two runs changes the answer, and a damaged cache is a miss.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { appendFile, mkdir, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,4 +92,33 @@ describe('the warm analysis on vulnerable-node', () => {
     };
     await damageEach((text) => JSON.stringify(mangle(JSON.parse(text), 0)), 'with entries of the wrong shape');
   }, 120_000);
+
+  it('does not trust caches that came with the project: a repository cannot commit a .cadre saying its vulnerable files are clean', async () => {
+    const person = randomBytes(32);
+    const cold = await runAnalysis('security', { cwd: project.root, cacheSecret: randomBytes(32) });
+    expect(places(cold)).toContain(sqlInjectionInProducts);
+    // What a hostile repository commits: cadre's own caches from a run elsewhere, with every finding taken out, signed
+    // the way anyone can (a plain checksum) or with a key of its own.
+    const cacheFiles = (await readdir(join(project.root, '.cadre'))).filter((name) => name.endsWith('.json'));
+    expect(cacheFiles.length).toBeGreaterThan(1);
+    const clean = (value: unknown): unknown =>
+      Array.isArray(value) ? value.map(clean)
+        : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, key === 'findings' && Array.isArray(inner) ? [] : clean(inner)]))
+          : value;
+    const originals = Object.fromEntries(await Promise.all(cacheFiles.map(async (name) => [name, await readFile(join(project.root, '.cadre', name), 'utf8')] as const)));
+    const signings: [string, (payload: string) => string][] = [
+      ['a checksum', (payload) => `{"checksum":"${createHash('sha1').update(payload).digest('hex')}","payload":${payload}}`],
+      ['its own key', (payload) => `{"mac":"${createHmac('sha256', randomBytes(32)).update(payload).digest('hex')}","payload":${payload}}`],
+    ];
+    for (const [label, sign] of signings) {
+      for (const [name, text] of Object.entries(originals)) {
+        const payload = JSON.stringify(clean((JSON.parse(text) as { payload: unknown }).payload));
+        await writeFile(join(project.root, '.cadre', name), sign(payload));
+      }
+      const after = await runAnalysis('security', { cwd: project.root, cacheSecret: person });
+      expect(places(after), label).toContain(sqlInjectionInProducts);
+      expect(places(after), label).toEqual(places(cold));
+    }
+  }, 120_000);
 });
+
