@@ -319,10 +319,15 @@ export const containerMachine = setup({
       initial: 'opening-gateway',
       states: {
         'opening-gateway': {
-          description: 'The gateway child is opening the container\'s way out (model calls, egress); nothing runs in it before.',
+          description: 'The gateway child is opening the container\'s way out (model calls, egress); nothing runs in it before. The deadline holds meanwhile.',
+          invoke: { id: 'watchDeadlineOpening', src: 'watchDeadline', input: ({ context }) => ({ deadline: context.deadline }), onError: failWith },
           on: {
             'gateway.opened': 'watching',
-            'container.deadline.extended': { actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) } },
+            'container.deadline.extended': {
+              target: 'opening-gateway',
+              reenter: true,
+              actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
+            },
           },
         },
         watching: {

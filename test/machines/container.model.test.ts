@@ -57,7 +57,7 @@ defineModelTests({
     { type: 'xstate.done.actor.stopServicesTimedOut' },
     { type: 'xstate.done.actor.removeServices' },
     ...['prepareWorkspace', 'cloneRepository', 'createContainer', 'startContainer', 'inspectContainer', 'restartContainer',
-      'stopTimedOut', 'cleanUp', 'watchDeadline', 'watchContainer', 'startServices', 'restartServices',
+      'stopTimedOut', 'cleanUp', 'watchDeadline', 'watchDeadlineOpening', 'watchContainer', 'startServices', 'restartServices',
       'stopServicesTimedOut', 'removeServices', 'watchServices'].map(failure),
   ],
 });
