@@ -3,7 +3,7 @@ import type { OutputEvent } from '../output.js';
 
 export type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
 
-export type PullRequestStep = 'check' | 'commit' | 'push' | 'pull-request';
+export type PullRequestStep = 'check' | 'commit' | 'checkout' | 'push' | 'pull-request';
 
 export interface StepReporter {
   update(step: PullRequestStep, label: string, counts?: { current?: number; total?: number }): void;
