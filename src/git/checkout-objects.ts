@@ -3,6 +3,7 @@
 import git from 'isomorphic-git';
 import type { PromiseFsClient } from 'isomorphic-git';
 import { CadreError } from '../errors.js';
+import { refuseUnsafePath } from './changes.js';
 import { checkoutGit, type ObjectPresence } from './checkout-git.js';
 
 export interface MissingObjects {
@@ -56,7 +57,7 @@ export async function missingObjects(options: { fs: PromiseFsClient; dir: string
     seen.add(tree);
     if (await presence.has(tree)) return;
     oids.push(tree);
-    for (const entry of (await git.readTree({ fs, dir, oid: tree })).tree) {
+    for (const entry of (await git.readTree({ fs, dir, oid: tree }).catch(refuseUnsafePath)).tree) {
       // A submodule's commit lives in another repository.
       if (entry.type === 'tree') await visitTree(entry.oid);
       else if (entry.type === 'blob' && !seen.has(entry.oid)) {
