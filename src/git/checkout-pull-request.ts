@@ -48,17 +48,21 @@ interface Publishing {
   access: RemoteAccess;
 }
 
-/** The GitHub side, when the checkout's origin is on GitHub (or the configured API's host) and a token is set; else why not. */
-function publishing(options: CheckoutBranchOptions, state: CheckoutState): Publishing | NotPushed {
-  if (!options.push) return 'not-asked';
-  if (!state.origin) return 'no-github-remote';
-  let remote: GitHubRemote;
+/** The checkout's origin as a GitHub repository (on github.com or the configured API's host), or null. */
+function githubOrigin(options: CheckoutBranchOptions, state: CheckoutState): GitHubRemote | null {
+  if (!state.origin) return null;
   try {
-    remote = parseGitHubRemote(state.origin, options.config.githubBaseUrl ?? githubApiBaseUrl);
+    return parseGitHubRemote(state.origin, options.config.githubBaseUrl ?? githubApiBaseUrl);
   } catch (error) {
-    if (error instanceof CadreError && error.code === 'git.not-github') return 'no-github-remote';
+    if (error instanceof CadreError && error.code === 'git.not-github') return null;
     throw error;
   }
+}
+
+/** The GitHub side when the branch is to be pushed and can be (a GitHub origin and a token), else why not. */
+function publishing(options: CheckoutBranchOptions, remote: GitHubRemote | null): Publishing | NotPushed {
+  if (!options.push) return 'not-asked';
+  if (!remote) return 'no-github-remote';
   const token = options.config.githubToken || options.env.GITHUB_TOKEN;
   if (!token) return 'no-token';
   const { signal } = options;
@@ -87,7 +91,8 @@ async function run(options: CheckoutBranchOptions, steps: StepReporter): Promise
   const { fs, status, branch } = prepared;
   steps.update('check', `Checking your checkout ${checkout}`);
   const state = await readCheckout(checkout, containerId, env);
-  const github = publishing(options, state);
+  const origin = githubOrigin(options, state);
+  const github = publishing(options, origin);
   const presence = objectPresence(checkout, env);
   try {
     // Before anything is committed: the workspace's history must meet the checkout's (the same project).
@@ -127,7 +132,7 @@ async function run(options: CheckoutBranchOptions, steps: StepReporter): Promise
       checkout, branch: home.branch, commit, created: home.created, changedFiles: status.changes.length, newCommits: missing.commits,
       base: missing.bases[0] ?? commit,
       checkedOut: { branch: state.branch, commitsSinceBase: state.head && missing.bases[0] ? await commitsSince(checkout, missing.bases[0], state.head, env) : 0 },
-      github: typeof github === 'string' ? null : { owner: github.remote.owner, repo: github.remote.repo, remote: 'origin' },
+      github: origin ? { owner: origin.owner, repo: origin.repo, remote: 'origin' } : null,
       pullRequest: null,
       notPushed: typeof github === 'string' ? github : null,
     };
