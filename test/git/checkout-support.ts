@@ -42,7 +42,8 @@ export async function snapshotOf(root: string, exceptBranches: string[] = []): P
   for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
     const path = join(entry.parentPath, entry.name);
     const name = relative(root, path);
-    if (!entry.isFile() || (name.startsWith('.git/') && !['.git/index', '.git/HEAD', '.git/config', '.git/logs/refs/stash'].includes(name))) continue;
+    // cadre's own folder (its sessions, when cadre runs in the checkout) is not the person's.
+    if (!entry.isFile() || name.startsWith('.cadre/') || (name.startsWith('.git/') && !['.git/index', '.git/HEAD', '.git/config', '.git/logs/refs/stash'].includes(name))) continue;
     files[name] = createHash('sha256').update(readFileSync(path)).digest('hex');
   }
   const refs = (await git(root, 'for-each-ref', '--format=%(refname) %(objectname)')).split('\n').filter((line) => !exceptBranches.some((branch) => line.startsWith(`refs/heads/${branch} `)));
