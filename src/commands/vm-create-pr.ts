@@ -30,7 +30,7 @@ function describeHome(home: CheckoutBranchResult, cwd: string): string {
 
 export const vmCreatePrCommand = defineCommand({
   name: 'vm-create-pr',
-  summary: "Commit a container's changes on a new branch and open a pull request (a local checkout's container: a new branch in that checkout)",
+  summary: "Commit a container's changes on a new branch and open a pull request (or bring the branch into your checkout)",
   usage: '/vm-create-pr <container_id> "<title>" "<description>" [--checkout <path>] [--no-push]',
   examples: ['/vm-create-pr vm-3f2a "Add a health endpoint" "GET /health answers 200."', '/vm-create-pr vm-3f2a "Try the fix" --no-push'],
   positionals: ['containerId', 'title', 'description'],
