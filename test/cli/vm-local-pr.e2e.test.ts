@@ -1,12 +1,16 @@
 // /vm-create . → work in the container → /vm-create-pr through the real CLI and real Docker, in koa-typescript-rest from the corpus
-// with the person's own stash, staged, unstaged and untracked work: the branch comes home, nothing of theirs moves by a byte.
-import { renameSync } from 'node:fs';
+// with the person's own stash, staged, unstaged and untracked work: the branch comes home, nothing of theirs moves by a byte;
+// with origin on the local GitHub-compatible server, the pull request is opened too.
+import { mkdtempSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { filesContaining } from '../gateway/container-support.js';
 import { runCli, tempProject } from '../support/cli.js';
-import { unpackCorpus, type CorpusCopy } from '../support/corpus.js';
+import { filesOf, unpackCorpus, type CorpusCopy } from '../support/corpus.js';
 import { execIn } from '../support/docker-exec.js';
 import { describeDocker, testDocker } from '../support/docker.js';
+import { startGitHubServer } from '../support/github-server.js';
+import { startGitServer } from '../support/git-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
 import { git, preparePersonsCheckout, snapshotOf } from '../git/checkout-support.js';
 import { cleanUpAndEnd, createContainer, resultOrError, startPipedCadre, type JsonEvent, type PipedCadre } from './vm-cadre.js';
@@ -82,6 +86,38 @@ describeDocker('/vm-create-pr of a container made from the checkout cadre runs i
       renameSync(moved, project.root);
     }
     expect(await snapshotOf(project.root, [data.branch])).toEqual(before);
+  }, 600_000);
+
+  it('with origin on GitHub and a token, the branch comes home, is pushed and its pull request opened', async () => {
+    const token = 'ghp_cadreLocalPrE2e0123456789abcdefABCDEF';
+    const gitServer = await startGitServer({ auth: { username: 'x-access-token', password: token, pushOnly: true } });
+    const github = await startGitHubServer({ token });
+    const checkout = mkdtempSync(join(home, 'person-'));
+    let githubId = '';
+    let piped: PipedCadre | undefined;
+    try {
+      await gitServer.createRepo('acme/koa', filesOf(project.root));
+      github.addRepository('acme/koa', { defaultBranch: 'main' });
+      await git(home, 'clone', '-q', gitServer.repoUrl('acme/koa'), checkout);
+      await preparePersonsCheckout(checkout);
+      piped = startPipedCadre(checkout, home, { ...env, GITHUB_TOKEN: token, CADRE_GITHUB_BASE_URL: github.url });
+      githubId = await createContainer(piped, '.');
+      const status = await piped.run(`/vm-status ${githubId}`, resultOrError('vm.status'));
+      const work = await execIn(docker, docker.getContainer(String(status.data?.dockerId)), ['sh', '-c', "printf '\\nChecked by vm-agent.\\n' >> /workspace/README.md"], { user: '1000:1000' });
+      expect(work.exitCode, work.stderr).toBe(0);
+      const before = await snapshotOf(checkout);
+
+      const brought = await piped.run(`/vm-create-pr ${githubId} "Mark the README"`, resultOrError('vm.checkout-branch'));
+      expect(brought.data, JSON.stringify(brought)).toMatchObject({ created: true, notPushed: null, github: { owner: 'acme', repo: 'koa' }, pullRequest: { number: 1, base: 'main' } });
+      const branch = String(brought.data?.branch);
+      expect(github.pullRequests('acme/koa')).toEqual([expect.objectContaining({ title: 'Mark the README', head: branch, base: 'main' })]);
+      expect(await snapshotOf(checkout, [branch])).toEqual(before);
+      expect(await filesContaining(`${home}/audit`, 'pull-request.created')).not.toEqual([]);
+      for (const where of [checkout, `${home}/audit`]) expect(await filesContaining(where, token)).toEqual([]);
+    } finally {
+      await cleanUpAndEnd(piped, githubId);
+      await Promise.all([gitServer.close(), github.close()]);
+    }
   }, 600_000);
 });
 
