@@ -8,7 +8,7 @@ import { commitsSince, createCheckoutBranch, readCheckout, type CheckoutState } 
 import { objectPresence } from './checkout-git.js';
 import { handOverObjects, missingObjects } from './checkout-objects.js';
 import { gitHubApi, type GitHubApi } from './github.js';
-import { stepReporter, type StepReporter } from './progress.js';
+import { withSteps, type StepReporter } from './progress.js';
 import { checkAborted, commitMessage, openPullRequest, prepareWorkspace, type CreatePullRequestOptions } from './pull-request.js';
 import { pushBranch, remoteBranchCommit, type RemoteAccess } from './push.js';
 import { githubApiBaseUrl, parseGitHubRemote, type GitHubRemote } from './remote.js';
@@ -75,14 +75,8 @@ function publishing(options: CheckoutBranchOptions, remote: GitHubRemote | null)
  * Expected failures are CadreErrors: git.checkout-missing, git.checkout-unrelated, git.checkout-refused, git.branch-name-taken,
  * git.no-changes, git.unsafe-workspace, git.auth, git.push-rejected, git.cancelled, …; a failure after the branch came home says so.
  */
-export async function bringBranchHome(options: CheckoutBranchOptions): Promise<CheckoutBranchResult> {
-  const steps = stepReporter(options.containerId, options.onProgress ?? (() => undefined));
-  try {
-    return await run(options, steps);
-  } catch (error) {
-    steps.fail();
-    throw error;
-  }
+export function bringBranchHome(options: CheckoutBranchOptions): Promise<CheckoutBranchResult> {
+  return withSteps(options.containerId, options.onProgress, (steps) => run(options, steps));
 }
 
 async function run(options: CheckoutBranchOptions, steps: StepReporter): Promise<CheckoutBranchResult> {

@@ -30,3 +30,14 @@ export function stepReporter(containerId: string, emit: (event: ProgressEvent) =
     },
   };
 }
+
+/** Runs `work` with a step reporter; a failure closes the open step as failed before it goes on up. */
+export async function withSteps<T>(containerId: string, onProgress: ((event: ProgressEvent) => void) | undefined, work: (steps: StepReporter) => Promise<T>): Promise<T> {
+  const steps = stepReporter(containerId, onProgress ?? (() => undefined));
+  try {
+    return await work(steps);
+  } catch (error) {
+    steps.fail();
+    throw error;
+  }
+}

@@ -8,7 +8,7 @@ import { readStatus, type WorkspaceStatus } from './changes.js';
 import { confinedFs } from './confined-fs.js';
 import { assertPlainGitDir } from './plain-git-dir.js';
 import { gitHubApi, pullRequestExistsError, type GitHubApi } from './github.js';
-import { stepReporter, type ProgressEvent, type StepReporter } from './progress.js';
+import { withSteps, type ProgressEvent, type StepReporter } from './progress.js';
 import { pushBranch, remoteBranchCommit } from './push.js';
 import { githubApiBaseUrl, parseGitHubRemote } from './remote.js';
 
@@ -62,14 +62,8 @@ export function checkAborted(signal: AbortSignal | undefined): void {
  * branch. Expected failures are CadreErrors: git.no-token, git.no-author, git.not-github,
  * git.no-changes, git.unsafe-workspace, git.auth, git.branch-exists, git.pr-exists, git.push-rejected, git.cancelled, ….
  */
-export async function createPullRequest(options: CreatePullRequestOptions): Promise<PullRequestResult> {
-  const steps = stepReporter(options.containerId, options.onProgress ?? (() => undefined));
-  try {
-    return await run(options, steps);
-  } catch (error) {
-    steps.fail();
-    throw error;
-  }
+export function createPullRequest(options: CreatePullRequestOptions): Promise<PullRequestResult> {
+  return withSteps(options.containerId, options.onProgress, (steps) => run(options, steps));
 }
 
 function requireTitle(text: string): string {
