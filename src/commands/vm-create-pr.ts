@@ -20,7 +20,7 @@ function describeHome(home: CheckoutBranchResult, cwd: string): string {
   if (home.pullRequest) lines.push(`✔ Pull request #${home.pullRequest.number} opened: ${home.pullRequest.url}\n  branch ${home.branch} → ${home.pullRequest.base}`);
   else {
     lines.push(`  Look at it: ${git} switch ${home.branch}    take it into ${on ?? 'your branch'}: ${git} merge ${home.branch}`);
-    if (home.notPushed === 'no-github-remote') lines.push(`  Its origin is not on GitHub, so no pull request was opened: push it (${git} push -u <remote> ${home.branch}) and open one on your host.`);
+    if (home.notPushed === 'no-github-remote') lines.push(`  The checkout has no origin on GitHub, so no pull request was opened: push it (${git} push -u <remote> ${home.branch}) and open one on your host.`);
     if (home.notPushed === 'no-token' && home.github) {
       lines.push(`  origin is ${home.github.owner}/${home.github.repo} on GitHub: export GITHUB_TOKEN=<token> (or set github.token) and run /vm-create-pr again to push it and open the pull request, or ${git} push -u origin ${home.branch}.`);
     }

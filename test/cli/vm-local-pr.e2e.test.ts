@@ -72,7 +72,7 @@ describeDocker('/vm-create-pr of a container made from the checkout cadre runs i
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain(`${data.branch} is already a branch in your checkout ${project.root}`);
     expect(again.stdout).toMatch(new RegExp(`git switch ${data.branch}.*git merge ${data.branch}`));
-    expect(again.stdout).toContain('Its origin is not on GitHub');
+    expect(again.stdout).toContain('The checkout has no origin on GitHub, so no pull request was opened');
     const moved = `${project.root}-moved`;
     renameSync(project.root, moved);
     try {
