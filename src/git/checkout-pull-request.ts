@@ -92,7 +92,7 @@ async function run(options: CheckoutBranchOptions, steps: StepReporter): Promise
     // Before anything is committed: the workspace's history must meet the checkout's (the same project).
     await missingObjects({ fs, dir, head: await git.resolveRef({ fs, dir, ref: 'HEAD' }), presence, checkout, containerId });
     if (!prepared.onBranch && (await localBranchCommit(fs, dir, branch))) throw branchExistsError(branch, 'locally');
-    const base = typeof github === 'string' ? null : await github.api.defaultBranch();
+    const base = typeof github === 'string' ? null : await github.api.defaultBranch().catch(orBranchOnly(containerId));
     steps.done('check', `${checkout}${typeof github === 'string' ? '' : `, origin ${github.remote.owner}/${github.remote.repo} on GitHub (base ${base})`}`);
     checkAborted(signal);
 
@@ -135,6 +135,17 @@ async function run(options: CheckoutBranchOptions, steps: StepReporter): Promise
   } finally {
     presence.close();
   }
+}
+
+/** A GitHub failure before anything moved: its remedy, and that the branch can come home without GitHub. */
+function orBranchOnly(containerId: string): (error: unknown) => never {
+  return (error) => {
+    if (!(error instanceof CadreError)) throw error;
+    throw new CadreError(error.code, error.message, {
+      remedy: `${error.remedy ? `${error.remedy}; ` : ''}or bring the branch into your checkout without GitHub: /vm-create-pr ${containerId} "<title>" --no-push`,
+      cause: error, exitCode: error.exitCode,
+    });
+  };
 }
 
 function remoteState(pushed: string | undefined, commit: string): 'free' | 'same' | 'taken' {

@@ -105,6 +105,7 @@ describe('a local checkout whose origin is on GitHub', () => {
 
     const error = await bringBranchHome(options({ config: { ...options().config, githubToken: 'ghp_wrongToken0123456789abcdefABCDEFGH' } })).then(() => undefined, (caught: unknown) => caught);
     expect(isCadreError(error) && error.code, String(error)).toBe('git.auth');
+    expect(isCadreError(error) && error.remedy).toContain(`/vm-create-pr ${containerId} "<title>" --no-push`);
     expect(await git(checkout, 'rev-parse', home.branch)).toBe(home.commit);
     expect(await git(workspace, 'rev-parse', 'HEAD')).toBe(home.commit);
     expect(await remoteCommit(home.branch)).toBeUndefined();
