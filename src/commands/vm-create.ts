@@ -22,7 +22,7 @@ export const vmCreateCommand = defineCommand({
     const missing = suggestion.services.filter((service) => !services.includes(service));
     const { mongoRemedy, unsupportedServices } = await import('../container/services/catalog.js');
     const notes = [
-      ...(created.repoUrl.startsWith('/') ? [`  Cloned the committed state of ${created.repoUrl} (uncommitted changes are not in it); that checkout is never mounted or changed.`] : []),
+      ...(created.repoUrl.startsWith('/') ? [`  Cloned the committed state of ${created.repoUrl} (uncommitted changes are not in it); that checkout is never mounted or changed; /vm-create-pr ${created.id} "<title>" brings the work back as a new branch of it.`] : []),
       ...(services.length ? [`  Services: ${services.map((s) => `${s} (reachable as ${s})`).join(', ')}; their connection variables are set in the container.`] : []),
       ...(missing.length ? [`  This repository looks like it needs ${missing.join(', ')} (${suggestion.evidence.join('; ')}): nothing was started. To run it beside the next container: /vm-config --services "${[...services, ...missing].join(',')}", then /vm-create ${repoUrl}.`] : []),
       ...(suggestion.unsupported.length ? [`  It also uses MongoDB: ${unsupportedServices.mongodb}. What to do: ${mongoRemedy}.`] : []),

@@ -58,7 +58,8 @@ export async function hasLocalCommits(fs: PromiseFsClient, dir: string): Promise
 /**
  * Commits every change of the workspace on a new branch `branch` started at HEAD (with no
  * working changes, the branch is HEAD as it is), then points HEAD at it. The working files
- * are not touched: they already are the commit.
+ * are not touched: they already are the commit. When HEAD is that branch already (an earlier
+ * run made it), the branch goes on with the new commit.
  */
 export async function commitOnNewBranch(options: {
   fs: PromiseFsClient;
@@ -80,7 +81,8 @@ export async function commitOnNewBranch(options: {
     options.status.changes.length === 0
       ? parent
       : await git.commit({ fs, dir, message: options.message, author: options.author, parent: [parent], noUpdateBranch: true });
-  await git.writeRef({ fs, dir, ref: `refs/heads/${branch}`, value: commit });
+  const continuing = (await git.currentBranch({ fs, dir })) === branch;
+  await git.writeRef({ fs, dir, ref: `refs/heads/${branch}`, value: commit, force: continuing });
   await git.writeRef({ fs, dir, ref: 'HEAD', value: `refs/heads/${branch}`, symbolic: true, force: true });
   return commit;
 }

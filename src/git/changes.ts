@@ -1,6 +1,7 @@
 // The workspace's changes against HEAD (isomorphic-git statusMatrix), and bringing the index to the working tree for a commit.
-import git from 'isomorphic-git';
+import git, { Errors } from 'isomorphic-git';
 import type { CallbackFsClient, PromiseFsClient } from 'isomorphic-git';
+import { CadreError } from '../errors.js';
 
 type FsClient = CallbackFsClient | PromiseFsClient;
 /** statusMatrix rows: [path, HEAD (0 absent, 1 present), workdir (0 absent, 1 as HEAD, 2 differs), stage (0 absent, 1 as HEAD, 2 as workdir, 3 neither)]. */
@@ -30,8 +31,20 @@ function indexMatches([, , workdir, stage]: Row): boolean {
   return (workdir === 0 && stage === 0) || (workdir === 1 && stage === 1) || (workdir === 2 && stage === 2);
 }
 
+/**
+ * isomorphic-git's refusal of a path git refuses to check out (a `.git` entry, `..`), which a container can commit, as the
+ * `git.unsafe-workspace` error it is; anything else is rethrown as it is.
+ */
+export function refuseUnsafePath(error: unknown): never {
+  if (!(error instanceof Errors.UnsafeFilepathError)) throw error;
+  throw new CadreError('git.unsafe-workspace', `A commit of the workspace holds a path git refuses to check out (${error.message.replace(/^The filepath /, '')}); cadre will not carry it anywhere.`, {
+    remedy: 'ask the agent to remove that commit (git reset to the commit before it, keeping the files), or /vm-cleanup the container and start over with /vm-create',
+    cause: error,
+  });
+}
+
 export async function readStatus(fs: FsClient, dir: string): Promise<WorkspaceStatus> {
-  const matrix = (await git.statusMatrix({ fs, dir })) as Row[];
+  const matrix = (await git.statusMatrix({ fs, dir }).catch(refuseUnsafePath)) as Row[];
   return {
     changes: matrix.flatMap(changeOf),
     unstaged: matrix.filter((row) => !indexMatches(row)).map(([path, , workdir]) => ({ path, deleted: workdir === 0 })),

@@ -3,7 +3,7 @@ import type { OutputEvent } from '../output.js';
 
 export type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
 
-export type PullRequestStep = 'check' | 'commit' | 'push' | 'pull-request';
+export type PullRequestStep = 'check' | 'commit' | 'checkout' | 'push' | 'pull-request';
 
 export interface StepReporter {
   update(step: PullRequestStep, label: string, counts?: { current?: number; total?: number }): void;
@@ -29,4 +29,15 @@ export function stepReporter(containerId: string, emit: (event: ProgressEvent) =
       open = undefined;
     },
   };
+}
+
+/** Runs `work` with a step reporter; a failure closes the open step as failed before it goes on up. */
+export async function withSteps<T>(containerId: string, onProgress: ((event: ProgressEvent) => void) | undefined, work: (steps: StepReporter) => Promise<T>): Promise<T> {
+  const steps = stepReporter(containerId, onProgress ?? (() => undefined));
+  try {
+    return await work(steps);
+  } catch (error) {
+    steps.fail();
+    throw error;
+  }
 }

@@ -1,13 +1,14 @@
 // /vm-create-pr's work on the host: commit the workspace on a new branch, push it with the host's token, open the pull request.
 import git from 'isomorphic-git';
+import type { PromiseFsClient } from 'isomorphic-git';
 import { CadreError, exitCodes } from '../errors.js';
-import { resolveAuthor } from './author.js';
+import { resolveAuthor, type Author } from './author.js';
 import { abandonBranch, branchExistsError, branchNameFor, commitOnNewBranch, hasLocalCommits, localBranchCommit } from './branch.js';
-import { readStatus } from './changes.js';
+import { readStatus, type WorkspaceStatus } from './changes.js';
 import { confinedFs } from './confined-fs.js';
 import { assertPlainGitDir } from './plain-git-dir.js';
 import { gitHubApi, pullRequestExistsError, type GitHubApi } from './github.js';
-import { stepReporter, type ProgressEvent, type StepReporter } from './progress.js';
+import { withSteps, type ProgressEvent, type StepReporter } from './progress.js';
 import { pushBranch, remoteBranchCommit } from './push.js';
 import { githubApiBaseUrl, parseGitHubRemote } from './remote.js';
 
@@ -51,7 +52,7 @@ function tokenOf(options: CreatePullRequestOptions): string {
   });
 }
 
-function checkAborted(signal: AbortSignal | undefined): void {
+export function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CadreError('git.cancelled', 'Creating the pull request was cancelled.', { exitCode: exitCodes.interrupted });
 }
 
@@ -61,28 +62,35 @@ function checkAborted(signal: AbortSignal | undefined): void {
  * branch. Expected failures are CadreErrors: git.no-token, git.no-author, git.not-github,
  * git.no-changes, git.unsafe-workspace, git.auth, git.branch-exists, git.pr-exists, git.push-rejected, git.cancelled, ….
  */
-export async function createPullRequest(options: CreatePullRequestOptions): Promise<PullRequestResult> {
-  const steps = stepReporter(options.containerId, options.onProgress ?? (() => undefined));
-  try {
-    return await run(options, steps);
-  } catch (error) {
-    steps.fail();
-    throw error;
-  }
+export function createPullRequest(options: CreatePullRequestOptions): Promise<PullRequestResult> {
+  return withSteps(options.containerId, options.onProgress, (steps) => run(options, steps));
 }
 
-async function run(options: CreatePullRequestOptions, steps: StepReporter): Promise<PullRequestResult> {
-  const { workspaceDir: dir, signal } = options;
-  const title = options.title.trim();
+function requireTitle(text: string): string {
+  const title = text.trim();
   if (!title) throw new CadreError('git.no-title', 'A pull request needs a title.', { remedy: 'run /vm-create-pr <id> "<title>" "<description>"' });
+  return title;
+}
 
-  const token = tokenOf(options);
-  const remote = parseGitHubRemote(options.repositoryUrl, options.config.githubBaseUrl ?? githubApiBaseUrl);
+/** The workspace as a pull request starts from it: the title, author, a confined fs, its changes and the run's branch name. */
+export interface PreparedWorkspace {
+  title: string;
+  author: Author;
+  fs: PromiseFsClient;
+  status: WorkspaceStatus;
+  branch: string;
+  /** HEAD is that branch already (an earlier run made it). */
+  onBranch: boolean;
+}
+
+/** Checks what every /vm-create-pr needs before anything is written: a title, an author, a plain .git, and changes to carry. */
+export async function prepareWorkspace(options: Pick<CreatePullRequestOptions, 'workspaceDir' | 'containerId' | 'title' | 'config' | 'env'>): Promise<PreparedWorkspace> {
+  const dir = options.workspaceDir;
+  const title = requireTitle(options.title);
   const author = await resolveAuthor({ authorName: options.config.authorName, authorEmail: options.config.authorEmail, env: options.env });
   // Before any read or write in .git: refuses links and special files the container may have planted there.
   await assertPlainGitDir(dir, options.containerId);
   const fs = await confinedFs(dir);
-
   const status = await readStatus(fs, dir);
   const branch = branchNameFor(title, options.containerId);
   // On this run's branch already (an earlier run pushed it): go on, to resume or to name its pull request.
@@ -92,6 +100,20 @@ async function run(options: CreatePullRequestOptions, steps: StepReporter): Prom
       remedy: `let the agent make its changes first (/agent vm-agent "<task>"), then run /vm-create-pr ${options.containerId} again`,
     });
   }
+  return { title, author, fs, status, branch, onBranch };
+}
+
+/** The commit message of what cadre commits: the title, and the description as its body. */
+export function commitMessage(title: string, description: string): string {
+  return description.trim() ? `${title}\n\n${description.trim()}\n` : `${title}\n`;
+}
+
+async function run(options: CreatePullRequestOptions, steps: StepReporter): Promise<PullRequestResult> {
+  const { workspaceDir: dir, signal } = options;
+  requireTitle(options.title);
+  const token = tokenOf(options);
+  const remote = parseGitHubRemote(options.repositoryUrl, options.config.githubBaseUrl ?? githubApiBaseUrl);
+  const { title, author, fs, status, branch } = await prepareWorkspace(options);
   const api = gitHubApi({ remote, token, ...(signal ? { signal } : {}) });
   const access = { url: remote.pushUrl, token, ...(signal ? { signal } : {}) };
 
@@ -111,7 +133,7 @@ async function run(options: CreatePullRequestOptions, steps: StepReporter): Prom
   checkAborted(signal);
 
   steps.update('commit', status.changes.length ? `Committing ${status.changes.length} changed file(s) on ${branch}` : `Branching ${branch} from the commits made in the container`);
-  const message = options.description.trim() ? `${title}\n\n${options.description.trim()}\n` : `${title}\n`;
+  const message = commitMessage(title, options.description);
   const previous = (await git.currentBranch({ fs, dir })) || (await git.resolveRef({ fs, dir, ref: 'HEAD' }));
   const commit = await commitOnNewBranch({ fs, dir, branch, status, author, message });
   steps.done('commit', `${status.changes.length ? 'Committed' : 'Branched at'} ${commit.slice(0, 7)} on ${branch}`);
@@ -135,7 +157,8 @@ async function run(options: CreatePullRequestOptions, steps: StepReporter): Prom
   return openPullRequest({ api, steps, title, description: options.description, branch, base, commit, changedFiles: status.changes.length });
 }
 
-async function openPullRequest(options: {
+/** Opens the pull request of a pushed branch against `base`. */
+export async function openPullRequest(options: {
   api: GitHubApi;
   steps: StepReporter;
   title: string;

@@ -57,13 +57,14 @@ export async function remoteBranchCommit(access: RemoteAccess, branch: string): 
 }
 
 /**
- * Pushes local `branch` to the same name on the remote. The URL and CORS proxy are
+ * Pushes local `branch` to the same name on the remote (or to `remoteBranch`). The URL and CORS proxy are
  * given explicitly so nothing in the workspace's .git/config (which the container can
  * write) can redirect the token.
  */
 export async function pushBranch(
-  access: RemoteAccess & { fs: PromiseFsClient; dir: string; branch: string; onProgress?: (phase: string, loaded: number, total?: number) => void },
+  access: RemoteAccess & { fs: PromiseFsClient; dir: string; branch: string; remoteBranch?: string; onProgress?: (phase: string, loaded: number, total?: number) => void },
 ): Promise<void> {
+  const target = access.remoteBranch ?? access.branch;
   let result: Awaited<ReturnType<typeof git.push>>;
   try {
     result = await git.push({
@@ -72,18 +73,18 @@ export async function pushBranch(
       dir: access.dir,
       url: access.url,
       ref: access.branch,
-      remoteRef: `refs/heads/${access.branch}`,
+      remoteRef: `refs/heads/${target}`,
       corsProxy: '',
       onAuth: authFor(access.token),
       ...(access.signal ? { signal: access.signal } : {}),
       ...(access.onProgress ? { onProgress: (event) => access.onProgress?.(event.phase, event.loaded, event.total) } : {}),
     });
   } catch (error) {
-    throw remoteError(error, access.url, `push ${access.branch}`);
+    throw remoteError(error, access.url, `push ${target}`);
   }
-  const refError = result.refs[`refs/heads/${access.branch}`]?.error;
+  const refError = result.refs[`refs/heads/${target}`]?.error;
   if (!result.ok || refError) {
-    throw new CadreError('git.push-rejected', `The remote rejected the push of ${access.branch}: ${refError ?? result.error ?? 'no reason given'}.`, {
+    throw new CadreError('git.push-rejected', `The remote rejected the push of ${target}: ${refError ?? result.error ?? 'no reason given'}.`, {
       remedy: 'the branch may have been created meanwhile or be protected; try a different title',
     });
   }

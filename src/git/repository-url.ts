@@ -50,9 +50,14 @@ export function repositoryLocation(text: string, cwd: string): RepositoryLocatio
   throw badUrl(trimmed, 'is not an http(s) or SSH repository URL, nor a local path');
 }
 
+/** Whether a recorded repository is a local checkout (recorded as its absolute path) rather than a URL. */
+export function isLocalCheckout(recorded: string): boolean {
+  return recorded.startsWith('/');
+}
+
 /** The repository's host, for the container's egress rules; null for a local checkout (or what cannot be parsed). */
 export function repositoryHost(recorded: string): string | null {
-  if (recorded.startsWith('/')) return null;
+  if (isLocalCheckout(recorded)) return null;
   const scp = scpLike.exec(recorded);
   if (scp && !/^[a-z][a-z0-9+.-]*:\/\//i.test(recorded)) return (scp[1] ?? '').toLowerCase();
   return URL.canParse(recorded) ? new URL(recorded).hostname.toLowerCase() || null : null;

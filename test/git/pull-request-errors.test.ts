@@ -48,6 +48,22 @@ describe('createPullRequest failures', () => {
     expect(await remoteBranch(fixture.servers.authedUrl, 'cadre/nothing-here-vm-9z')).toBeUndefined();
   });
 
+  it('a commit of the container whose tree holds .git is git.unsafe-workspace (it crashed as a bug), and nothing is pushed', async () => {
+    const dir = await fixture.workspace();
+    // The container commits a tree with a .git folder in it, as a hostile agent could, with the git of its choice.
+    const hook = await git.writeBlob({ fs, dir, blob: new TextEncoder().encode('#!/bin/sh\necho pwned\n') });
+    const hooks = await git.writeTree({ fs, dir, tree: [{ mode: '100755', path: 'post-checkout', oid: hook, type: 'blob' }] });
+    const dotGit = await git.writeTree({ fs, dir, tree: [{ mode: '040000', path: 'hooks', oid: hooks, type: 'tree' }] });
+    const { tree: headTree } = (await git.readCommit({ fs, dir, oid: await git.resolveRef({ fs, dir, ref: 'HEAD' }) })).commit;
+    const entries = [...(await git.readTree({ fs, dir, oid: headTree })).tree, { mode: '040000', path: '.git', oid: dotGit, type: 'tree' as const }];
+    const tree = await git.writeTree({ fs, dir, tree: entries.sort((a, b) => a.path.localeCompare(b.path)) });
+    await git.commit({ fs, dir, tree, message: 'innocent', author: { name: 'agent', email: 'agent@example.com' } });
+    const error = await failure(createPullRequest(options(dir, 'Planted dot git')));
+    expect(error.code).toBe('git.unsafe-workspace');
+    expect(error.message).toContain('.git');
+    expect(await remoteBranch(fixture.servers.authedUrl, 'cadre/planted-dot-git-vm-9z')).toBeUndefined();
+  });
+
   it('reports a token GitHub rejects as git.auth, before committing anything', async () => {
     const dir = await changedWorkspace();
     const before = await headOf(dir);
