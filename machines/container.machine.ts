@@ -391,17 +391,19 @@ export const containerMachine = setup({
           type: 'parallel',
           states: {
             container: {
+              description: 'The sandbox container itself.',
               initial: 'stopping',
               states: {
-                stopping: { invoke: { id: 'stopTimedOut', src: 'stopContainer', input: effectInput, onDone: 'stopped', onError: failWith } },
-                stopped: { type: 'final' },
+                stopping: { description: 'Docker is stopping it.', invoke: { id: 'stopTimedOut', src: 'stopContainer', input: effectInput, onDone: 'stopped', onError: failWith } },
+                stopped: { description: 'Stopped.', type: 'final' },
               },
             },
             services: {
+              description: 'Its service containers (none: stopped at once).',
               initial: 'stopping',
               states: {
-                stopping: { invoke: { id: 'stopServicesTimedOut', src: 'stopServices', input: effectInput, onDone: 'stopped', onError: failWith } },
-                stopped: { type: 'final' },
+                stopping: { description: 'Docker is stopping them.', invoke: { id: 'stopServicesTimedOut', src: 'stopServices', input: effectInput, onDone: 'stopped', onError: failWith } },
+                stopped: { description: 'Stopped.', type: 'final' },
               },
             },
           },
