@@ -7,7 +7,7 @@ import { createGatewayLogic } from '../gateway/actor.js';
 import type { Gateways } from '../gateway/pool.js';
 
 export type ContainerEffects = ReturnType<typeof createContainerEffects>;
-type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer' | 'watchServices'>;
+type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer' | 'watchServices' | 'sandboxSpec'>;
 type Watcher = 'watchContainer' | 'watchServices';
 
 /**
@@ -38,6 +38,7 @@ export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffec
     actors: {
       prepareWorkspace: delegate<ContainerWorkspace>('prepareWorkspace'),
       cloneRepository: delegate<void>('cloneRepository'),
+      claimPooledContainer: delegate<void>('claimPooledContainer'),
       startContainer: delegate<StartContainerOutput>('startContainer'),
       inspectContainer: delegate<InspectContainerOutput>('inspectContainer'),
       restartContainer: delegate<void>('restartContainer'),

@@ -53,8 +53,10 @@ describe('the warm pool with fake effects', () => {
     const removed: string[] = [];
     const logic = poolMachine.provide({
       actors: {
-        createPoolContainer: fromPromise(async ({ input }: { input: { fit: string } }) => entry(`p${(made += 1)}`, input.fit)),
-        removePoolContainers: fromPromise(async ({ input }: { input: { entries: PoolEntry[] } }) => void removed.push(...input.entries.map((item) => item.containerId))),
+        createPoolContainer: fromPromise<PoolEntry, { fit: string }>(async ({ input }) => entry(`p${(made += 1)}`, input.fit)),
+        removePoolContainers: fromPromise<void, { entries: PoolEntry[] }>(async ({ input }) => {
+          removed.push(...input.entries.map((item) => item.containerId));
+        }),
       },
     });
     return { logic, removed, made: () => made };
