@@ -1,8 +1,13 @@
 // The claim record that makes a warm-pool container a session's: its labels were set before the repository was known and
-// cannot change, so the take writes repository, session and deadline beside the workspace (on the host, out of the container's reach).
-import { readFile } from 'node:fs/promises';
+// cannot change, so the take writes repository, session and deadline beside the workspace (on the host, out of the container's
+// reach). A spare without a claim is cadre's own, and removed whole.
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type Docker from 'dockerode';
+import type { PoolEntry } from '../../machines/pool.machine.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { engineStatus } from './docker-client.js';
+import { removeWorkspace } from './workspace.js';
 
 export interface PoolClaim {
   repoUrl: string;
@@ -34,4 +39,13 @@ export async function readPoolClaim(workspaceRoot: string): Promise<PoolClaim | 
     // Unreadable: written atomically, so only a hand edit gets here; the container stays untaken and its owner's.
   }
   return undefined;
+}
+
+/** Removes one pool container (found by its engine id) with its workspace and gateway folder; harmless when already gone. */
+export async function removePoolContainer(options: { docker: Docker; runDir: string; entry: Pick<PoolEntry, 'containerId' | 'dockerId' | 'workspace'> }): Promise<void> {
+  await options.docker.getContainer(options.entry.dockerId).remove({ force: true, v: true }).catch((error: unknown) => {
+    if (engineStatus(error) !== 404) throw error;
+  });
+  await removeWorkspace(options.entry.workspace);
+  await rm(join(options.runDir, options.entry.containerId), { recursive: true, force: true });
 }

@@ -8,12 +8,12 @@ import type { ContainerEffectInput } from '../../machines/container.machine.js';
 import type { CreatePoolContainerInput, PoolEntry, RemovePoolContainersInput } from '../../machines/pool.machine.js';
 import type { Installation } from '../store/installation.js';
 import { processTag } from './attachment.js';
-import { engineStatus } from './docker-client.js';
 import { newContainerId } from './labels.js';
 import { listCadreContainers } from './records.js';
 import type { ContainerSpec } from './start.js';
 import { startContainer } from './start.js';
 import { creatingMarker } from './sweep.js';
+import { removePoolContainer } from './pool-claim.js';
 import { prepareWorkspace, removeWorkspace, workspacePaths, type Workspace } from './workspace.js';
 
 /** What a pool container is made for; a /vm-create asking exactly this (and no services) takes one. */
@@ -42,15 +42,6 @@ export interface PoolEffectsOptions {
   installation: Installation;
   /** The create options /vm-create would use for `input` (the container effects' own): the pool is no weaker. */
   sandboxSpec: (input: ContainerEffectInput, workspace: Workspace) => ContainerSpec;
-}
-
-/** Removes one pool container (found by its engine id) with its workspace and gateway folder; harmless when already gone. */
-export async function removePoolContainer(options: { docker: Docker; runDir: string; entry: Pick<PoolEntry, 'containerId' | 'dockerId' | 'workspace'> }): Promise<void> {
-  await options.docker.getContainer(options.entry.dockerId).remove({ force: true, v: true }).catch((error: unknown) => {
-    if (engineStatus(error) !== 404) throw error;
-  });
-  await removeWorkspace(options.entry.workspace);
-  await rm(join(options.runDir, options.entry.containerId), { recursive: true, force: true });
 }
 
 export function createPoolEffects(options: PoolEffectsOptions) {
