@@ -6,7 +6,7 @@ import type { ContainerEffectInput, InspectContainerOutput, StartContainerOutput
 import type { Installation } from '../store/installation.js';
 import { processTag } from './attachment.js';
 import type { OutputSink } from '../output.js';
-import { prepareCadreFolder } from './cadre-folder.js';
+import { prepareCadreFolder, prepareFreshCadreFolder } from './cadre-folder.js';
 import { cloneRepository } from './clone.js';
 import { watchWorkspaceDisk } from './disk-watchdog.js';
 import { exitCause, exitError } from './exit.js';
@@ -133,8 +133,8 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       const spec = sandboxSpec(input, workspace);
       const { dockerId } = await tracked(input.containerId, startContainer({ docker, spec }));
       // The container starts beside the clone: its folder is kept out of git only once /workspace is a clone.
-      await clones.get(input.containerId)?.catch(() => undefined);
-      await prepareCadreFolder({ docker, dockerId, onEvent });
+      const cloned = await clones.get(input.containerId)?.then(() => true, () => false);
+      if (cloned) await prepareFreshCadreFolder(workspace.dir);
       await rm(creatingMarker(workspace.root), { force: true });
       return { dockerId };
     }),
@@ -142,7 +142,7 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
     claimPooledContainer: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
       if (!input.dockerId) throw new Error(`claimPooledContainer needs the pool container of ${input.containerId}`);
       const workspace = await workspaceOf(input);
-      await prepareCadreFolder({ docker, dockerId: input.dockerId, onEvent });
+      await prepareFreshCadreFolder(workspace.dir);
       await saveDeadline(workspace.root, input.deadline);
       await writePoolClaim(workspace.root, { repoUrl: input.repoUrl, session: options.session(), takenAt: new Date().toISOString(), by: processTag() });
     }),
