@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { containerMachine } from '../../machines/container.machine.js';
 import { poolMachine, type PoolEntry } from '../../machines/pool.machine.js';
 import { createContainerEffects } from '../../src/container/effects.js';
+import { execInContainer } from '../../src/container/exec.js';
 import { createPoolEffects, poolFitKey, poolLifetimeMs } from '../../src/container/pool.js';
 import { removePoolContainer } from '../../src/container/pool-claim.js';
 import { findContainer } from '../../src/container/records.js';
@@ -81,14 +82,8 @@ describeDocker('the warm pool with real containers', () => {
     expect(Math.abs(record.deadline - deadline)).toBeLessThan(1000);
     expect(await exists(join(spare.workspace.dir, 'README.md'))).toBe(true);
     // Its folder is prepared as a new container's: git in the container sees a clean checkout.
-    const status = await docker.getContainer(spare.dockerId).exec({ Cmd: ['git', 'status', '--porcelain'], User: '1000:1000', WorkingDir: '/workspace', AttachStdout: true, AttachStderr: true });
-    const output = await new Promise<string>((resolve, reject) => status.start({}, (error, stream) => {
-      if (error || !stream) return reject(error ?? new Error('no stream'));
-      let text = '';
-      stream.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
-      stream.on('end', () => resolve(text));
-    }));
-    expect(output.replace(/[\x00-\x08]/g, '').trim()).toBe('');
+    const status = await execInContainer(docker, spare.dockerId, ['git', 'status', '--porcelain'], {});
+    expect(status).toMatchObject({ exitCode: 0, stdout: '' });
     // The pool waits while the take runs, then refills.
     expect(pool.getSnapshot().context.ready).toHaveLength(0);
     pool.send({ type: 'pool.take.settled' });
