@@ -133,8 +133,9 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       const spec = sandboxSpec(input, workspace);
       const { dockerId } = await tracked(input.containerId, startContainer({ docker, spec }));
       // The container starts beside the clone: its folder is kept out of git only once /workspace is a clone.
-      const cloned = await clones.get(input.containerId)?.then(() => true, () => false);
-      if (cloned) await prepareFreshCadreFolder(workspace.dir);
+      // (A clone no longer in flight has ended well: a failed one fails the machine, which then removes the workspace.)
+      const clone = clones.get(input.containerId);
+      if (clone ? await clone.then(() => true, () => false) : true) await prepareFreshCadreFolder(workspace.dir);
       await rm(creatingMarker(workspace.root), { force: true });
       return { dockerId };
     }),
