@@ -1,10 +1,10 @@
-// VM benchmark: /vm-create and /vm-status as a person runs them (cadre --json, gateway included) against an equally hardened
-// `git clone` + `docker run -d` of the same real repository, in the same run. Run after `npm run build`: node bench/vm.mjs
-// (BENCH_REPO names the corpus project, BENCH_RUNS the rounds; medians).
+// VM benchmark: /vm-create and /vm-status as a person runs them (cadre --json, gateway included), without and with a warm pool
+// (/vm-config --warm-pool 1), against an equally hardened `git clone` + `docker run -d` of the same real repository, in the
+// same run. Run after `npm run build`: node bench/vm.mjs (BENCH_REPO names the corpus project, BENCH_RUNS the rounds; medians).
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -16,7 +16,7 @@ const dist = join(root, 'dist', 'src', 'container');
 const corpus = join(root, '..', 'shared', 'corpus');
 const repoName = process.env.BENCH_REPO ?? 'nestjs-boilerplate';
 const runs = Math.max(5, Number(process.env.BENCH_RUNS ?? 7));
-const targets = { create: 1.2, statusMs: 300 };
+const targets = { create: 1.2, pooled: 0.3, statusMs: 300 };
 const statusPauseMs = 1_500;
 
 // Async: the git server runs in this process, so a synchronous child would deadlock it.
@@ -85,12 +85,23 @@ async function main() {
     rawContainers.push(await run('docker', hardenedRunArgs(image, dir, defaultLimits)));
     return ms(start);
   };
+  /** Waits (untimed) until the warm pool has a spare ready, as it would be when a person types /vm-create a while later. */
+  const poolReady = async () => {
+    for (let tries = 0; tries < 240; tries += 1) {
+      const event = await cadre.run('/vm-status', resultOrError('vm.list'));
+      if (event.type === 'output.result' && (event.data.pool?.ready ?? 0) >= 1) return;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new Error('the warm pool never had a container ready');
+  };
+  const load = [loadavg()[0]];
   try {
     // The first /vm-create also loads the vm side of cadre (engine, credentials, image check): timed apart.
     const firstMs = await create();
     const cadreMs = [];
     const rawMs = [];
     for (let round = 0; round < runs; round += 1) {
+      load.push(loadavg()[0]);
       // Alternate which goes first, so neither always meets a cache the other warmed.
       if (round % 2 === 0) {
         cadreMs.push(await create());
@@ -98,6 +109,23 @@ async function main() {
       } else {
         rawMs.push(await raw(round));
         cadreMs.push(await create());
+      }
+    }
+    // With a warm pool of one: each /vm-create takes the spare; the pool refills after it, before the next round.
+    const setPool = await cadre.run('/vm-config --warm-pool 1', resultOrError('vm.config'));
+    if (setPool.type !== 'output.result') throw new Error(`/vm-config --warm-pool failed: ${JSON.stringify(setPool)}`);
+    const pooledMs = [];
+    for (let round = 0; round < runs; round += 1) {
+      // The pool refills after each take: both sides start once it is done, so the refill slows neither.
+      await poolReady();
+      load.push(loadavg()[0]);
+      if (round % 2 === 0) {
+        pooledMs.push(await create());
+        await poolReady();
+        rawMs.push(await raw(runs + round));
+      } else {
+        rawMs.push(await raw(runs + round));
+        pooledMs.push(await create());
       }
     }
     const statusMs = [];
@@ -111,13 +139,16 @@ async function main() {
       statusMs.push(ms(start, event.at));
     }
 
-    const figures = { create: { cadre: median(cadreMs), raw: median(rawMs), first: firstMs }, statusMs: median(statusMs) };
+    const figures = { create: { cadre: median(cadreMs), pooled: median(pooledMs), raw: median(rawMs), first: firstMs }, statusMs: median(statusMs), load1: median(load) };
     console.log(`vm benchmark: ${repoName} at ${repo.commit.slice(0, 12)} (${repo.files} files) over git smart-HTTP on 127.0.0.1; medians of ${runs} runs`);
     console.log(`  /vm-create (gateway included)        median ${figures.create.cadre.toFixed(0)} ms   (first in the process, engine load included: ${firstMs.toFixed(0)} ms)`);
     console.log(`  git clone + hardened docker run -d   median ${figures.create.raw.toFixed(0)} ms`);
-    console.log(`  ratio: ${(figures.create.cadre / figures.create.raw).toFixed(2)}x (target <= ${targets.create}x)`);
+    console.log(`  /vm-create from a warm pool of 1     median ${figures.create.pooled.toFixed(0)} ms`);
+    console.log(`  ratio without a pool: ${(figures.create.cadre / figures.create.raw).toFixed(2)}x (target <= ${targets.create}x)`);
+    console.log(`  ratio with a warm pool: ${(figures.create.pooled / figures.create.raw).toFixed(2)}x (target <= ${targets.pooled}x)`);
+    console.log(`  load average (1 min, median over the rounds): ${figures.load1.toFixed(2)} on ${(await import('node:os')).availableParallelism()} cores`);
     console.log(`  /vm-status <id>                      median ${figures.statusMs.toFixed(0)} ms (target < ${targets.statusMs} ms; ${statusPauseMs} ms apart)`);
-    console.log(JSON.stringify({ bench: 'vm', repo: repoName, runs, cadreMs, rawMs, statusMs, figures, targets }));
+    console.log(JSON.stringify({ bench: 'vm', repo: repoName, runs, cadreMs, pooledMs, rawMs, statusMs, figures, targets }));
   } finally {
     for (const id of created) await cadre.run(`/vm-cleanup ${id} --yes`, (e) => e.type === 'output.error' || (e.type === 'output.message' && /is removed|already cleaned up/.test(String(e.text))), 60_000).catch((error) => console.error(String(error)));
     cadre.end();

@@ -1,6 +1,7 @@
 // The root statechart: start-up, the prompt loop (one command at a time), Ctrl-C / Ctrl-D handling, shut-down.
 import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, spawnChild } from 'xstate';
 import { containerMachine, type ContainerInput } from './container.machine.js';
+import { poolMachine, type PoolInput } from './pool.machine.js';
 import { sessionMachine, type SessionInput } from './session.machine.js';
 
 export interface CliInput {
@@ -27,6 +28,8 @@ export type CliEvent =
   | { type: 'container.spawn'; input: ContainerInput }
   /** Stops and forgets a container actor once it is cleaned up. */
   | { type: 'container.forget'; containerId: string }
+  /** Spawns the warm pool `pool` (systemId the same) unless it runs; vm.warmPool > 0 or /vm-config --warm-pool asked for it. */
+  | { type: 'pool.spawn'; input: PoolInput }
   /** The audit actor could not write: said once, and the session goes on. */
   | { type: 'audit.failed'; code: string; message: string; remedy: string };
 
@@ -64,6 +67,7 @@ export const cliMachine = setup({
     shutDown: fromPromise<void, CliInput>(async () => undefined),
     session: sessionMachine,
     container: containerMachine,
+    pool: poolMachine,
     /** The single writer of the audit trail; the composition root provides the real one. */
     audit: fromCallback<AuditInbox>(() => undefined),
   },
@@ -84,6 +88,10 @@ export const cliMachine = setup({
     forgetContainer: enqueueActions(({ enqueue }, params: { containerId: string }) => {
       enqueue.stopChild(`container:${params.containerId}`);
     }),
+    spawnPool: enqueueActions(({ enqueue, system }, params: { input: PoolInput }) => {
+      if (system.get('pool')?.getSnapshot().status === 'active') return;
+      enqueue.spawnChild('pool', { id: 'pool', systemId: 'pool', input: params.input });
+    }),
   },
 }).createMachine({
   id: 'cli',
@@ -96,6 +104,7 @@ export const cliMachine = setup({
   on: {
     'container.spawn': { actions: { type: 'spawnContainer', params: ({ event }) => ({ input: event.input }) } },
     'container.forget': { actions: { type: 'forgetContainer', params: ({ event }) => ({ containerId: event.containerId }) } },
+    'pool.spawn': { actions: { type: 'spawnPool', params: ({ event }) => ({ input: event.input }) } },
     'audit.failed': { actions: { type: 'reportAuditFailure', params: ({ event }) => ({ message: event.message, remedy: event.remedy }) } },
   },
   initial: 'starting',

@@ -37,6 +37,8 @@ export interface ContainerInput {
   workspace?: ContainerWorkspace | null;
   /** The service containers beside it (`postgres`, `mysql`, `redis`): started and health-checked before it, removed with it. */
   services?: string[];
+  /** A warm-pool container being taken (`dockerId` and `workspace` set, its workspace empty): the repository is cloned into it. */
+  pooled?: boolean;
 }
 
 export interface ContainerFailure {
@@ -57,6 +59,7 @@ export interface ContainerContext {
   services: string[];
   /** The connection variables of its services (throwaway credentials), set in the container when it is created. */
   serviceEnv: Record<string, string>;
+  pooled: boolean;
 }
 
 export type ContainerEvent =
@@ -124,6 +127,8 @@ export const containerMachine = setup({
   actors: {
     prepareWorkspace: fromPromise<ContainerWorkspace, ContainerEffectInput>(notProvided('prepareWorkspace')),
     cloneRepository: fromPromise<void, ContainerEffectInput>(notProvided('cloneRepository')),
+    /** Makes a taken pool container the session's: its folder prepared, its deadline and claim recorded beside the workspace. */
+    claimPooledContainer: fromPromise<void, ContainerEffectInput>(notProvided('claimPooledContainer')),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(notProvided('startContainer')),
     inspectContainer: fromPromise<InspectContainerOutput, ContainerEffectInput>(notProvided('inspectContainer')),
     restartContainer: fromPromise<void, ContainerEffectInput>(notProvided('restartContainer')),
@@ -144,6 +149,7 @@ export const containerMachine = setup({
     watchContainer: fromCallback<EventObject, ContainerEffectInput>(() => undefined),
   },
   guards: {
+    pooled: ({ context }) => context.pooled,
     attaching: ({ context }) => context.dockerId !== null,
     hasServices: ({ context }) => context.services.length > 0,
     hasContainer: ({ context }) => context.dockerId !== null,
@@ -206,6 +212,7 @@ export const containerMachine = setup({
     failure: null,
     services: input.services ?? [],
     serviceEnv: {},
+    pooled: input.pooled === true,
   }),
   initial: 'opening',
   on: {
@@ -213,8 +220,27 @@ export const containerMachine = setup({
   },
   states: {
     opening: {
-      description: 'A new container is created; one that already exists (an earlier cadre process made it) is attached to.',
-      always: [{ guard: 'attaching', target: 'attaching' }, { target: 'creating' }],
+      description: 'A new container is created, or taken from the warm pool; one that already exists (an earlier cadre process made it) is attached to.',
+      always: [{ guard: 'pooled', target: 'taking' }, { guard: 'attaching', target: 'attaching' }, { target: 'creating' }],
+    },
+    taking: {
+      description: 'A warm-pool container (started, locked down, its workspace empty) becomes this one: the repository is cloned into it, then it is claimed.',
+      initial: 'cloning',
+      states: {
+        cloning: {
+          description: 'Cloning the repository into the pool container\'s workspace, on the host (nothing runs in the container but cadre\'s forwarder).',
+          invoke: { id: 'cloneIntoPooled', src: 'cloneRepository', input: effectInput, onDone: 'claiming', onError: failWith },
+        },
+        claiming: {
+          description: 'Preparing its folder and recording its repository, session and deadline beside the workspace: from here it is the session\'s.',
+          invoke: { id: 'claimPooledContainer', src: 'claimPooledContainer', input: effectInput, onDone: '#container.running', onError: failWith },
+        },
+      },
+      on: {
+        'container.progress': {
+          actions: { type: 'announceProgress', params: ({ event }) => ({ label: event.label, current: event.current, total: event.total }) },
+        },
+      },
     },
     attaching: {
       description: 'Finding the existing container: running, stopped, or past its deadline.',

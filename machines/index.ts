@@ -2,6 +2,7 @@
 import { cliMachine } from './cli.machine.js';
 import { containerMachine } from './container.machine.js';
 import { planMachine } from './plan.machine.js';
+import { poolMachine } from './pool.machine.js';
 import { sessionMachine } from './session.machine.js';
 import { taskMachine } from './task.machine.js';
 
@@ -11,8 +12,9 @@ export const machineRegistry = [
   { name: 'task', machine: taskMachine },
   { name: 'plan', machine: planMachine },
   { name: 'container', machine: containerMachine },
+  { name: 'pool', machine: poolMachine },
 ] as const;
 
 export type MachineName = (typeof machineRegistry)[number]['name'];
 
-export { cliMachine, containerMachine, planMachine, sessionMachine, taskMachine };
+export { cliMachine, containerMachine, planMachine, poolMachine, sessionMachine, taskMachine };

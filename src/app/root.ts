@@ -148,11 +148,13 @@ export async function startApp(options: AppOptions): Promise<App> {
       audit: audit.logic,
       session: sessionMachine.provide({ actors: { task: agents.taskLogic } }),
       container: vm.containerLogic,
+      pool: vm.poolLogic,
       runCommand: fromPromise(async ({ input, signal }) => {
         const outcome = await dispatchLine(input.text, { cwd, emit: sink, signal, interactive: options.interactive, confirm, registry: commandRegistry, runtime });
         return { exitCode: outcome.exitCode, exit: outcome.exit };
       }),
       shutDown: fromPromise(async () => {
+        await vm.drainPool();
         runtime.audit('session.ended', { session: sessions.view(root()).name });
       }),
     },

@@ -2,12 +2,15 @@
 // (dockerode, isomorphic-git, the gateway pool) on first use.
 import { createActor, fromCallback, fromPromise, setup, toPromise, type EventObject } from 'xstate';
 import { containerMachine, type ContainerEffectInput, type ContainerEvent, type ContainerWorkspace, type InspectContainerOutput, type StartContainerOutput, type StartServicesOutput } from '../../machines/container.machine.js';
+import { poolMachine, type CreatePoolContainerInput, type PoolEntry, type RemovePoolContainersInput } from '../../machines/pool.machine.js';
 import type { createContainerEffects } from '../container/effects.js';
+import type { createPoolEffects } from '../container/pool.js';
 import { createGatewayLogic } from '../gateway/actor.js';
 import type { Gateways } from '../gateway/pool.js';
 
 export type ContainerEffects = ReturnType<typeof createContainerEffects>;
-type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer' | 'watchServices'>;
+export type PoolEffects = ReturnType<typeof createPoolEffects>;
+type PromiseEffect = Exclude<keyof ContainerEffects, 'watchContainer' | 'watchServices' | 'sandboxSpec'>;
 type Watcher = 'watchContainer' | 'watchServices';
 
 /**
@@ -38,6 +41,7 @@ export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffec
     actors: {
       prepareWorkspace: delegate<ContainerWorkspace>('prepareWorkspace'),
       cloneRepository: delegate<void>('cloneRepository'),
+      claimPooledContainer: delegate<void>('claimPooledContainer'),
       startContainer: delegate<StartContainerOutput>('startContainer'),
       inspectContainer: delegate<InspectContainerOutput>('inspectContainer'),
       restartContainer: delegate<void>('restartContainer'),
@@ -50,6 +54,16 @@ export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffec
       watchContainer: relayed('watchContainer'),
       watchServices: relayed('watchServices'),
       gateway: createGatewayLogic(async () => (await load()).gateways),
+    },
+  });
+}
+
+/** `poolMachine` with its effects delegated to the pool effects that `load` provides (the vm engine, loaded on first use). */
+export function lazyPoolLogic(load: () => Promise<PoolEffects>) {
+  return poolMachine.provide({
+    actors: {
+      createPoolContainer: fromPromise<PoolEntry, CreatePoolContainerInput>(async ({ input }) => toPromise(createActor((await load()).createPoolContainer, { input }).start())),
+      removePoolContainers: fromPromise<void, RemovePoolContainersInput>(async ({ input }) => toPromise(createActor((await load()).removePoolContainers, { input }).start())),
     },
   });
 }

@@ -4,6 +4,7 @@ import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { waitFor, type AnyActorRef } from 'xstate';
 import type { ContainerContext, ContainerInput } from '../../machines/container.machine.js';
+import type { PoolContext, PoolEntry } from '../../machines/pool.machine.js';
 import { runnerBundleBind } from '../agents/vm/bundle.js';
 import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, releaseMyClaims, type Attachment } from '../container/attachment.js';
 import { createDockerClient } from '../container/docker-client.js';
@@ -12,9 +13,11 @@ import { createEditorListeners } from '../container/editor/publish.js';
 import { editorVolumeBind, ensureEditorVolume } from '../container/editor/volume.js';
 import { isContainerId, newContainerId } from '../container/labels.js';
 import { cleanUp } from '../container/lifecycle.js';
-import { defaultLimits, parseLimitsConfig } from '../container/limits.js';
+import { defaultLimits, parseLimitsConfig, type ContainerLimits } from '../container/limits.js';
 import { readMetadata, updateMetadata } from '../container/metadata.js';
-import { belongsTo, findContainer, foreignContainer, listCadreContainers, saveDeadline, type ContainerRecord } from '../container/records.js';
+import { createPoolEffects, poolFitKey } from '../container/pool.js';
+import { removePoolContainer } from '../container/pool-claim.js';
+import { belongsTo, findContainer, foreignContainer, listCadreContainers, saveDeadline, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
 import { buildSandboxImage, imageRegistries, sandboxImagePresent } from '../container/sandbox-image.js';
 import { sandboxImageName, sandboxRepository } from '../container/sandbox-recipe.js';
 import { applySettingsChange, isContainerSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
@@ -83,6 +86,8 @@ export interface ContainerList {
   orphanWorkspaces: { id: string; workspace: string; session: string | null; changes: WorkspaceChanges }[];
   /** How many containers of other installations share the engine (never touched). */
   foreign: number;
+  /** This process's warm pool: spares ready for /vm-create (they are nobody's yet, so not listed above). */
+  pool: { size: number; ready: number; lastError: string | null } | null;
 }
 
 const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
@@ -144,6 +149,35 @@ export async function createVmEngine(options: VmEngineOptions) {
     },
     onCleanedUp: (id) => gateways.close(id),
   });
+
+  const poolEffects = createPoolEffects({ docker, workspacesDir: paths.workspacesDir, runDir, installation, sandboxSpec: effects.sandboxSpec });
+  const poolActor = (): AnyActorRef | undefined => {
+    const actor = options.root().system.get('pool');
+    return actor?.getSnapshot().status === 'active' ? actor : undefined;
+  };
+  const poolContext = (): PoolContext | undefined => poolActor()?.getSnapshot().context as PoolContext | undefined;
+  /** What the pool makes containers for: the defaults a /vm-create without --config asks. */
+  const defaultFit = (): string => {
+    const defaults = options.defaults();
+    return poolFitKey({ image, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, pids: defaultLimits.pids, diskBytes: defaultLimits.diskBytes, env: defaults.env });
+  };
+  /**
+   * A running pool spare made for `fit`, taken out of the pool (synchronously, so no other /vm-create finds it); the caller
+   * sends `pool.take.settled` when its /vm-create ends. A spare found stopped is removed and none is taken.
+   */
+  async function takeFromPool(fit: string): Promise<PoolEntry | undefined> {
+    const pool = poolActor();
+    const entry = poolContext()?.ready.find((candidate) => candidate.fit === fit);
+    if (!pool || !entry) return undefined;
+    pool.send({ type: 'pool.taken', containerId: entry.containerId });
+    const running = await docker.getContainer(entry.dockerId).inspect().then((info) => info.State.Running, () => false);
+    if (running) return entry;
+    await removePoolContainer({ docker, runDir, entry }).catch(() => undefined);
+    pool.send({ type: 'pool.take.settled' });
+    return undefined;
+  }
+  /** Whether `id` names a pool spare nobody took (of any cadre): no command acts on it by id, nor on its workspace. */
+  const untakenSpare = async (id: string): Promise<boolean> => (await listCadreContainers(docker)).some((record) => record.id === id && untakenPoolContainer(record));
 
   const actorOf = (id: string): AnyActorRef | undefined => {
     const actor = options.root().system.get(`container:${id}`);
@@ -238,6 +272,35 @@ export async function createVmEngine(options: VmEngineOptions) {
     }
   }
 
+  /** /vm-create's container: a pool spare taken (`pooled`), or one created now; resolves once it runs with its gateway open. */
+  async function createContainer(input: { repoUrl: string; limits: ContainerLimits; settings: ContainerSettings; pooled: PoolEntry | undefined }): Promise<{ id: string; repoUrl: string; deadline: number; settings: ContainerSettings; suggestion: ServiceSuggestion }> {
+    const { repoUrl, limits, settings, pooled } = input;
+    if (!pooled) await ensureImage();
+    const id = pooled?.containerId ?? newContainerId([...(await listCadreContainers(docker)).map((record) => record.id), ...(await readdir(paths.workspacesDir).catch(() => []))]);
+    const claim = await claimAttachment(runDir, id, sessionContext().name);
+    if (!claim.claimed) throw attachedElsewhere(id, claim.holder);
+    const deadline = Date.now() + limits.timeoutMinutes * 60_000;
+    const { actor, snapshot } = await spawnActor({
+      containerId: id, repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+      limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
+      ...(pooled ? { pooled: true, dockerId: pooled.dockerId, workspace: pooled.workspace } : {}),
+    }, ['running.watching', 'failed']);
+    if (!snapshot.matches('running')) {
+      const reason = snapshot.context.failure?.reason ?? 'it stopped before it was running';
+      // Cadre's own fresh clone, with nothing of the person's in it: removed, with the container and its gateway folder.
+      actor.send({ type: 'container.cleanup' });
+      await settled(actor, ['cleaned-up']).catch(() => undefined);
+      await letGo(id);
+      throw new CadreError('vm.create-failed', `Cannot create a container from ${repoUrl}: ${reason}`, { remedy: startRemedy(repoUrl) });
+    }
+    await updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session: sessionContext().name, settings: { ...settings } });
+    options.session().send({ type: 'container.registered', containerId: id });
+    audit('container.created', { containerId: id, repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image, services: settings.services ?? [], fromPool: pooled !== undefined });
+    // What the repository's files say its tests need: only suggested, never started unasked.
+    const suggestion = await detectServices(workspacePaths(paths.workspacesDir, id).dir);
+    return { id, repoUrl, deadline, settings, suggestion };
+  }
+
   return {
     docker,
     gateways,
@@ -246,6 +309,7 @@ export async function createVmEngine(options: VmEngineOptions) {
     /** The /vm-editor listeners on 127.0.0.1, closed by restart and cleanup. */
     editors,
     effects,
+    poolEffects,
     actorOf,
     settled,
     installation,
@@ -272,31 +336,38 @@ export async function createVmEngine(options: VmEngineOptions) {
       const repoUrl = repositoryLocation(input.repoUrl, input.cwd).url;
       const defaults = options.defaults();
       const limits = parseLimitsConfig(input.configText ?? '', { ...defaultLimits, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, timeoutMinutes: defaults.timeoutMinutes });
-      await ensureImage();
-      const taken = [...(await listCadreContainers(docker)).map((record) => record.id), ...(await readdir(paths.workspacesDir).catch(() => []))];
-      const id = newContainerId(taken);
-      const claim = await claimAttachment(runDir, id, sessionContext().name);
-      if (!claim.claimed) throw attachedElsewhere(id, claim.holder);
       const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
-      const deadline = Date.now() + limits.timeoutMinutes * 60_000;
-      const { actor, snapshot } = await spawnActor({
-        containerId: id, repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
-        limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
-      }, ['running.watching', 'failed']);
-      if (!snapshot.matches('running')) {
-        const reason = snapshot.context.failure?.reason ?? 'it stopped before it was running';
-        // Cadre's own fresh clone, with nothing of the person's in it: removed, with the container and its gateway folder.
-        actor.send({ type: 'container.cleanup' });
-        await settled(actor, ['cleaned-up']).catch(() => undefined);
-        await letGo(id);
-        throw new CadreError('vm.create-failed', `Cannot create a container from ${repoUrl}: ${reason}`, { remedy: startRemedy(repoUrl) });
+      // A spare of the warm pool fits when it was made with the same image, limits and env, and no services are asked.
+      const pooled = (settings.services ?? []).length === 0
+        ? await takeFromPool(poolFitKey({ image, memoryBytes: limits.memoryBytes, cpus: limits.cpus, pids: limits.pids, diskBytes: limits.diskBytes, env: settings.env }))
+        : undefined;
+      try {
+        return await createContainer({ repoUrl, limits, settings, pooled });
+      } finally {
+        if (pooled) poolActor()?.send({ type: 'pool.take.settled' });
       }
-      await updateMetadata(workspacePaths(paths.workspacesDir, id).root, { session: sessionContext().name, settings: { ...settings } });
-      options.session().send({ type: 'container.registered', containerId: id });
-      audit('container.created', { containerId: id, repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image, services: settings.services ?? [] });
-      // What the repository's files say its tests need: only suggested, never started unasked.
-      const suggestion = await detectServices(workspacePaths(paths.workspacesDir, id).dir);
-      return { id, repoUrl, deadline, settings, suggestion };
+    },
+
+    /** vm.warmPool, /vm-config --warm-pool: keeps `size` spares started for /vm-create (filled in the background; 0 removes them). */
+    async warmPool(size: number): Promise<void> {
+      const pool = poolActor();
+      if (pool) return void pool.send({ type: 'pool.resize', size });
+      if (size === 0) return;
+      await ensureImage();
+      options.root().send({ type: 'pool.spawn', input: { size, fit: defaultFit() } });
+    },
+
+    /** The defaults for new containers changed: spares made for the old ones are replaced. */
+    defaultsChanged(): void {
+      poolActor()?.send({ type: 'pool.fit.changed', fit: defaultFit() });
+    },
+
+    /** At exit: removes the spares nobody took (they hold nothing of the person's); taken ones are sessions' containers and stay. */
+    async drainPool(): Promise<void> {
+      const pool = poolActor();
+      if (!pool) return;
+      pool.send({ type: 'pool.drain' });
+      await waitFor(pool, (snapshot) => snapshot.status !== 'active', { timeout: 60_000 }).catch(() => undefined);
     },
 
     /**
@@ -368,6 +439,7 @@ export async function createVmEngine(options: VmEngineOptions) {
         throw error;
       });
       if (record) await use(record.id, 'remove');
+      else if (await untakenSpare(id)) return { removed: false };
       const actor = actorOf(id);
       let removed = false;
       await editors.close(id);
@@ -392,13 +464,15 @@ export async function createVmEngine(options: VmEngineOptions) {
       const record = await findContainer(docker, id).catch(() => undefined);
       if (record && !ours(record)) throw foreignContainer(record, 'remove');
       const where = record?.workspace ?? workspacePaths(paths.workspacesDir, id);
-      if (!record && !(await exists(where.root))) return undefined;
+      if (!record && (!(await exists(where.root)) || (await untakenSpare(id)))) return undefined;
       return { ...(record ? { record } : {}), workspaceRoot: where.root, changes: await workspaceChanges(where.dir) };
     },
 
     /** /vm-status with no id: this installation's containers (and workspaces left without one), with what their workspaces hold. */
     async list(): Promise<ContainerList> {
-      const all = await listCadreContainers(docker);
+      // Pool spares are nobody's containers yet: neither listed nor counted.
+      const listed = await listCadreContainers(docker);
+      const all = listed.filter((record) => !untakenPoolContainer(record));
       const mine = all.filter(ours);
       const now = Date.now();
       const containers = await Promise.all(mine.map(async (record): Promise<ContainerListing> => {
@@ -407,13 +481,17 @@ export async function createVmEngine(options: VmEngineOptions) {
         const state = record.state.running ? 'running' : record.deadline <= now ? 'timed-out' : record.state.status === 'exited' ? 'stopped' : record.state.status;
         return { id: record.id, state, session: metadata.session ?? record.session, repoUrl: record.repoUrl, deadline: new Date(record.deadline).toISOString(), heldBy, changes, workspace: record.workspace.dir };
       }));
-      const known = new Set(all.map((record) => record.id));
+      const known = new Set(listed.map((record) => record.id));
       const leftIds = (await readdir(paths.workspacesDir).catch(() => [])).filter((id) => isContainerId(id) && !known.has(id));
       const orphanWorkspaces = await Promise.all(leftIds.map(async (id) => {
         const { root, dir } = workspacePaths(paths.workspacesDir, id);
         return { id, workspace: dir, session: (await readMetadata(root)).session ?? null, changes: await workspaceChanges(dir, { timeoutMs: 5_000 }) };
       }));
-      return { containers: containers.sort((a, b) => a.id.localeCompare(b.id)), orphanWorkspaces, foreign: all.length - mine.length };
+      const pool = poolContext();
+      return {
+        containers: containers.sort((a, b) => a.id.localeCompare(b.id)), orphanWorkspaces, foreign: all.length - mine.length,
+        pool: pool ? { size: pool.size, ready: pool.ready.length, lastError: pool.lastError } : null,
+      };
     },
 
     /** Records `session` as the session of every container this process holds (after /save renamed it). */

@@ -5,7 +5,7 @@ import { settingsFromConfig, type ContainerSettings } from '../container/setting
 import { isCadreError } from '../errors.js';
 import { say } from '../output.js';
 import type { VmEngine, VmSideOptions } from './vm-engine.js';
-import { lazyContainerLogic } from './vm-container-logic.js';
+import { lazyContainerLogic, lazyPoolLogic } from './vm-container-logic.js';
 
 export type VmHostOptions = VmSideOptions;
 
@@ -18,6 +18,7 @@ async function warmGatewayCaches(): Promise<void> {
 
 export function createVmHost(options: VmHostOptions) {
   let defaults = settingsFromConfig(options.config.vm);
+  let warmPool = options.config.vm.warmPool;
   let loading: Promise<VmEngine> | undefined;
   const engine = (): Promise<VmEngine> => {
     loading ??= (async () => {
@@ -31,6 +32,10 @@ export function createVmHost(options: VmHostOptions) {
     return loading;
   };
   let sweeping: Promise<void> | undefined;
+  const startPool = (): void => {
+    void engine().then((loaded) => loaded.warmPool(warmPool)).catch((error: unknown) =>
+      options.sink(say(`The warm pool could not start: ${error instanceof Error ? error.message : String(error)}; /vm-create makes containers as usual.`, 'warn')));
+  };
 
   return {
     engine,
@@ -38,9 +43,24 @@ export function createVmHost(options: VmHostOptions) {
       const loaded = await engine();
       return { effects: loaded.effects, gateways: loaded.gateways };
     }),
+    poolLogic: lazyPoolLogic(async () => (await engine()).poolEffects),
     /** /vm-config's defaults for new containers (from the config, then changed by /vm-config without --container). */
     defaults: (): ContainerSettings => defaults,
-    setDefaults: (settings: ContainerSettings): void => void (defaults = settings),
+    setDefaults(settings: ContainerSettings): void {
+      defaults = settings;
+      if (loading) void loading.then((loaded) => loaded.defaultsChanged(), () => undefined);
+    },
+    /** How many warm-pool spares this process keeps (vm.warmPool, then /vm-config --warm-pool). */
+    warmPool: (): number => warmPool,
+    /** Sets the warm pool's size; the pool fills (or shrinks) in the background, and says so if it cannot. */
+    setWarmPool(size: number): void {
+      warmPool = size;
+      if (size > 0 || loading) startPool();
+    },
+    /** At exit, while the root still runs: the spares nobody took are removed. */
+    async drainPool(): Promise<void> {
+      if (loading) await (await loading.catch(() => undefined))?.drainPool();
+    },
     /** Whether the engine has been loaded (nothing to close otherwise). */
     loaded: () => loading !== undefined,
 
@@ -64,10 +84,13 @@ export function createVmHost(options: VmHostOptions) {
           options.audit('workspace.removed-half-created', { containerId: id });
           options.sink(say(`Removed the half-made workspace of ${id}: its /vm-create was interrupted before the container existed.`, 'dim'));
         }
+        for (const id of report.removedPool) options.audit('pool.removed-left-over', { containerId: id });
         if (announce.interactive && report.detached.length > 0) {
           const ids = report.detached.map((record) => record.id).join(', ');
           options.sink(say(`This installation has ${report.detached.length} container${report.detached.length === 1 ? '' : 's'} from earlier sessions (${ids}), kept with their workspaces: /vm-status lists them.`, 'dim'));
         }
+        // The pool fills once the sweep has removed what a dead process's pool left: after the prompt is up, in the background.
+        if (warmPool > 0) startPool();
       })().catch((error: unknown) => options.sink(say(`Could not check this installation's containers: ${error instanceof Error ? error.message : String(error)}`, 'dim')));
     },
 

@@ -1,5 +1,6 @@
 // /vm-config: sets container defaults, or one container's settings.
 import { z } from 'zod';
+import { CadreError, exitCodes } from '../errors.js';
 import { result } from '../output.js';
 import type { ContainerSettings } from '../container/settings.js';
 import { defineCommand } from './types.js';
@@ -11,7 +12,7 @@ const describe = (settings: ContainerSettings, formatSize: (bytes: number) => st
 export const vmConfigCommand = defineCommand({
   name: 'vm-config',
   summary: 'Set memory, CPU, timeout, env and network rules for containers',
-  usage: '/vm-config [--memory 4GB] [--cpu 2] [--timeout 30] [--env "A=1,B=2"] [--services "postgres,redis"] [--network-isolation] [--allowed-domains "a.com,b.org"] [--container <id>]',
+  usage: '/vm-config [--memory 4GB] [--cpu 2] [--timeout 30] [--env "A=1,B=2"] [--services "postgres,redis"] [--network-isolation] [--allowed-domains "a.com,b.org"] [--warm-pool N] [--container <id>]',
   args: z.object({
     memory: z.string().optional().describe('memory limit with a unit, e.g. 4GB or 512MB'),
     cpu: z.string().optional().describe('CPU cores, at most the host has'),
@@ -20,9 +21,21 @@ export const vmConfigCommand = defineCommand({
     networkIsolation: z.boolean().optional().describe('allow no network at all'),
     allowedDomains: z.string().optional().describe('extra domains, comma-separated (*.domain for subdomains)'),
     services: z.string().optional().describe('service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none'),
+    warmPool: z.string().optional().describe('containers kept started ahead of /vm-create, 0 to 8 (0: none); the config\'s vm.warmPool keeps it'),
     container: z.string().optional().describe('apply to this container instead of the defaults'),
   }),
-  run: async ({ container, ...change }, ctx) => {
+  run: async ({ container, warmPool, ...change }, ctx) => {
+    if (warmPool !== undefined) {
+      if (container) throw new CadreError('vm.config-usage', '--warm-pool sets how many spares this cadre keeps; it is not a setting of one container.', { remedy: '/vm-config --warm-pool 2 (without --container)', exitCode: exitCodes.usage });
+      if (!/^[0-8]$/.test(warmPool.trim())) throw new CadreError('vm.config-usage', `--warm-pool takes a whole number from 0 to 8, not "${warmPool}".`, { remedy: '/vm-config --warm-pool 2 keeps two containers started; 0 keeps none', exitCode: exitCodes.usage });
+      const size = Number(warmPool.trim());
+      ctx.runtime.vm.setWarmPool(size);
+      ctx.runtime.audit('vm.config', { scope: 'warm-pool', size });
+      ctx.emit(result('vm.config', { scope: 'warm-pool', warmPool: size }, size === 0
+        ? 'Warm pool: none (spares nobody took are removed).'
+        : `Warm pool: ${size} container${size === 1 ? '' : 's'} kept started with the defaults for new containers, filled in the background; /vm-create takes one when its settings fit and no services are asked. /vm-status shows how many are ready.`));
+      if (Object.values(change).every((value) => value === undefined)) return;
+    }
     const { applySettingsChange } = await import('../container/settings.js');
     const { formatSize } = await import('../container/limits.js');
     if (!container) {

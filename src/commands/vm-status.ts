@@ -6,8 +6,11 @@ import { defineCommand } from './types.js';
 
 async function listing(list: ContainerList): Promise<string> {
   const { describeChanges } = await import('../git/workspace-changes.js');
+  const pool = list.pool
+    ? `Warm pool: ${list.pool.ready} of ${list.pool.size} container${list.pool.size === 1 ? '' : 's'} ready for /vm-create${list.pool.lastError ? ` (the last fill failed: ${list.pool.lastError})` : ''}.`
+    : undefined;
   if (list.containers.length === 0 && list.orphanWorkspaces.length === 0) {
-    return `No containers in this installation. Create one with /vm-create <repo_url>.${list.foreign ? ` (${list.foreign} of other installations share this engine; cadre leaves them alone.)` : ''}`;
+    return [`No containers in this installation. Create one with /vm-create <repo_url>.${list.foreign ? ` (${list.foreign} of other installations share this engine; cadre leaves them alone.)` : ''}`, ...(pool ? [pool] : [])].join('\n');
   }
   const lines = list.containers.map((c) => [
     `${c.id}  ${c.state}  session "${c.session}"${c.heldBy ? `  held by ${c.heldBy}` : ''}`,
@@ -19,6 +22,7 @@ async function listing(list: ContainerList): Promise<string> {
     lines.push([`${orphan.id}  no container (removed outside cadre); workspace kept`, `  workspace   ${orphan.workspace}`, `  changes     ${describeChanges(orphan.changes)}`].join('\n'));
   }
   if (list.foreign) lines.push(`(${list.foreign} container${list.foreign === 1 ? '' : 's'} of other installations share this engine; cadre leaves them alone.)`);
+  if (pool) lines.push(pool);
   lines.push('/vm-status <id> shows one in detail; /vm-cleanup <id> removes one and its workspace.');
   return lines.join('\n');
 }

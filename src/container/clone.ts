@@ -1,5 +1,5 @@
-// Clones the repository into a container's workspace on the host, reporting progress: http(s) with isomorphic-git; SSH URLs and
-// local checkouts with the host's git (the host's ssh agent and keys; the container never sees them).
+// Clones the repository into a container's workspace on the host, reporting progress: with the host's git (its ssh agent and keys
+// for SSH URLs; the container never sees them), isomorphic-git for http(s) where the host has no git or a header must be sent.
 import * as fs from 'node:fs';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -48,6 +48,11 @@ export async function cloneRepository(options: {
     await cloneWithGit({ ...options, url: location.url, kind: location.kind, progressId, emit });
     return repositoryHead(options.dir);
   }
+  // The host's git clones about three times faster than isomorphic-git (nestjs-boilerplate over smart HTTP: 0.42 s against 1.3 s).
+  if (!options.headers && (await hostGitPresent())) {
+    await cloneWithGit({ ...options, url: location.url, kind: 'http', progressId, emit });
+    return repositoryHead(options.dir);
+  }
   try {
     await git.clone({
       fs,
@@ -82,8 +87,16 @@ function hostGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, GIT_TERMINAL_PROMPT: '0', SSH_ASKPASS_REQUIRE: env.SSH_ASKPASS_REQUIRE ?? 'never' };
 }
 
+let hostGit: Promise<boolean> | undefined;
+/** Whether the host has a git to run (asked once per process). */
+function hostGitPresent(): Promise<boolean> {
+  hostGit ??= run('git', ['--version']).then(() => true, () => false);
+  return hostGit;
+}
+
 /** What to do when the host's git could not clone: ssh's usual failures named. */
-function gitCloneRemedy(kind: 'ssh' | 'local', said: string, url: string): string {
+function gitCloneRemedy(kind: 'http' | 'ssh' | 'local', said: string, url: string): string {
+  if (kind === 'http') return `check that the repository answers with /test-connectivity ${url}`;
   if (kind === 'local') return `check that ${url} is a git checkout with at least one commit (git -C ${url} log -1)`;
   if (/host key verification failed/i.test(said)) return `connect once with ssh to check and accept the host's key (ssh -T ${url.replace(/:.*$/, '')}), then run /vm-create again`;
   if (/permission denied \(publickey/i.test(said)) return 'load your key into the ssh agent (ssh-add) or configure it in ~/.ssh/config, and check that it may read the repository';
@@ -109,14 +122,16 @@ function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv, ti
   });
 }
 
-async function cloneWithGit(options: { url: string; kind: 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv }): Promise<void> {
+async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv }): Promise<void> {
   const { emit, progressId } = options;
   emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url}` });
   // --no-local: a checkout's objects are copied, never hard-linked (the container must not share a file with the person's repository).
   const args = ['clone', '--quiet', '--single-branch', ...(options.kind === 'local' ? ['--no-local'] : []),
     ...(options.ref ? ['--branch', options.ref] : []), ...(options.depth ? ['--depth', String(options.depth)] : []), '--', options.url, options.dir];
   try {
-    await runDetached('git', args, hostGitEnv(options.env ?? process.env));
+    // An http(s) repository stays on http(s): a redirect or submodule never switches the host's git to another transport.
+    const env = hostGitEnv(options.env ?? process.env);
+    await runDetached('git', args, options.kind === 'http' ? { ...env, GIT_ALLOW_PROTOCOL: 'http:https' } : env);
   } catch (error) {
     emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url} failed`, done: true });
     const said = (error as Error).message.trim().split('\n').filter(Boolean).slice(-6).join(' ').slice(0, 800);

@@ -6,7 +6,7 @@ import type { ContainerEffectInput, InspectContainerOutput, StartContainerOutput
 import type { Installation } from '../store/installation.js';
 import { processTag } from './attachment.js';
 import type { OutputSink } from '../output.js';
-import { prepareCadreFolder } from './cadre-folder.js';
+import { prepareCadreFolder, prepareFreshCadreFolder } from './cadre-folder.js';
 import { cloneRepository } from './clone.js';
 import { watchWorkspaceDisk } from './disk-watchdog.js';
 import { exitCause, exitError } from './exit.js';
@@ -14,10 +14,11 @@ import { projectRegistryHosts } from '../gateway/registries.js';
 import { updateMetadata } from './metadata.js';
 import { cleanUp, restartContainer, stopContainer, watchContainer } from './lifecycle.js';
 import type { ContainerLimits } from './limits.js';
-import { containerState, findContainer } from './records.js';
+import { writePoolClaim } from './pool-claim.js';
+import { containerState, findContainer, saveDeadline } from './records.js';
 import { createServiceEffects, sandboxNetwork } from './services/effects.js';
 import { creatingMarker } from './sweep.js';
-import { startContainer } from './start.js';
+import { startContainer, type ContainerSpec } from './start.js';
 import { prepareWorkspace, workspacePaths, type Workspace } from './workspace.js';
 
 export interface ContainerEffectsOptions {
@@ -77,7 +78,29 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
     return found ?? { root, dir, disk: { mechanism: 'watchdog', limitBytes: input.limits.diskBytes } };
   }
 
+  /** The create options of container `input`: the one place its hardening is put together (the warm pool uses it too). */
+  function sandboxSpec(input: ContainerEffectInput, workspace: Workspace): ContainerSpec {
+    return {
+      id: input.containerId,
+      session: options.session(),
+      installation: options.installation,
+      repoUrl: input.repoUrl,
+      image: options.image,
+      limits: limitsOf(input),
+      workspace,
+      deadline: input.deadline,
+      // The services' connection variables first: a variable the person set with /vm-config --env wins.
+      env: { ...input.serviceEnv, ...(options.envFor?.(input) ?? input.env) },
+      ...(sandboxNetwork(input) ? { network: sandboxNetwork(input) } : {}),
+      networkIsolation: input.network.isolation,
+      allowedDomains: input.network.allowedDomains,
+      binds: [...(options.binds ?? []), ...(options.bindsFor?.(input.containerId) ?? [])],
+      ...(options.command ? { command: options.command } : {}),
+    };
+  }
+
   return {
+    sandboxSpec,
     ...createServiceEffects({ docker, installation: options.installation, onEvent }),
     prepareWorkspace: fromPromise<Workspace, ContainerEffectInput>(async ({ input }) => {
       // Until the container exists, the marker tells a later start that a dead process left this folder half-made.
@@ -107,29 +130,22 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         return { dockerId: input.dockerId };
       }
       const workspace = await workspaceOf(input);
-      const spec = {
-        id: input.containerId,
-        session: options.session(),
-        installation: options.installation,
-        repoUrl: input.repoUrl,
-        image: options.image,
-        limits: limitsOf(input),
-        workspace,
-        deadline: input.deadline,
-        // The services' connection variables first: a variable the person set with /vm-config --env wins.
-        env: { ...input.serviceEnv, ...(options.envFor?.(input) ?? input.env) },
-        ...(sandboxNetwork(input) ? { network: sandboxNetwork(input) } : {}),
-        networkIsolation: input.network.isolation,
-        allowedDomains: input.network.allowedDomains,
-        binds: [...(options.binds ?? []), ...(options.bindsFor?.(input.containerId) ?? [])],
-        ...(options.command ? { command: options.command } : {}),
-      };
+      const spec = sandboxSpec(input, workspace);
       const { dockerId } = await tracked(input.containerId, startContainer({ docker, spec }));
       // The container starts beside the clone: its folder is kept out of git only once /workspace is a clone.
-      await clones.get(input.containerId)?.catch(() => undefined);
-      await prepareCadreFolder({ docker, dockerId, onEvent });
+      // (A clone no longer in flight has ended well: a failed one fails the machine, which then removes the workspace.)
+      const clone = clones.get(input.containerId);
+      if (clone ? await clone.then(() => true, () => false) : true) await prepareFreshCadreFolder(workspace.dir);
       await rm(creatingMarker(workspace.root), { force: true });
       return { dockerId };
+    }),
+    /** Makes a warm-pool container, its repository now cloned, the session's: its folder prepared, deadline and claim recorded beside the workspace. */
+    claimPooledContainer: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
+      if (!input.dockerId) throw new Error(`claimPooledContainer needs the pool container of ${input.containerId}`);
+      const workspace = await workspaceOf(input);
+      await prepareFreshCadreFolder(workspace.dir);
+      await saveDeadline(workspace.root, input.deadline);
+      await writePoolClaim(workspace.root, { repoUrl: input.repoUrl, session: options.session(), takenAt: new Date().toISOString(), by: processTag() });
     }),
     inspectContainer: fromPromise<InspectContainerOutput, ContainerEffectInput>(async ({ input }) => {
       if (!input.dockerId) return { running: false };

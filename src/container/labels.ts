@@ -19,6 +19,11 @@ export const labelKeys = {
   installation: 'cadre.installation',
   /** That installation's cadre home, to say whose a foreign container is. */
   home: 'cadre.home',
+  /**
+   * On a warm-pool container: the process tag (pid:start time) of the cadre that made it ahead of any /vm-create. Its
+   * repository, session and deadline labels are placeholders: a take records them beside the workspace (see pool-claim).
+   */
+  pool: 'cadre.pool',
   /** On a service container, its volume and network: the sandbox (short id) it serves. Sandboxes never carry it. */
   serviceOf: 'cadre.service-of',
   /** On a service container and its volume: which service (`postgres`, `mysql`, `redis`). */

@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../store/atomic-write.js';
 import { CadreError, exitCodes } from '../errors.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { labelKeys } from './labels.js';
+import { readPoolClaim } from './pool-claim.js';
 import type { ContainerLimits } from './limits.js';
 import type { DiskMechanism, Workspace } from './workspace.js';
 import type { Installation } from '../store/installation.js';
@@ -28,6 +29,11 @@ export interface ContainerRecord {
   /** The cadre home of that installation. */
   home: string;
   state: { status: string; running: boolean; startedAt: string; finishedAt: string; exitCode: number; oomKilled: boolean; error: string };
+  /**
+   * Made for the warm pool by the cadre process `owner` (a process tag). Until `taken` it is that process's spare, with no
+   * repository: nobody's container, hidden from /vm-status and refused by id; once taken it is a session's container like any other.
+   */
+  pool?: { owner: string; taken: boolean };
 }
 
 function numberLabel(labels: Record<string, string>, key: string): number {
@@ -46,6 +52,7 @@ export function recordFromInspect(info: Docker.ContainerInspectInfo): ContainerR
   const id = labels[labelKeys.container];
   if (labels[labelKeys.managed] !== 'true' || !id) return undefined;
   const root = labels[labelKeys.workspace] ?? '';
+  const poolOwner = labels[labelKeys.pool];
   return {
     id,
     dockerId: info.Id,
@@ -69,8 +76,12 @@ export function recordFromInspect(info: Docker.ContainerInspectInfo): ContainerR
     installation: labels[labelKeys.installation] ?? '',
     home: labels[labelKeys.home] ?? '',
     state: containerState(info),
+    ...(poolOwner ? { pool: { owner: poolOwner, taken: false } } : {}),
   };
 }
+
+/** Whether `record` is a warm-pool spare nobody has taken. */
+export const untakenPoolContainer = (record: Pick<ContainerRecord, 'pool'>): boolean => record.pool !== undefined && !record.pool.taken;
 
 /**
  * Whether `record` belongs to `installation`. A container from before installations had ids belongs to the
@@ -97,11 +108,17 @@ export async function saveDeadline(workspaceRoot: string, deadline: number): Pro
   await writeFileAtomic(deadlineFile(workspaceRoot), `${new Date(deadline).toISOString()}\n`, { mode: 0o600 });
 }
 
-/** `record` with the deadline saved by saveDeadline, when there is one. */
+/** `record` with the deadline saved by saveDeadline, when there is one, and a pool container's claim (repository, session) once taken. */
 export async function withSavedDeadline(record: ContainerRecord): Promise<ContainerRecord> {
   if (!record.workspace.root) return record;
+  const claimed = record.pool ? await withPoolClaim(record, record.pool.owner) : record;
   const saved = Date.parse((await readFile(deadlineFile(record.workspace.root), 'utf8').catch(() => '')).trim());
-  return Number.isFinite(saved) ? { ...record, deadline: saved } : record;
+  return Number.isFinite(saved) ? { ...claimed, deadline: saved } : claimed;
+}
+
+async function withPoolClaim(record: ContainerRecord, owner: string): Promise<ContainerRecord> {
+  const claim = await readPoolClaim(record.workspace.root);
+  return claim ? { ...record, repoUrl: claim.repoUrl, session: claim.session, pool: { owner, taken: true } } : record;
 }
 
 /** Every container cadre manages on this engine, running or not. */
@@ -121,7 +138,9 @@ export async function findContainer(docker: Docker, id: string): Promise<Contain
     const byLabel = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.container}=${id}`] } });
     const engineId = byLabel[0]?.Id ?? id;
     const record = recordFromInspect(await docker.getContainer(engineId).inspect());
-    if (record) return await withSavedDeadline(record);
+    // A pool spare nobody took is no one's container yet: not found by its id.
+    const found = record ? await withSavedDeadline(record) : undefined;
+    if (found && !untakenPoolContainer(found)) return found;
   } catch (error) {
     if (engineStatus(error) !== 404) throw engineError(error, `look up container ${id}`);
   }

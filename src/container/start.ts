@@ -34,6 +34,8 @@ export interface ContainerSpec {
   tmpSize?: string;
   /** Seconds past the deadline before the container stops itself (default 30: a running cadre stops it first). */
   deadlineGraceSeconds?: number;
+  /** Made for the warm pool by the process with this tag (no repository yet). */
+  poolOwner?: string;
 }
 
 /** The engine keeps at most this much of the container's own output (a disk-limit bypass otherwise). */
@@ -71,6 +73,7 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
       [labelKeys.allowedDomains]: (spec.allowedDomains ?? []).join(','),
       [labelKeys.installation]: spec.installation.id,
       [labelKeys.home]: spec.installation.home,
+      ...(spec.poolOwner ? { [labelKeys.pool]: spec.poolOwner } : {}),
     },
     HostConfig: {
       Binds: [`${spec.workspace.dir}:/workspace:rw`, ...(spec.binds ?? [])],

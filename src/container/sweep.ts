@@ -1,5 +1,6 @@
 // The start-up sweep of this installation's containers: stops those past their deadline (workspaces kept; their services too), and clears what
-// interrupted creations and removed containers left behind. It never removes a container and never touches another installation's.
+// interrupted creations, removed containers and dead processes' warm pools left behind. The only containers it removes are
+// warm-pool spares nobody took (cadre's own, holding nothing of the person's); it never touches another installation's.
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
@@ -7,7 +8,8 @@ import type { Installation } from '../store/installation.js';
 import { attachmentLive, readAttachment, type Attachment } from './attachment.js';
 import { isContainerId } from './labels.js';
 import { stopContainer } from './lifecycle.js';
-import { belongsTo, listCadreContainers, type ContainerRecord } from './records.js';
+import { removePoolContainer } from './pool-claim.js';
+import { belongsTo, listCadreContainers, untakenPoolContainer, type ContainerRecord } from './records.js';
 import { stopServices } from './services/runtime.js';
 import { removeWorkspace } from './workspace.js';
 
@@ -20,6 +22,8 @@ export interface SweepReport {
   removedRunFolders: string[];
   /** This installation's containers that no live cadre holds, after the sweep. */
   detached: ContainerRecord[];
+  /** Warm-pool spares of a cadre process that is gone, never taken: removed with their workspaces. */
+  removedPool: string[];
 }
 
 /** The marker a /vm-create leaves in a workspace folder until its container exists: the creating process's tag. */
@@ -50,8 +54,18 @@ export async function sweepContainers(options: { docker: Docker; installation: I
   const now = options.now ?? Date.now();
   const all = await listCadreContainers(options.docker);
   const ours = all.filter((record) => belongsTo(record, options.installation, options.workspacesDir));
-  const report: SweepReport = { stopped: [], removedHalfCreated: [], removedRunFolders: [], detached: [] };
+  const report: SweepReport = { stopped: [], removedHalfCreated: [], removedRunFolders: [], detached: [], removedPool: [] };
+  const gone = new Set<string>();
   for (const record of ours) {
+    if (untakenPoolContainer(record)) {
+      // A spare of a live cadre is that process's (it may be taking it right now); a dead one's goes, as its exit would have removed it.
+      const [pid, ...start] = (record.pool?.owner ?? '').split(':');
+      if (attachmentLive({ pid: Number(pid), tag: `${pid}:${start.join(':')}`, session: '', since: '' })) continue;
+      await removePoolContainer({ docker: options.docker, runDir: options.runDir, entry: { containerId: record.id, dockerId: record.dockerId, workspace: record.workspace } });
+      report.removedPool.push(record.id);
+      gone.add(record.id);
+      continue;
+    }
     if (await liveClaim(options.runDir, record.id)) continue;
     if (record.state.running && record.deadline <= now) {
       await stopContainer({ docker: options.docker, dockerId: record.dockerId });
@@ -60,7 +74,7 @@ export async function sweepContainers(options: { docker: Docker; installation: I
     }
     report.detached.push(record);
   }
-  const known = new Set(all.map((record) => record.id));
+  const known = new Set(all.map((record) => record.id).filter((id) => !gone.has(id)));
   for (const id of (await entries(options.runDir)).filter(isContainerId)) {
     if (known.has(id) || (await liveClaim(options.runDir, id))) continue;
     await rm(join(options.runDir, id), { recursive: true, force: true });

@@ -93,6 +93,7 @@ export const configSchema = z.strictObject({
       services: z.array(z.enum(['postgres', 'mysql', 'redis'])).default([]).describe('Service containers beside each new container (PostgreSQL, MySQL as MariaDB, Redis)'),
       tokenBudget: z.number().int().min(1).default(50_000).describe('Model tokens per vm-agent session'),
       image: z.string().min(1).default('cadre-sandbox:latest').describe('Docker image of the sandbox'),
+      warmPool: z.number().int().min(0).max(8).default(0).describe('Sandbox containers kept started ahead of /vm-create (taken when the settings fit; removed at exit)'),
     })
     .prefault({})
     .describe('vm-agent containers'),

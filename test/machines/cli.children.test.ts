@@ -1,8 +1,9 @@
-// The root's children: session and audit at start, containers spawned and forgotten by event, audit failures reported.
+// The root's children: session and audit at start, containers and the warm pool spawned by event, audit failures reported.
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, type EventObject } from 'xstate';
 import { cliMachine, type AuditInbox } from '../../machines/cli.machine.js';
 import { containerMachine } from '../../machines/container.machine.js';
+import { poolMachine } from '../../machines/pool.machine.js';
 import { pendingPromise } from '../support/model-test.js';
 
 const input = { cwd: '/tmp/p', session: { name: 'one' } };
@@ -15,6 +16,7 @@ function start() {
       startUp: pendingPromise(),
       audit: fromCallback<AuditInbox>(({ receive }) => receive((event) => void audited.push(event))),
       container: containerMachine.provide({ actors: { prepareWorkspace: pendingPromise() } }),
+      pool: poolMachine.provide({ actors: { createPoolContainer: pendingPromise(), removePoolContainers: pendingPromise() } }),
     },
   });
   const actor = createActor(machine, { input }).start();
@@ -38,6 +40,16 @@ describe('cli children', () => {
     expect(Object.keys(actor.getSnapshot().children).filter((id) => id.startsWith('container:'))).toEqual(['container:vm-3f2a']);
     actor.send({ type: 'container.forget', containerId: 'vm-3f2a' });
     expect(actor.getSnapshot().children['container:vm-3f2a']).toBeUndefined();
+  });
+
+  it('spawns the warm pool once, under the root', () => {
+    const { actor } = start();
+    actor.send({ type: 'pool.spawn', input: { size: 2, fit: 'a' } });
+    actor.send({ type: 'pool.spawn', input: { size: 3, fit: 'b' } });
+    const pool = actor.system.get('pool');
+    expect(pool?.getSnapshot().value).toBe('filling');
+    expect(pool?.getSnapshot().context.size).toBe(2);
+    expect(Object.keys(actor.getSnapshot().children).filter((id) => id === 'pool')).toEqual(['pool']);
   });
 
   it('emits an audit failure for the renderer', () => {

@@ -20,6 +20,7 @@ defineModelTests({
     { type: 'xstate.error.actor.shutDown', error: new Error('autosave failed') },
     { type: 'container.spawn', input: { containerId: 'vm-3f2a', repoUrl: 'http://127.0.0.1/r.git', deadline: 4_102_444_800_000, limits: { memoryBytes: 1, nanoCpus: 1, pidsLimit: 1, diskBytes: 1 } } },
     { type: 'container.forget', containerId: 'vm-3f2a' },
+    { type: 'pool.spawn', input: { size: 0, fit: 'a' } },
     { type: 'audit.failed', code: 'audit.write-failed', message: 'disk full', remedy: 'free space' },
   ],
 });
