@@ -1,8 +1,8 @@
 // A corpus project that needs MySQL (fastify-demo) through the real CLI and real Docker: /vm-config --services mysql →
 // /vm-create (MariaDB health-checked before the sandbox) → /agent vm-agent with the scripted model installs the project's
 // dependencies, writes its .env as the project's CI does, runs its own migrations and its own `npm test` against the service,
-// fixes the one test MariaDB fails and runs the whole suite again → /vm-status → /vm-restart (data kept) → /vm-cleanup leaves
-// no container, network or volume.
+// fixes the two tests that fail there (see below) and runs the whole suite again → /vm-status → /vm-restart (data kept) →
+// /vm-cleanup leaves no container, network or volume.
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -34,15 +34,27 @@ COOKIE_NAME=session_id
 RATE_LIMIT_MAX=4
 `;
 
-// The project pages tasks ordered by created_at alone, a TIMESTAMP in whole seconds: the test's four tasks share one second, and
-// which tie comes first is the server's choice. MySQL 8.4 returns them in insertion order; MariaDB (Debian's MySQL) re-sorts
-// the rows of a query with a window function (`count(*) OVER()`) and returns another order, so `should paginate by page and
-// limit` gets Task 1 where it expects Task 2. A unique tie-breaker makes the pages the same on any server.
+// Two of the project's tests fail in the sandbox as it ships, neither for a fault of cadre's; the scripted model fixes both.
+// 1. It pages tasks ordered by created_at alone, a TIMESTAMP in whole seconds: the test's four tasks share one second, and which
+// tie comes first is the server's choice. MySQL 8.4 returns them in insertion order; MariaDB (Debian's MySQL) re-sorts the rows
+// of a query with a window function (`count(*) OVER()`) and returns another, so `should paginate by page and limit` gets
+// Task 1 where it expects Task 2. A unique tie-breaker makes the pages the same on any server.
 const pagingFix = {
   path: 'src/plugins/app/tasks/tasks-repository.ts',
   search: ".orderBy('created_at', q.order)",
   replace: ".orderBy([{ column: 'created_at', order: q.order }, { column: 'id', order: 'asc' }])",
 };
+// 2. @fastify/under-pressure answers 503 once the event loop was busy for over 98% of its last one-second sample. On Node 22
+// (the sandbox's) tsx loads TypeScript on the main thread (module.registerHooks), so on a slow or shared CPU a test process's
+// first request, right after the app loaded, is shed: users.test.ts's first login gets a 503 and no session cookie (on the
+// Node 20 this corpus was checked with, tsx loads off-thread and it passes). The limits become settable, production's kept.
+const loadSheddingFix = {
+  path: 'src/plugins/external/under-pressure.ts',
+  search: '    maxEventLoopDelay: 1000,\n    maxHeapUsedBytes: 100_000_000,\n    maxRssBytes: 1_000_000_000,\n    maxEventLoopUtilization: 0.98,',
+  replace: '    maxEventLoopDelay: Number(process.env.UNDER_PRESSURE_MAX_EVENT_LOOP_DELAY ?? 1000),\n    maxHeapUsedBytes: 100_000_000,\n' +
+    '    maxRssBytes: 1_000_000_000,\n    maxEventLoopUtilization: Number(process.env.UNDER_PRESSURE_MAX_EVENT_LOOP_UTILIZATION ?? 0.98),',
+};
+const testWithoutLoadShedding = 'UNDER_PRESSURE_MAX_EVENT_LOOP_DELAY=0 UNDER_PRESSURE_MAX_EVENT_LOOP_UTILIZATION=0 npm test';
 
 async function filesOf(root: string): Promise<Record<string, Uint8Array>> {
   const files: Record<string, Uint8Array> = {};
@@ -74,7 +86,8 @@ describeDocker('a corpus project against a MySQL service container, through the 
           turn({ command: 'npm run db:migrate' }),
           turn({ command: 'npm test', timeoutSeconds: 900 }),
           turn(pagingFix, 'edit-file'),
-          turn({ command: 'npm test', timeoutSeconds: 900 }),
+          turn(loadSheddingFix, 'edit-file'),
+          turn({ command: testWithoutLoadShedding, timeoutSeconds: 900 }),
           { text: 'The test suite passes against MySQL.', usage: { inputTokens: 100, outputTokens: 10 } },
           turn({ command: 'npm run db:seed' }),
           { text: 'The data survived the restart.', usage: { inputTokens: 100, outputTokens: 10 } },
@@ -116,13 +129,16 @@ describeDocker('a corpus project against a MySQL service container, through the 
       expect(install?.ending).toBe('exit code 0');
       expect(migrate).toMatchObject({ command: 'npm run db:migrate', ending: 'exit code 0' });
       expect(migrate?.output).toContain('Migration completed!');
-      // The suite as the project ships it: everything passes against MariaDB but the test that depends on the order of ties.
+      // The suite as the project ships it: the paging test fails against MariaDB (and the first login of a test file may be shed).
       expect(unfixed?.command).toBe('npm test');
       expect(unfixed?.output).toContain('Users have been seeded successfully.');
-      expect(suiteSummary(unfixed?.output ?? ''), unfixed?.output.slice(-3000)).toEqual({ tests: 57, pass: 56, fail: 1, cancelled: 0, failing: ['should paginate by page and limit'] });
+      const before = suiteSummary(unfixed?.output ?? '');
+      expect(before, unfixed?.output.slice(-3000)).toMatchObject({ tests: 57, cancelled: 0 });
+      expect(before?.failing).toContain('should paginate by page and limit');
       expect(unfixed?.ending).toBe('exit code 1');
-      // After the agent's fix the project's own suite passes whole, and its own exit code says so.
-      expect(fixed?.command).toBe('npm test');
+      // After the agent's fixes the project's own suite passes whole, and its own exit code says so.
+      expect(fixed?.command).toBe(testWithoutLoadShedding);
+      expect(fixed?.output).toContain('Users have been seeded successfully.');
       expect(suiteSummary(fixed?.output ?? ''), fixed?.output.slice(-3000)).toEqual({ tests: 57, pass: 57, fail: 0, cancelled: 0, failing: [] });
       expect(fixed?.ending).toBe('exit code 0');
       expect(runs().map((run) => run.output).join('\n')).not.toContain(servicePassword);
