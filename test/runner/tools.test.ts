@@ -145,3 +145,26 @@ it('read-file refuses a huge file unread instead of taking it into memory', asyn
   const { result } = await call(workspace, 'read-file', { path: 'dump.sql', startLine: 1, endLine: 5 });
   expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/dump\.sql is 3\.0 GB, over the 16\.0 MB this read takes/) });
 });
+
+it('run-command runs under bash and says so in SHELL, even when the container sets none (as Docker does not)', async () => {
+  const workspace = temp();
+  // glob's own CLI (`glob -c "tsx --test" …`, fastify-demo's `npm test`) runs a command with spaces only through a known $SHELL.
+  writeFileSync(join(workspace, 'package.json'), JSON.stringify({ name: 'shell-check', scripts: { shell: 'echo "shell: $SHELL"; "$SHELL" -c \'echo "bash: $BASH_VERSION"\'' } }));
+  const saved = process.env.SHELL;
+  delete process.env.SHELL;
+  try {
+    const ran = await call(workspace, 'run-command', { command: 'npm run shell' });
+    expect(ran.result.output).toMatch(/^shell: \/bin\/bash$/m);
+    expect(ran.result.output).toMatch(/^bash: \d+\.\d+/m);
+  } finally {
+    if (saved !== undefined) process.env.SHELL = saved;
+  }
+  process.env.SHELL = '/bin/sh';
+  try {
+    const chosen = await call(workspace, 'run-command', { command: 'npm run shell' });
+    expect(chosen.result.output, 'a SHELL the container was given (/vm-config --env) is kept').toMatch(/^shell: \/bin\/sh$/m);
+  } finally {
+    if (saved === undefined) delete process.env.SHELL;
+    else process.env.SHELL = saved;
+  }
+});

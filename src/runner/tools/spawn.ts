@@ -19,9 +19,13 @@ const killGraceMs = 2_000;
 /** How long the output may stay open after the command ended and its group was killed: only an escaped process holds it then. */
 const heldOpenGraceMs = 1_500;
 
-/** The runner's environment minus the model credentials: a command (an npm script, say) never sees the session JWT. */
+/**
+ * The runner's environment minus the model credentials (a command, an npm script say, never sees the session JWT), with SHELL
+ * naming the bash that runs it when the container gives none: Docker sets no SHELL, as a login would from the sandbox user's
+ * passwd entry (/bin/bash), and tools read it to run a command line (glob's `-c "tsx --test"` fails without it).
+ */
 export function commandEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !/_API_KEY$/.test(name) && !name.startsWith('CADRE_')));
+  return { SHELL: '/bin/bash', ...Object.fromEntries(Object.entries(env).filter(([name]) => !/_API_KEY$/.test(name) && !name.startsWith('CADRE_'))) };
 }
 
 function boundedOutput(): { add(text: string): void; text(): string } {
