@@ -122,6 +122,8 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
       finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut');
     });
     response.on('error', () => {
+      // Stopped by the gateway itself (stopStream ended the reply with its error event): that reply must reach the client whole.
+      if (finished) return;
       finish('upstream-cut', 'the upstream connection broke');
       res.destroy();
     });

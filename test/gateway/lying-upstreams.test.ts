@@ -99,6 +99,28 @@ describe('lying upstreams', () => {
     expect(used).toBeLessThanOrEqual(50_000);
   });
 
+  it('the stop is told in full to a client that reads slowly (the upstream\'s own abort did not cut the reply short)', async () => {
+    const { gateway } = await setup('ignores-output-cap', { words: 18_000 });
+    // A client that takes its time: what the gateway wrote is still queued when it stops the upstream.
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = http.request({ socketPath: gateway.socketPath, method: 'POST', path: '/v1/messages', headers: headers(gateway.token), agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        // One chunk every 10 ms: the socket stays full, so the gateway's writes queue up behind it.
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          res.pause();
+          setTimeout(() => res.resume(), 10);
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(call(true));
+    });
+    expect(body).toContain('passed the output tokens reserved');
+    expect(charges(gateway)[0]?.end).toBe('upstream-cut');
+  });
+
   it('a call the container cuts off is charged what was reported or streamed, not its whole reservation', async () => {
     const { gateway } = await setup('slow-honest', { words: 100_000, delayMs: 5 });
     let received = 0;
