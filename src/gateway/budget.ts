@@ -47,8 +47,20 @@ export interface Budget {
    */
   reserve(input: number, output: number): ReserveResult;
   /**
+   * The fast path of `reserve`, for a call whose input is only bounded from above: holds `bound` input tokens and the
+   * whole `output` when both fit, else returns undefined (count exactly, then `reserve`). Since the bound is at least the
+   * estimate `reserve` would be given, a call taken here is one `reserve` would have taken with the same output cap.
+   * The reservation stays loose until `tighten` lowers its input to `exactInput()`.
+   */
+  reserveLoose(bound: number, output: number, exactInput: () => Promise<number>): Reservation | undefined;
+  /** Lowers a loose reservation to its exact input; undefined when it is exact already. Resolves to the reservation as it stands. */
+  tighten(reservation: Reservation): Promise<Reservation> | undefined;
+  /** Tightens every loose reservation (before a call near the limit is capped or refused because of what they hold). */
+  tightenAll(): Promise<void>;
+  /**
    * Releases the reservation and charges `charge`, never more than the reservation (the excess is
-   * returned so it can be reported). Settling twice is a no-op and charges nothing.
+   * returned so it can be reported). Settling twice is a no-op and charges nothing. The reservation is looked up by its
+   * id, so a copy taken before it was tightened settles what the budget holds now.
    */
   settle(reservation: Reservation, charge: TokenUsage): { charged: TokenUsage; excess: number };
   snapshot(): BudgetSnapshot;
@@ -62,7 +74,9 @@ export function createBudget(options: { limit?: number; account?: BudgetAccount;
   const ownLimit = options.limit ?? defaultTokenBudget;
   if (!Number.isSafeInteger(ownLimit) || ownLimit <= 0) throw new RangeError(`token budget must be a positive integer, got ${ownLimit}`);
   const emit = options.onEvent ?? (() => undefined);
-  const open = new Set<number>();
+  const open = new Map<number, Reservation>();
+  // Loose reservations: what gives each one's exact input, asked at most once.
+  const loose = new Map<number, () => Promise<number>>();
   let ownUsed = 0;
   let reserved = 0;
   let nextId = 1;
@@ -77,6 +91,32 @@ export function createBudget(options: { limit?: number; account?: BudgetAccount;
   };
   const whole = (value: number): number => (Number.isFinite(value) && value > 0 ? Math.ceil(value) : 0);
 
+  const hold = (input: number, output: number): Reservation => {
+    const reservation: Reservation = { id: nextId++, input, output, tokens: input + output };
+    open.set(reservation.id, reservation);
+    reserved += reservation.tokens;
+    return reservation;
+  };
+
+  // Never raises a reservation: an exact count above the bound (a bug) or a failed count leaves it as it is.
+  const lower = (id: number, exact: number): void => {
+    loose.delete(id);
+    const current = open.get(id);
+    if (current === undefined) return;
+    const input = Math.min(current.input, Math.max(1, whole(exact)));
+    reserved -= current.input - input;
+    open.set(id, { ...current, input, tokens: input + current.output });
+  };
+
+  const tighten = (id: number): Promise<Reservation | undefined> | undefined => {
+    const exactInput = loose.get(id);
+    if (exactInput === undefined) return undefined;
+    return exactInput().then(
+      (exact) => lower(id, exact),
+      () => loose.delete(id),
+    ).then(() => open.get(id));
+  };
+
   return {
     reserve(inputTokens, outputTokens) {
       const input = Math.max(1, whole(inputTokens));
@@ -90,13 +130,28 @@ export function createBudget(options: { limit?: number; account?: BudgetAccount;
         return { ok: false, used, limit, message };
       }
       const output = Math.min(Math.max(1, whole(outputTokens)), remaining - input);
-      const reservation: Reservation = { id: nextId++, input, output, tokens: input + output };
-      open.add(reservation.id);
-      reserved += reservation.tokens;
-      return { ok: true, reservation };
+      return { ok: true, reservation: hold(input, output) };
     },
-    settle(reservation, charge) {
-      if (!open.delete(reservation.id)) return { charged: { input: 0, output: 0 }, excess: 0 };
+    reserveLoose(bound, outputTokens, exactInput) {
+      const input = Math.max(1, whole(bound));
+      const output = Math.max(1, whole(outputTokens));
+      if (input + output > snapshot().remaining) return undefined;
+      const reservation = hold(input, output);
+      let exact: Promise<number> | undefined;
+      loose.set(reservation.id, () => (exact ??= exactInput()));
+      return reservation;
+    },
+    tighten(reservation) {
+      return tighten(reservation.id)?.then((current) => current ?? reservation);
+    },
+    async tightenAll() {
+      await Promise.all([...loose.keys()].map(tighten));
+    },
+    settle(given, charge) {
+      const reservation = open.get(given.id);
+      if (reservation === undefined) return { charged: { input: 0, output: 0 }, excess: 0 };
+      open.delete(reservation.id);
+      loose.delete(reservation.id);
       reserved -= reservation.tokens;
       const wanted = { input: whole(charge.input), output: whole(charge.output) };
       const input = Math.min(wanted.input, reservation.tokens);

@@ -16,6 +16,22 @@ export interface MeteredRequest {
   withOutputCap(reserved: number): Record<string, unknown>;
 }
 
+/**
+ * Input tokens a provider adds to what a request's texts say, rounded up from Anthropic's published figures: the tool-use
+ * system prompt (under 350 tokens) once, and each schema-defined tool's built-in definition (bash, text editor, computer
+ * use, memory: up to about 750 each). Role markers and per-message framing (a few tokens) are covered by the field names
+ * ("role", "content"…) the bound already counts at one token per byte.
+ */
+export function framingTokens(body: Record<string, unknown>): number {
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return 0;
+  let tokens = 512;
+  for (const tool of body.tools as unknown[]) {
+    const type = asRecord(tool).type;
+    tokens += typeof type === 'string' && type !== 'custom' && type !== 'function' ? 1_024 : 16;
+  }
+  return tokens;
+}
+
 /** Reads a call's output cap (adding `defaultMaxOutput` when the client set none) and makes streamed chat calls ask for usage. */
 export function meterRequest(input: { kind: ProviderKind; endpoint: MeteredEndpoint; body: Record<string, unknown>; defaultMaxOutput: number }): MeteredRequest {
   const { kind, endpoint, defaultMaxOutput } = input;

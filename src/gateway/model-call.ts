@@ -46,20 +46,36 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
   const settled = new Promise<void>((resolve) => (settle = resolve));
   let finished = false;
 
-  const finish = (end: CallEnd, error?: string): void => {
-    if (finished) return;
-    finished = true;
-    const wanted: TokenUsage = reservation ? chargeFor(reservation, end, tracker) : { input: 0, output: 0 };
-    const { charged, excess } = reservation ? budget.settle(reservation, wanted) : { charged: wanted, excess: 0 };
+  const charge = (end: CallEnd, held: Reservation | undefined, error: string | undefined): void => {
+    const wanted: TokenUsage = held ? chargeFor(held, end, tracker) : { input: 0, output: 0 };
+    const { charged, excess } = held ? budget.settle(held, wanted) : { charged: wanted, excess: 0 };
     const reported = tracker.usage();
     context.audit({
       model: metered?.model, status, end, tokensIn: charged.input, tokensOut: charged.output,
       usageReported: reported !== undefined, ...(reported ? { reported } : {}), streamedOut: tracker.streamedOutput(),
-      ...(excess > 0 ? { beyondReservation: excess } : {}), ...(reservation ? { reserved: reservation.tokens } : {}),
+      ...(excess > 0 ? { beyondReservation: excess } : {}), ...(held ? { reserved: held.tokens } : {}),
       budgetLeft: budget.snapshot().remaining, latencyMs: elapsed(started), stream: metered?.stream ?? false,
       ...(error === undefined ? {} : { error }),
     });
     settle();
+  };
+
+  /** Charges the call once, then runs `then` (which ends the response): the container sees the end of a charged call. */
+  const finish = (end: CallEnd, error?: string, then: () => void = () => undefined): void => {
+    if (finished) return;
+    finished = true;
+    // A charge read from the reservation (nothing reported, or cut by the upstream) waits for a loose one to be made exact.
+    const fromReservation = end !== 'refused' && (tracker.usage() === undefined || end === 'upstream-cut');
+    const tightening = reservation && fromReservation ? budget.tighten(reservation) : undefined;
+    if (tightening === undefined) {
+      charge(end, reservation, error);
+      then();
+      return;
+    }
+    void tightening.then((held) => {
+      charge(end, held, error);
+      then();
+    });
   };
 
   const passedReservation = (): boolean => {
@@ -73,8 +89,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
     const event = context.provider === 'anthropic'
       ? `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message } })}\n\n`
       : `data: ${errorBody(context.provider, 'budget', message)}\n\n`;
-    res.end(event);
-    finish('upstream-cut', 'the upstream passed the reserved output');
+    finish('upstream-cut', 'the upstream passed the reserved output', () => res.end(event));
   };
 
   const relay = (response: IncomingMessage): void => {
@@ -82,9 +97,10 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
     if (status === 401 || status === 403) {
       // Providers may quote part of the key they refused: none of that reaches the container.
       response.resume();
-      finish('refused', 'the provider refused the host key');
-      res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
-      res.end(errorBody(context.provider, 'authentication', `cadre gateway: the model provider refused the API key configured on the host (status ${status}); the user must fix it in cadre's configuration.`));
+      finish('refused', 'the provider refused the host key', () => {
+        res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+        res.end(errorBody(context.provider, 'authentication', `cadre gateway: the model provider refused the API key configured on the host (status ${status}); the user must fix it in cadre's configuration.`));
+      });
       return;
     }
     res.writeHead(status, responseHeaders(response.headers));
@@ -118,14 +134,12 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
           tracker.done();
         }
       }
-      res.end();
-      finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut');
+      finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut', undefined, () => res.end());
     });
     response.on('error', () => {
       // Stopped by the gateway itself (stopStream ended the reply with its error event): that reply must reach the client whole.
       if (finished) return;
-      finish('upstream-cut', 'the upstream connection broke');
-      res.destroy();
+      finish('upstream-cut', 'the upstream connection broke', () => res.destroy());
     });
   };
 
@@ -147,9 +161,10 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
       // may have been working on it, so it counts as cut by the upstream.
       const end: CallEnd = status === 0 && !timedOut && !sentWhole ? 'refused' : 'upstream-cut';
       if (status === 0) status = timedOut ? 504 : 502;
-      finish(end, timedOut ? 'upstream timeout' : error.message);
-      if (res.headersSent) res.destroy();
-      else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
+      finish(end, timedOut ? 'upstream timeout' : error.message, () => {
+        if (res.headersSent) res.destroy();
+        else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
+      });
     });
     sent.once('finish', () => (sentWhole = true));
     sent.end(input.body);

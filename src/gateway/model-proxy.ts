@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { Budget, Reservation } from './budget.js';
 import type { Credentials } from './credentials.js';
 import { upstreamHeaders } from './forward-headers.js';
-import { attachmentTokens, meterRequest, type MeteredRequest } from './metering.js';
+import { attachmentTokens, framingTokens, meterRequest, type MeteredRequest } from './metering.js';
 import { createFairShare } from './fair-share.js';
 import { forwardCall } from './model-call.js';
 import { authenticateContainer } from './container-auth.js';
@@ -15,7 +15,7 @@ import type { GatewayErrorKind, MeteredEndpoint, ProviderConfig } from './provid
 import type { BoundedAudit } from './refusals.js';
 import { jsonNestingExceeds, readBody } from './request-body.js';
 import { checkRequestShape, maxDepth } from './request-shape.js';
-import { estimateTokensSliced, type TokenCounter } from './token-estimate.js';
+import { estimateTokensSliced, tokenBound, type TokenCounter } from './token-estimate.js';
 
 export interface ModelProxyOptions {
   provider: ProviderConfig;
@@ -130,16 +130,29 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
           refuse('budget', 'budget', `token budget exhausted: used ${budget.snapshot().used} of ${budget.snapshot().limit}`, { jti, model: metered.model });
           return;
         }
-        const run = estimating.then(() => (res.destroyed ? 0 : estimateTokensSliced(shape.texts, countTokens, share)));
-        estimating = run.catch(() => 0);
-        const inputTokens = (await run) + shape.attachments * attachmentTokens;
-        if (res.destroyed) return;
-        const reserved = budget.reserve(inputTokens, metered.maxOutputTokens);
-        if (!reserved.ok) {
-          refuse('budget', 'budget', reserved.message, { jti, model: metered.model, inputTokens });
-          return;
+        const attached = shape.attachments * attachmentTokens;
+        const exactInput = (whenGone: 'skip' | 'count'): Promise<number> => {
+          const run = estimating.then(() => (whenGone === 'skip' && res.destroyed ? 0 : estimateTokensSliced(shape.texts, countTokens, share)));
+          estimating = run.catch(() => 0);
+          return run.then((tokens) => tokens + attached);
+        };
+        // Far from the limit an upper bound of the estimate decides as the estimate would, without the tokenizer; the exact
+        // count is made only when it matters: near the limit, or to charge a call whose usage the upstream did not report.
+        const bound = share.measure(() => tokenBound(shape.texts)) + framingTokens(parsed) + attached;
+        reservation = budget.reserveLoose(bound, metered.maxOutputTokens, () => exactInput('count'));
+        if (reservation === undefined) {
+          const inputTokens = await exactInput('skip');
+          if (res.destroyed) return;
+          // What calls in flight hold by their bounds is lowered to their estimates before this one is capped or refused.
+          if (inputTokens + metered.maxOutputTokens > budget.snapshot().remaining) await budget.tightenAll();
+          if (res.destroyed) return;
+          const reserved = budget.reserve(inputTokens, metered.maxOutputTokens);
+          if (!reserved.ok) {
+            refuse('budget', 'budget', reserved.message, { jti, model: metered.model, inputTokens });
+            return;
+          }
+          reservation = reserved.reservation;
         }
-        reservation = reserved.reservation;
         body = Buffer.from(JSON.stringify(metered.withOutputCap(reservation.output)));
       }
     }

@@ -68,6 +68,18 @@ export function estimateTextTokens(text: string, countTokens: TokenCounter): num
   return total;
 }
 
+/**
+ * An upper bound of `estimateTokensSliced(texts)`, in linear time without the tokenizer. o200k is a byte-level BPE: each
+ * token stands for at least one UTF-8 byte (special tokens are not parsed), so a text has at most as many tokens as bytes;
+ * a long run is priced at most one token per UTF-16 unit, and each unit is at least one byte; and the texts are counted
+ * apart or joined by one space, one more byte each.
+ */
+export function tokenBound(texts: readonly string[]): number {
+  let bytes = 0;
+  for (const text of texts) bytes += Buffer.byteLength(text, 'utf8') + 1;
+  return bytes;
+}
+
 /** Paces the slices: told the time each took, and waited on before the next (see FairShare). */
 export interface Pace {
   spent(ms: number): void;

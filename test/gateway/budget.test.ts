@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { createBudget, defaultTokenBudget } from '../../src/gateway/budget.js';
 import type { BudgetEvent, Reservation } from '../../src/gateway/budget.js';
-import { chargeFor, createUsageTracker, meterRequest } from '../../src/gateway/metering.js';
-import { estimateTextTokens, estimateTokensSliced, loadTokenCounter } from '../../src/gateway/token-estimate.js';
+import { chargeFor, createUsageTracker, framingTokens, meterRequest } from '../../src/gateway/metering.js';
+import { estimateTextTokens, estimateTokensSliced, loadTokenCounter, tokenBound } from '../../src/gateway/token-estimate.js';
+import { filesOf, unpackCorpus } from '../support/corpus.js';
 
 const countTokens = await loadTokenCounter();
 
@@ -36,6 +37,51 @@ describe('token budget', () => {
     expect(budget.settle(held, { input: 90_000, output: 79_075 })).toEqual({ charged: { input: 400, output: 0 }, excess: 168_675 });
     expect(budget.settle(held, { input: 5, output: 5 })).toEqual({ charged: { input: 0, output: 0 }, excess: 0 });
     expect(budget.snapshot()).toMatchObject({ used: 400, reserved: 0, remaining: 600 });
+  });
+});
+
+describe('loose reservations (the fast path: an upper bound of the input, counted exactly only when it matters)', () => {
+  it('are taken only where reserve would take them with the whole output, else left to the exact path', () => {
+    const budget = createBudget({ limit: 1_000 });
+    const loose = budget.reserveLoose(600, 300, () => Promise.resolve(100));
+    expect(loose).toMatchObject({ input: 600, output: 300, tokens: 900 });
+    // 100 remain: a bound of 50 with 300 of output would have its output capped, so it is not taken loosely.
+    expect(budget.reserveLoose(50, 300, () => Promise.resolve(10))).toBeUndefined();
+    expect(budget.snapshot()).toMatchObject({ reserved: 900, remaining: 100 });
+  });
+
+  it('are tightened to their exact input once (never raised), and settle what the budget holds, never past it', async () => {
+    const budget = createBudget({ limit: 1_000 });
+    let counted = 0;
+    const loose = budget.reserveLoose(600, 300, () => Promise.resolve((counted += 1) && 100))!;
+    const [tightened, meanwhile] = await Promise.all([budget.tighten(loose), budget.tighten(loose)]);
+    expect(meanwhile).toEqual(tightened);
+    expect(budget.tighten(loose)).toBeUndefined();
+    expect(tightened).toMatchObject({ id: loose.id, input: 100, output: 300, tokens: 400 });
+    expect(counted).toBe(1);
+    expect(budget.snapshot()).toMatchObject({ reserved: 400, remaining: 600 });
+    // The copy taken before it was tightened settles the tightened reservation: at most 400.
+    expect(budget.settle(loose, { input: 5_000, output: 5_000 })).toMatchObject({ charged: { input: 400, output: 0 } });
+    expect(budget.snapshot()).toMatchObject({ used: 400, reserved: 0 });
+
+    const wrong = budget.reserveLoose(50, 50, () => Promise.resolve(10_000))!;
+    const failed = budget.reserveLoose(50, 50, () => Promise.reject(new Error('tokenizer broke')))!;
+    await budget.tightenAll();
+    expect(budget.snapshot()).toMatchObject({ reserved: 200 });
+    budget.settle(wrong, { input: 1, output: 1 });
+    budget.settle(failed, { input: 1, output: 1 });
+    expect(budget.tighten(wrong)).toBeUndefined();
+  });
+
+  it('leave room to a call near the limit once tightened: calls in flight are never held at their bounds against it', async () => {
+    const budget = createBudget({ limit: 1_000 });
+    budget.reserveLoose(500, 100, () => Promise.resolve(120));
+    const near = budget.reserve(200, 400);
+    expect(near).toMatchObject({ ok: true, reservation: { output: 200 } });
+    if (near.ok) budget.settle(near.reservation, { input: 0, output: 0 });
+    await budget.tightenAll();
+    expect(budget.reserve(200, 400)).toMatchObject({ ok: true, reservation: { input: 200, output: 400 } });
+    expect(budget.snapshot()).toMatchObject({ reserved: 820, remaining: 180 });
   });
 });
 
@@ -81,6 +127,34 @@ describe('metering', () => {
     expect(Math.abs(estimate - exact)).toBeLessThanOrEqual(exact * 0.02);
     const base64 = Buffer.from(Array.from({ length: 30_000 }, (_, index) => (index * 7919) % 256)).toString('base64');
     expect(estimateTextTokens(base64, countTokens)).toBeGreaterThanOrEqual(countTokens(base64.slice(0, 2_000)) * (base64.length / 2_000) * 0.9);
+  });
+
+  it('bounds the estimate from above without the tokenizer: every text file of a corpus project, and text made to break it', async () => {
+    const project = unpackCorpus('taxonomy');
+    let texts: string[];
+    try {
+      texts = Object.values(filesOf(project.root)).filter((bytes) => !bytes.includes(0)).map((bytes) => Buffer.from(bytes).toString('utf8'));
+    } finally {
+      project.dispose();
+    }
+    expect(texts.some((text) => Buffer.byteLength(text) > text.length)).toBe(true);
+    const base64 = Buffer.from(Array.from({ length: 30_000 }, (_, index) => (index * 7919) % 256)).toString('base64');
+    const hostile = ['<|endoftext|>'.repeat(200), '\ud800'.repeat(500), '\u{1F600}'.repeat(300), 'é'.repeat(3_000), '中文'.repeat(2_000), base64, ' '.repeat(5_000), '\n\r'.repeat(2_000), 'a'];
+    for (const text of [...texts, ...hostile]) {
+      const estimate = estimateTextTokens(text, countTokens);
+      if (tokenBound([text]) < estimate) throw new Error(`bound ${tokenBound([text])} below the estimate ${estimate} for ${JSON.stringify(text.slice(0, 80))}`);
+    }
+    for (const text of hostile.filter((entry) => entry.length < 8_000)) expect(tokenBound([text])).toBeGreaterThanOrEqual(countTokens(text));
+    // Many texts: one joined count (small calls) and the sliced count (large ones).
+    const short = texts.filter((text) => text.length < 200).slice(0, 40);
+    expect(tokenBound(short)).toBeGreaterThanOrEqual(await estimateTokensSliced(short, countTokens));
+    expect(tokenBound([...texts, ...hostile])).toBeGreaterThanOrEqual(await estimateTokensSliced([...texts, ...hostile], countTokens));
+  });
+
+  it('adds the provider-side framing of tools: the tool-use prompt, and the built-in definitions of schema-defined tools', () => {
+    expect(framingTokens({ messages: [] })).toBe(0);
+    expect(framingTokens({ tools: [{ name: 'read', input_schema: {} }, { type: 'custom', name: 'x' }] })).toBe(544);
+    expect(framingTokens({ tools: [{ type: 'bash_20250124', name: 'bash' }, { type: 'function', function: { name: 'f' } }] })).toBe(1_552);
   });
 
   it('estimates a 1 MiB word in linear time (BPE on it took minutes) and yields to the event loop meanwhile', async () => {
