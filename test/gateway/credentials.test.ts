@@ -99,6 +99,28 @@ describe('container credentials', () => {
     expect(credentials.verifyContainerToken(old.token)).toMatchObject({ ok: false, reason: 'unknown-kid' });
   });
 
+  it('a token verified before is refused at once once revoked, expired, or its key aged out; a forged twin is not taken for it', async () => {
+    let now = Date.now();
+    const credentials = await openCredentials({ keysDir, maxLifetimeMs: 3_600_000, now: () => now });
+    const revoked = credentials.issueContainerToken({ session: 's1', cid: 'c1', deadline: new Date(now + 1_800_000) });
+    const expiring = credentials.issueContainerToken({ session: 's1', cid: 'c2', deadline: new Date(now + 60_000) });
+    const aging = credentials.issueContainerToken({ session: 's1', cid: 'c3', deadline: new Date(now + 3_000_000) });
+    for (const { token } of [revoked, expiring, aging]) expect(credentials.verifyContainerToken(token)).toMatchObject({ ok: true });
+    // Same header and claims, another signature: verified on its own, refused.
+    const [header, body] = revoked.token.split('.');
+    expect(credentials.verifyContainerToken(`${header}.${body}.${Buffer.alloc(32, 1).toString('base64url')}`)).toMatchObject({ ok: false, reason: 'signature' });
+
+    await credentials.revoke(revoked.jti, revoked.exp);
+    expect(credentials.verifyContainerToken(revoked.token)).toEqual({ ok: false, reason: 'revoked', jtiPrefix: revoked.jti.slice(0, 8) });
+    now += 61_000;
+    expect(credentials.verifyContainerToken(expiring.token)).toMatchObject({ ok: false, reason: 'expired' });
+    expect(credentials.verifyContainerToken(aging.token)).toMatchObject({ ok: true, claims: { cid: 'c3', jti: aging.jti } });
+    await credentials.rotate();
+    now += 3_700_000;
+    await credentials.rotate();
+    expect(credentials.verifyContainerToken(aging.token)).toMatchObject({ ok: false, reason: 'unknown-kid' });
+  });
+
   it('refuses a deadline in the past or beyond the longest lifetime', async () => {
     const credentials = await openCredentials({ keysDir, maxLifetimeMs: 60_000 });
     expect(() => credentials.issueContainerToken({ session: 's', cid: 'c', deadline: new Date(Date.now() - 1) })).toThrow(/deadline/);
