@@ -34,14 +34,10 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
  */
 export function jsonNestingExceeds(body: Buffer, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < body.length; index += 1) {
     const byte = body[index];
-    if (inString) {
-      if (byte === 0x5c) index += 1;
-      else if (byte === 0x22) inString = false;
-    } else if (byte === 0x22) {
-      inString = true;
+    if (byte === 0x22) {
+      index = stringEnd(body, index);
     } else if (byte === 0x5b || byte === 0x7b) {
       depth += 1;
       if (depth > max) return true;
@@ -50,4 +46,19 @@ export function jsonNestingExceeds(body: Buffer, max: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Where the string opened at `open` ends: the next quote preceded by an even run of backslashes, found with the native
+ * search (strings are most of a model request). Each run of backslashes is read once, so this stays linear.
+ */
+function stringEnd(body: Buffer, open: number): number {
+  let quote = body.indexOf(0x22, open + 1);
+  while (quote !== -1) {
+    let backslashes = 0;
+    while (body[quote - 1 - backslashes] === 0x5c) backslashes += 1;
+    if (backslashes % 2 === 0) return quote;
+    quote = body.indexOf(0x22, quote + 1);
+  }
+  return body.length;
 }
