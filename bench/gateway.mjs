@@ -1,5 +1,6 @@
 // Gateway benchmark: added latency (p50, p99) and throughput of streamed model calls through forwarder + gateway vs the upstream
-// directly, with request bodies of 2 KB, 40 KB and 200 KB of real source text; medians over rounds, in one run.
+// directly, with request bodies of 2 KB, 40 KB and 200 KB of real source text, each call recorded in a real audit trail;
+// medians over rounds, in one run.
 // Run after `npm run build`: node bench/gateway.mjs   (BENCH_LATENCY_RUNS, BENCH_THROUGHPUT_MS, BENCH_CONCURRENCY, BENCH_ROUNDS tune it)
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -19,6 +20,8 @@ if (!existsSync(join(root, 'dist', 'src', 'gateway', 'server.js'))) {
 const { startGateway } = await import(built('src/gateway/server.js'));
 const { openCredentials } = await import(built('src/gateway/credentials.js'));
 const { createBudget } = await import(built('src/gateway/budget.js'));
+const { createAuditWriter } = await import(built('src/store/audit.js'));
+const { loadAuditKey } = await import(built('src/store/audit-key.js'));
 
 const latencyRuns = Number(process.env.BENCH_LATENCY_RUNS ?? 400);
 const throughputMs = Number(process.env.BENCH_THROUGHPUT_MS ?? 2_000);
@@ -81,6 +84,10 @@ const upstreamPort = upstream.info.port;
 const dir = mkdtempSync(join(tmpdir(), 'cadre-bench-gateway-'));
 const text = sourceText(dir);
 const credentials = await openCredentials({ keysDir: join(dir, 'keys') });
+// The audit trail cadre writes (hash-chained, HMAC'd, on disk): every call's record is part of what the gateway does.
+const auditLog = await createAuditWriter({ file: join(dir, 'audit', 'bench.jsonl'), key: await loadAuditKey(join(dir, 'keys')), session: 'bench' });
+let auditPending = 0;
+let auditWritten = 0;
 const { token } = credentials.issueContainerToken({ session: 'bench', cid: 'bench', deadline: new Date(Date.now() + 3_600_000) });
 const gateway = await startGateway({
   socketPath: join(dir, 'gateway.sock'),
@@ -90,6 +97,11 @@ const gateway = await startGateway({
   budget: createBudget({ limit: Number.MAX_SAFE_INTEGER }),
   audit: (type, data) => {
     if (data.error !== undefined || (typeof data.status === 'number' && data.status >= 400)) console.error('gateway:', type, JSON.stringify(data));
+    auditPending += 1;
+    auditLog.append(type, data).then(() => {
+      auditPending -= 1;
+      auditWritten += 1;
+    }, (error) => console.error('audit:', error.message));
   },
   registryHosts: [],
 });
@@ -121,6 +133,8 @@ const perSize = new Map(sizes.map((size) => [size, { direct: [], through: [], ad
 const directRps = [];
 const throughRps = [];
 const loopMsPerCall = [];
+const auditBacklog = [];
+const auditDrainMs = [];
 for (let round = 0; round < rounds; round += 1) {
   for (const size of sizes) {
     const direct = await latencies(upstreamPort, size);
@@ -138,6 +152,11 @@ for (let round = 0; round < rounds; round += 1) {
   // The gateway's own event-loop time per call: what bounds its throughput on one free core.
   loopMsPerCall.push(loop.active / (roundRps * (throughputMs / 1000)));
   throughRps.push(roundRps);
+  auditBacklog.push(auditPending);
+  // The next round starts with the trail caught up, as the rounds before it did.
+  const drainStart = performance.now();
+  while (auditPending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  auditDrainMs.push(performance.now() - drainStart);
 }
 
 const fmt = (ms) => `${ms.toFixed(3)} ms`;
@@ -158,10 +177,12 @@ for (const size of sizes) {
 const rps = { direct: median(directRps), through: median(throughRps) };
 console.log(`  throughput (${kb(smallSize)} streamed, ${concurrency} concurrent, ${throughputMs} ms): direct ${rps.direct.toFixed(0)} req/s, via gateway ${rps.through.toFixed(0)} req/s (target ≥ ${targets.requestsPerSecond}); ratio ${(rps.through / rps.direct).toFixed(2)} of direct`);
 console.log(`  gateway event-loop time per call: ${(median(loopMsPerCall) * 1000).toFixed(0)} µs (≈ ${(1 / median(loopMsPerCall) * 1000).toFixed(0)} calls/s on one free core)`);
-console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, loopMsPerCall: median(loopMsPerCall), targets }));
+console.log(`  audit trail: ${auditWritten} records on disk; after each throughput run ${median(auditBacklog)} records were still waiting, written in ${median(auditDrainMs).toFixed(0)} ms`);
+console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, loopMsPerCall: median(loopMsPerCall), audit: { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
 
 await client.terminate();
 forwarderProc.proc.kill('SIGTERM');
 upstream.proc.kill('SIGTERM');
 await gateway.close();
+await auditLog.close();
 rmSync(dir, { recursive: true, force: true });
