@@ -83,58 +83,81 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
   const handle: FileHandle = await open(file, 'a', 0o600);
   const startedAt = new Date().toISOString();
   await writeLiveMarker(file, key, { startedAt, count: seq, lastHash: prev });
-  let queue: Promise<unknown> = Promise.resolve();
   let failure: unknown;
   let closed = false;
+  // Records are sealed into the chain as they are appended (in call order) and reach the disk in batches: every record
+  // waiting when a write starts goes in it, with one fsync and one marker update. Under a burst the trail keeps up instead
+  // of queueing one fsync per record; what a crash can lose is the batch being written, not a backlog.
+  let batch: Array<{ line: string; record: AuditRecord; done: (error?: unknown) => void }> = [];
+  let writing: Promise<void> | undefined;
 
-  const write = async (type: string, data: unknown): Promise<AuditRecord> => {
-    if (failure !== undefined) {
-      throw new CadreError('audit.write-failed', `The audit log ${file} could not be written; later records are refused.`, { cause: failure });
-    }
+  const refused = (): CadreError => new CadreError('audit.write-failed', `The audit log ${file} could not be written; later records are refused.`, { cause: failure });
+
+  const seal = (type: string, data: unknown): AuditRecord => {
     const clean: unknown = JSON.parse(JSON.stringify(redactValue(data ?? null)));
     const base = { seq: seq + 1, ts: new Date().toISOString(), session, type, data: clean, prev };
     const hash = recordHash(base);
-    const record: AuditRecord = { ...base, hash, hmac: hmacHex(key, hash) };
-    try {
-      await handle.write(`${JSON.stringify(record)}\n`);
-      await handle.sync();
-    } catch (error) {
-      failure = error;
-      throw new CadreError('audit.write-failed', `Writing the audit log ${file} failed: ${(error as Error).message}`, {
-        remedy: 'Check free disk space and the permissions of the audit folder.',
-        cause: error,
-      });
-    }
-    seq = record.seq;
-    prev = record.hash;
-    if (type !== checkpointType) await writeLiveMarker(file, key, { startedAt, count: seq, lastHash: prev });
-    return record;
+    seq = base.seq;
+    prev = hash;
+    return { ...base, hash, hmac: hmacHex(key, hash) };
   };
 
-  const enqueue = <T>(job: () => Promise<T>): Promise<T> => {
-    const run = queue.then(job);
-    queue = run.catch(() => undefined);
-    return run;
+  const writeBatches = async (): Promise<void> => {
+    while (batch.length > 0) {
+      const taken = batch;
+      batch = [];
+      const last = taken.at(-1)!.record;
+      try {
+        if (failure !== undefined) throw refused();
+        await handle.write(taken.map((entry) => entry.line).join(''));
+        await handle.sync();
+        if (last.type !== checkpointType) await writeLiveMarker(file, key, { startedAt, count: last.seq, lastHash: last.hash });
+      } catch (error) {
+        failure ??= error;
+        const failed = error instanceof CadreError ? error : new CadreError('audit.write-failed', `Writing the audit log ${file} failed: ${(error as Error).message}`, {
+          remedy: 'Check free disk space and the permissions of the audit folder.',
+          cause: error,
+        });
+        for (const entry of taken) entry.done(failed);
+        continue;
+      }
+      for (const entry of taken) entry.done();
+    }
+    writing = undefined;
+  };
+
+  const write = (type: string, data: unknown): Promise<AuditRecord> => {
+    if (failure !== undefined) return Promise.reject(refused());
+    let record: AuditRecord;
+    try {
+      record = seal(type, data);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<AuditRecord>((resolve, reject) => {
+      batch.push({ line: `${JSON.stringify(record)}\n`, record, done: (error) => (error === undefined ? resolve(record) : reject(error)) });
+      // Started after the current task, so the records appended with this one go in the same write.
+      writing ??= Promise.resolve().then(writeBatches);
+    });
   };
 
   return {
     file,
     append(type, data) {
-      if (closed) return Promise.reject(new Error(`audit writer for ${file} is closed`));
-      return enqueue(() => write(type, data));
-    },
-    close() {
       if (closed) return Promise.reject(new Error(`audit writer for ${file} is already closed`));
+      return write(type, data);
+    },
+    async close() {
+      if (closed) throw new Error(`audit writer for ${file} is already closed`);
       closed = true;
-      return enqueue(async () => {
-        try {
-          const record = await write(checkpointType, { count: seq, lastHash: prev, signature: checkpointSignature(key, seq, prev) });
-          await removeLiveMarker(file);
-          return record;
-        } finally {
-          await handle.close();
-        }
-      });
+      try {
+        const record = await write(checkpointType, { count: seq, lastHash: prev, signature: checkpointSignature(key, seq, prev) });
+        await removeLiveMarker(file);
+        return record;
+      } finally {
+        await writing;
+        await handle.close();
+      }
     },
   };
 }

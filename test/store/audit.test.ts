@@ -120,6 +120,22 @@ describe('audit log', () => {
     expect(await verifyAuditFile(file, key)).toMatchObject({ ok: false, seq: 1 });
   });
 
+  it('keeps up with a burst (a gateway records every model call): records appended together reach the disk together, in order, and verify', async () => {
+    const session = newAuditSessionId();
+    const file = auditFileFor(await tempDir(), session);
+    const writer = await createAuditWriter({ file, key, session });
+    const burst = Array.from({ length: 300 }, (_, index) => writer.append('gateway.call', { status: 200, tokensIn: index, tokensOut: 1 }));
+    // One fsync per record wrote about 80 records a second, and the rest waited in memory, lost if cadre was killed.
+    await burst[0];
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n')).toHaveLength(300);
+    expect((await Promise.all(burst)).map((record) => record.seq)).toEqual(Array.from({ length: 300 }, (_, index) => index + 1));
+    expect(await verifyAuditFile(file, key)).toEqual({ ok: true, count: 300, live: true });
+    const late = writer.append('session.ended', { reason: 'exit' });
+    await writer.close();
+    await expect(late).resolves.toMatchObject({ seq: 301 });
+    expect(await verifyAuditFile(file, key)).toEqual({ ok: true, count: 302, live: false });
+  });
+
   it('continues an unsealed log and refuses a sealed one', async () => {
     const session = newAuditSessionId();
     const file = auditFileFor(await tempDir(), session);
