@@ -62,24 +62,49 @@ export interface UsageTracker {
   /** The stream's end marker (`data: [DONE]`), or a whole JSON body read. */
   done(): void;
   usage(): TokenUsage | undefined;
+  /** The output streamed so far, estimated with the tokenizer. */
   streamedOutput(): number;
+  /** At least `streamedOutput()`, without the tokenizer: what was counted plus the UTF-8 bytes streamed since. */
+  streamedAtMost(): number;
   /** True once the upstream sent its last event (message_stop, [DONE], response.completed) or a whole JSON body. */
   finished(): boolean;
 }
 
 const finalResponseTypes = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
+/** Streamed text waiting to be counted is counted once it reaches this size, whatever is asked. */
+const maxUncountedBytes = 64 << 10;
+
+/**
+ * Reads usage as the events pass. The text of stream deltas (a token or a few each) is counted in batches, when the
+ * figure is needed or the batch is large: one tokenizer call per delta cost more than the rest of the relay.
+ */
 export function createUsageTracker(countTokens: TokenCounter): UsageTracker {
   let input: number | undefined;
   let output: number | undefined;
   let streamed = 0;
+  let uncounted: string[] = [];
+  let uncountedBytes = 0;
   let finished = false;
+  const countStreamed = (): number => {
+    if (uncounted.length > 0) {
+      streamed += estimateTextTokens(uncounted.join(''), countTokens);
+      uncounted = [];
+      uncountedBytes = 0;
+    }
+    return streamed;
+  };
   return {
     observe(message) {
       const record = asRecord(message);
       const type = record.type;
       if (type === 'message_stop' || (typeof type === 'string' && finalResponseTypes.has(type))) finished = true;
-      streamed += estimateTextTokens(deltaText(record), countTokens);
+      const text = deltaText(record);
+      if (text !== '') {
+        uncounted.push(text);
+        uncountedBytes += Buffer.byteLength(text, 'utf8');
+        if (uncountedBytes > maxUncountedBytes) countStreamed();
+      }
       const usage = asRecord(
         type === 'message_start' ? asRecord(record.message).usage
           : typeof type === 'string' && type.startsWith('response.') ? asRecord(record.response).usage
@@ -96,7 +121,8 @@ export function createUsageTracker(countTokens: TokenCounter): UsageTracker {
       finished = true;
     },
     usage: () => (input === undefined && output === undefined ? undefined : { input: input ?? 0, output: output ?? 0 }),
-    streamedOutput: () => streamed,
+    streamedOutput: countStreamed,
+    streamedAtMost: () => streamed + uncountedBytes,
     finished: () => finished,
   };
 }

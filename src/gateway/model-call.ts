@@ -29,7 +29,7 @@ export interface CallInput {
   res: ServerResponse;
   url: URL;
   headers: Record<string, string>;
-  body: Buffer;
+  body: Buffer | string;
   metered: MeteredRequest | undefined;
   reservation: Reservation | undefined;
   started: number;
@@ -80,7 +80,9 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
 
   const passedReservation = (): boolean => {
     if (!reservation) return false;
-    return (tracker.usage()?.output ?? 0) > reservation.output || beyondSlack(tracker.streamedOutput(), reservation.output);
+    if ((tracker.usage()?.output ?? 0) > reservation.output) return true;
+    // Counted only when the bound of what streamed could be past the slack: far below it, no tokenizer call per chunk.
+    return beyondSlack(tracker.streamedAtMost(), reservation.output) && beyondSlack(tracker.streamedOutput(), reservation.output);
   };
 
   const stopStream = (): void => {

@@ -167,6 +167,22 @@ describe('metering', () => {
     expect(turns).toBeGreaterThan(0);
   });
 
+  it('counts streamed deltas in batches, with a bound that never falls below the count in between', () => {
+    const tracker = createUsageTracker(countTokens);
+    const text = `The gateway relays 中文 and é and \u{1F600} as they stream; ${'x'.repeat(300)} ${'word '.repeat(400)}`;
+    for (let index = 0; index < text.length; index += 3) {
+      tracker.observe({ type: 'content_block_delta', delta: { type: 'text_delta', text: text.slice(index, index + 3) } });
+      if (index % 150 === 0) {
+        const bound = tracker.streamedAtMost();
+        expect(bound).toBeGreaterThanOrEqual(tracker.streamedOutput());
+      }
+    }
+    // Counted in a few batches rather than as one text: BPE merges differ only where the batches meet.
+    const whole = estimateTextTokens(text, countTokens);
+    expect(Math.abs(tracker.streamedOutput() - whole)).toBeLessThanOrEqual(whole * 0.03);
+    expect(tracker.streamedAtMost()).toBe(tracker.streamedOutput());
+  });
+
   it('reads usage from JSON bodies and stream events of both providers, and counts what streamed past', () => {
     const anthropic = createUsageTracker(countTokens);
     anthropic.observe({ type: 'message_start', message: { usage: { input_tokens: 10, cache_read_input_tokens: 5, output_tokens: 1 } } });
