@@ -103,26 +103,24 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     }
     const call = { provider: provider.kind, path: route.upstreamPath.split('?')[0], jti };
     const shapeEndpoint: MeteredEndpoint | undefined = route.metered ?? (route.upstreamPath.startsWith('/v1/messages/count_tokens') ? 'messages' : undefined);
-    const received = read.body;
-    // What goes upstream: the bytes received, or the checked request written afresh (a string, sent without another copy).
-    let body: Buffer | string = received;
+    let body = read.body;
     let metered: MeteredRequest | undefined;
     let reservation: Reservation | undefined;
     if (shapeEndpoint !== undefined) {
       await share.turn();
       if (res.destroyed) return;
-      if (share.measure(() => jsonNestingExceeds(received, maxDepth))) {
+      if (share.measure(() => jsonNestingExceeds(body, maxDepth))) {
         refuse('invalid-request', 'depth', `cadre gateway: the request nests deeper than ${maxDepth} levels.`, { jti });
         return;
       }
-      const parsed = share.measure(() => parseObject(received));
+      const parsed = share.measure(() => parseObject(body));
       if (parsed === undefined) {
         refuse('invalid-request', 'not-json', 'cadre gateway: the request body is not a JSON object.', { jti });
         return;
       }
       const shape = share.measure(() => checkRequestShape(parsed, { kind: provider.kind, endpoint: shapeEndpoint, serverTools: container.serverTools ?? [] }));
       if (!shape.ok) {
-        refuse('invalid-request', shape.refusal, shape.message, { jti, field: shape.field, bytes: received.length });
+        refuse('invalid-request', shape.refusal, shape.message, { jti, field: shape.field, bytes: body.length });
         return;
       }
       if (route.metered !== undefined) {
@@ -155,10 +153,10 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
           }
           reservation = reserved.reservation;
         }
-        body = JSON.stringify(metered.withOutputCap(reservation.output));
+        body = Buffer.from(JSON.stringify(metered.withOutputCap(reservation.output)));
       }
     }
-    const { headers, refusedBetas } = upstreamHeaders(req.headers, { length: Buffer.byteLength(body), auth });
+    const { headers, refusedBetas } = upstreamHeaders(req.headers, { length: body.length, auth });
     if (refusedBetas.length > 0) audit.refusal('gateway.refused', 'beta', { reason: 'beta', method, path, jti, removedBetas: refusedBetas });
     const forwarded = forwardCall(
       { ...callContext, audit: (data) => audit.record('gateway.call', { ...call, cid: container.cid, ...data }) },
