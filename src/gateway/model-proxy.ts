@@ -15,7 +15,7 @@ import type { GatewayErrorKind, MeteredEndpoint, ProviderConfig } from './provid
 import type { BoundedAudit } from './refusals.js';
 import { jsonNestingExceeds, readBody } from './request-body.js';
 import { checkRequestShape, maxDepth } from './request-shape.js';
-import { estimateTokensSliced, tokenBound, type TokenCounter } from './token-estimate.js';
+import { estimateTokensSliced, requestTokenBound, type TokenCounter } from './token-estimate.js';
 
 export interface ModelProxyOptions {
   provider: ProviderConfig;
@@ -138,7 +138,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
         };
         // Far from the limit an upper bound of the estimate decides as the estimate would, without the tokenizer; the exact
         // count is made only when it matters: near the limit, or to charge a call whose usage the upstream did not report.
-        const bound = share.measure(() => tokenBound(shape.texts)) + framingTokens(parsed) + attached;
+        const bound = share.measure(() => requestTokenBound(body, shape.texts, shape.attachmentChars)) + framingTokens(parsed) + attached;
         reservation = budget.reserveLoose(bound, metered.maxOutputTokens, () => exactInput('count'));
         if (reservation === undefined) {
           const inputTokens = await exactInput('skip');

@@ -11,7 +11,7 @@ export interface ShapeOptions {
 export type ShapeRefusal = 'depth' | 'field-size' | 'unknown-field' | 'server-tool' | 'url-source';
 
 export type ShapeResult =
-  | { ok: true; texts: string[]; attachments: number }
+  | { ok: true; texts: string[]; attachments: number; /** The attachments' length in characters. */ attachmentChars: number }
   | { ok: false; refusal: ShapeRefusal; field: string; message: string };
 
 /** Deepest nesting a model request needs (tool input schemas included), with room to spare. */
@@ -50,6 +50,7 @@ export function checkRequestShape(body: Record<string, unknown>, options: ShapeO
   if (tools) return tools;
   const texts: string[] = [];
   let attachments = 0;
+  let attachmentChars = 0;
   const stack: Array<{ value: unknown; path: string; depth: number; key: string; holder: Record<string, unknown> | undefined }> = [
     { value: body, path: '', depth: 0, key: '', holder: undefined },
   ];
@@ -58,8 +59,12 @@ export function checkRequestShape(body: Record<string, unknown>, options: ShapeO
     if (depth > maxDepth) return refuse('depth', path, `the request nests deeper than ${maxDepth} levels`);
     if (typeof value === 'string') {
       if (nameFields.has(key) && value.length > maxNameChars) return refuse('field-size', path, `"${clip(key)}" is ${value.length} characters long; at most ${maxNameChars} are accepted`);
-      if (isInlineAttachment(key, value, holder)) attachments += 1;
-      else texts.push(value);
+      if (isInlineAttachment(key, value, holder)) {
+        attachments += 1;
+        attachmentChars += value.length;
+      } else {
+        texts.push(value);
+      }
       continue;
     }
     if (Array.isArray(value)) {
@@ -76,7 +81,7 @@ export function checkRequestShape(body: Record<string, unknown>, options: ShapeO
       stack.push({ value: child, path: `${path}.${clip(childKey, 40)}`, depth: depth + 1, key: childKey, holder: record });
     }
   }
-  return { ok: true, texts, attachments };
+  return { ok: true, texts, attachments, attachmentChars };
 }
 
 function checkTools(tools: unknown, options: ShapeOptions): ShapeResult | undefined {

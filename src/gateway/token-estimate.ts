@@ -1,4 +1,5 @@
 // Token estimates in linear time: the o200k tokenizer on ordinary words, a conservative rate on long runs, in slices that yield.
+import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
@@ -78,6 +79,18 @@ export function tokenBound(texts: readonly string[]): number {
   let bytes = 0;
   for (const text of texts) bytes += Buffer.byteLength(text, 'utf8') + 1;
   return bytes;
+}
+
+/**
+ * An upper bound of `tokenBound(texts)` read off the request body in constant time, when the body is valid UTF-8: each
+ * text is a string literal of the body (a key or a value, each once), and a literal takes at least as many bytes in the
+ * body as its text in UTF-8 (a raw character the same; an escape more: `\n` 2 for 1, `\u00e9` 6 for 2, a surrogate pair
+ * 12 for 4, a lone surrogate 6 for the 3 of U+FFFD), plus two quotes, which pay for the one byte per text. The
+ * attachments' literals, priced apart, are taken off by their length (at most their bytes). An invalid body (whose bad
+ * bytes each decode to the 3 bytes of U+FFFD) is measured text by text.
+ */
+export function requestTokenBound(body: Buffer, texts: readonly string[], attachmentChars: number): number {
+  return isUtf8(body) ? body.length - attachmentChars : tokenBound(texts);
 }
 
 /** Paces the slices: told the time each took, and waited on before the next (see FairShare). */

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createBudget, defaultTokenBudget } from '../../src/gateway/budget.js';
 import type { BudgetEvent, Reservation } from '../../src/gateway/budget.js';
 import { chargeFor, createUsageTracker, framingTokens, meterRequest } from '../../src/gateway/metering.js';
-import { estimateTextTokens, estimateTokensSliced, loadTokenCounter, tokenBound } from '../../src/gateway/token-estimate.js';
+import { checkRequestShape } from '../../src/gateway/request-shape.js';
+import { estimateTextTokens, estimateTokensSliced, loadTokenCounter, requestTokenBound, tokenBound } from '../../src/gateway/token-estimate.js';
 import { filesOf, unpackCorpus } from '../support/corpus.js';
 
 const countTokens = await loadTokenCounter();
@@ -149,6 +150,27 @@ describe('metering', () => {
     const short = texts.filter((text) => text.length < 200).slice(0, 40);
     expect(tokenBound(short)).toBeGreaterThanOrEqual(await estimateTokensSliced(short, countTokens));
     expect(tokenBound([...texts, ...hostile])).toBeGreaterThanOrEqual(await estimateTokensSliced([...texts, ...hostile], countTokens));
+
+    // Read off whole request bodies: as sent, with every non-ASCII character escaped, with an image, and with bytes that
+    // are not UTF-8 (measured text by text then).
+    const escaped = (json: string): string => json.replace(/[^\x20-\x7e]/gu, (char) => char.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: base64 } };
+    const request = (content: unknown): string => JSON.stringify({ model: 'claude-test', max_tokens: 100, messages: [{ role: 'user', content }] });
+    const bodies = [...texts, ...hostile].flatMap((text) => [
+      Buffer.from(request(text)),
+      Buffer.from(escaped(request(text))),
+      Buffer.from(request([{ type: 'text', text }, image])),
+    ]);
+    bodies.push(Buffer.concat([Buffer.from(request('').slice(0, -4)), Buffer.alloc(3_000, 0xff), Buffer.from('"}]}')]));
+    for (const body of bodies) {
+      const shape = checkRequestShape(JSON.parse(body.toString('utf8')) as Record<string, unknown>, { kind: 'anthropic', endpoint: 'messages', serverTools: [] });
+      if (!shape.ok) throw new Error(shape.message);
+      const estimate = await estimateTokensSliced(shape.texts, countTokens);
+      const bound = requestTokenBound(body, shape.texts, shape.attachmentChars);
+      if (bound < estimate) throw new Error(`bound ${bound} below the estimate ${estimate} for ${body.subarray(0, 120).toString()}`);
+    }
+    const withImage = Buffer.from(request([{ type: 'text', text: 'hello' }, image]));
+    expect(requestTokenBound(withImage, [], base64.length)).toBeLessThan(withImage.length - 30_000);
   });
 
   it('adds the provider-side framing of tools: the tool-use prompt, and the built-in definitions of schema-defined tools', () => {
