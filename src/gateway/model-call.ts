@@ -29,7 +29,7 @@ export interface CallInput {
   res: ServerResponse;
   url: URL;
   headers: Record<string, string>;
-  body: Buffer | string;
+  body: Buffer;
   metered: MeteredRequest | undefined;
   reservation: Reservation | undefined;
   started: number;
