@@ -1,10 +1,10 @@
-// Load client for bench/gateway.mjs, run in a worker thread so its CPU is not counted against the gateway's event loop.
+// Load client for bench/gateway.mjs, run in its own process so that the bench process's CPU time is the gateway's alone.
 // Each call is a streamed Messages request whose body is `size` bytes of real source text; it ends at the stream's last byte.
 import http from 'node:http';
-import { parentPort, workerData } from 'node:worker_threads';
 
-const { token, concurrency, throughputMs, text } = workerData;
-const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+// Set by the first message: the token, the load's shape and the real source text the prompts are cut from.
+let token, concurrency, throughputMs, text;
+let agent;
 const bodies = new Map();
 
 /** A request of about `size` bytes: the prompt is real source text, as a coding agent's requests carry. */
@@ -22,6 +22,7 @@ function bodyOf(size) {
 }
 
 function call(port, size) {
+  agent ??= new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const { body, headers } = bodyOf(size);
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/messages', headers, agent }, (res) => {
@@ -62,11 +63,16 @@ async function throughput(port, size) {
   return done / (Number(process.hrtime.bigint() - start) / 1e9);
 }
 
-parentPort.on('message', async ({ id, kind, port, runs, size }) => {
+process.on('message', async ({ id, kind, port, runs, size, setup }) => {
+  if (setup) {
+    ({ token, concurrency, throughputMs, text } = setup);
+    return;
+  }
   try {
     const result = kind === 'latency' ? await latencies(port, runs, size) : await throughput(port, size);
-    parentPort.postMessage({ id, result });
+    process.send({ id, result });
   } catch (error) {
-    parentPort.postMessage({ id, error: String(error) });
+    process.send({ id, error: String(error) });
   }
 });
+process.on('disconnect', () => process.exit(0));
