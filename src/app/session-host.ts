@@ -8,7 +8,7 @@ import { expectedFailure, isCadreError } from '../errors.js';
 import { createAutosaver, findCrashedSession, type Autosaver } from '../store/autosave.js';
 import type { CadrePaths } from '../store/paths.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import { crashOfferName } from '../store/crash-lock.js';
+import { autosaveLockName, crashOfferName } from '../store/crash-lock.js';
 import { transcriptEntrySchema, type SessionData, type SessionFile } from '../store/session-file.js';
 import { memoryOf } from '../agents/session-state.js';
 import { listSessions, loadSession, saveSession } from '../store/sessions.js';
@@ -126,14 +126,20 @@ async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<
   try {
     const crashed = await findCrashedSession(paths.sessionsDir);
     if (!crashed) return await pendingOffer(paths);
+    // The lock of a slot of its own goes with its autosave (the project's first lock is taken over by this start).
+    const dropLock = async (): Promise<void> => {
+      if (crashed.lockFile !== join(paths.sessionsDir, autosaveLockName)) await rm(crashed.lockFile, { force: true });
+    };
     if (isEmptySession(crashed.data)) {
-      await rm(join(paths.sessionsDir, '.autosave.json'), { force: true });
+      await rm(crashed.file, { force: true });
+      await dropLock();
       return await pendingOffer(paths);
     }
     const keptAs = `crashed-${stamp()}`;
-    await rename(join(paths.sessionsDir, '.autosave.json'), join(paths.sessionsDir, `${keptAs}.json`));
+    await rename(crashed.file, join(paths.sessionsDir, `${keptAs}.json`));
     const offer = { name: crashed.data.name, savedAt: crashed.data.savedAt, keptAs };
     await writeFileAtomic(join(paths.sessionsDir, crashOfferName), `${JSON.stringify(offer)}\n`);
+    await dropLock();
     return offer;
   } catch (error) {
     const expected = expectedFailure(error);
@@ -141,7 +147,8 @@ async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<
     // The folder itself is unusable: the autosave, which cannot work either, says so once.
     if (!isCadreError(error)) return undefined;
     const keptAs = `.autosave.unreadable-${stamp()}.json`;
-    await rename(join(paths.sessionsDir, '.autosave.json'), join(paths.sessionsDir, keptAs)).catch(() => undefined);
+    const unreadable = (error as { file?: unknown }).file;
+    await rename(typeof unreadable === 'string' ? unreadable : join(paths.sessionsDir, '.autosave.json'), join(paths.sessionsDir, keptAs)).catch(() => undefined);
     sink({ type: 'output.message', level: 'warn', text: `The session a crash left behind could not be read (${error.message}); it was kept as ${join(paths.sessionsDir, keptAs)}.` });
     return undefined;
   }

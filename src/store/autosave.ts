@@ -1,5 +1,6 @@
-// Autosave and crash recovery: serialized, coalescing writes of .autosave.json guarded by a .autosave.lock {pid, startedAt}.
-import { rm } from 'node:fs/promises';
+// Autosave and crash recovery: serialized, coalescing writes of .autosave.json guarded by a .autosave.lock {pid, startedAt};
+// a second cadre on the same project autosaves beside it in .autosave-<pid>.json with its own lock.
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
@@ -21,18 +22,42 @@ export interface Autosaver {
 }
 
 
+/** An autosave slot: the project's first (`.autosave.json`), or one of its own for a cadre started beside a live one. */
+interface Slot { file: string; lockFile: string }
+
+const primarySlot = (dir: string): Slot => ({ file: join(dir, autosaveFileName), lockFile: join(dir, autosaveLockName) });
+const ownSlot = (dir: string, pid: number): Slot => ({ file: join(dir, `.autosave-${pid}.json`), lockFile: join(dir, `.autosave-${pid}.lock`) });
+const slotLock = /^\.autosave(?:-(\d+))?\.lock$/;
+
+/** Every slot in `dir` that has a lock. */
+async function slotsIn(dir: string): Promise<Slot[]> {
+  const names = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [] as string[];
+    throw error;
+  });
+  return names.flatMap((name) => {
+    const match = slotLock.exec(name);
+    if (!match) return [];
+    return [match[1] === undefined ? primarySlot(dir) : ownSlot(dir, Number(match[1]))];
+  });
+}
+
 /**
- * Starts autosaving into `dir/.autosave.json` and writes the lock. Throws
- * session.autosave-in-use when a live cadre process holds the lock for this project.
+ * Starts autosaving into `dir/.autosave.json` and writes the lock; when a live cadre process holds that one, into a slot of
+ * this process's own beside it, so that two sessions on one project are both kept. Throws session.autosave-in-use only
+ * when even that slot is held by a live process.
  */
 export async function createAutosaver(dir: string): Promise<Autosaver> {
-  const file = join(dir, autosaveFileName);
-  const lockFile = join(dir, autosaveLockName);
+  let { file, lockFile } = primarySlot(dir);
   const held = await readLock(lockFile);
   if (held !== undefined && held.pid !== process.pid && lockHolderAlive(held)) {
-    throw new CadreError('session.autosave-in-use', `Another cadre (pid ${held.pid}, since ${held.startedAt}) is autosaving in ${dir}.`, {
-      remedy: 'Close the other cadre on this project, or continue without autosave.',
-    });
+    ({ file, lockFile } = ownSlot(dir, process.pid));
+    const own = await readLock(lockFile);
+    if (own !== undefined && own.pid !== process.pid && lockHolderAlive(own)) {
+      throw new CadreError('session.autosave-in-use', `Another cadre (pid ${own.pid}, since ${own.startedAt}) is autosaving in ${dir}.`, {
+        remedy: 'Close the other cadre on this project, or continue without autosave.',
+      });
+    }
   }
   const lock: Lock = { pid: process.pid, startedAt: new Date().toISOString(), tag: processTag() };
   await writeFileAtomic(lockFile, `${JSON.stringify(lock)}\n`);
@@ -73,15 +98,23 @@ export async function createAutosaver(dir: string): Promise<Autosaver> {
 }
 
 /**
- * The session a crash left behind: the autosave data when a lock exists whose process is
- * no longer alive. Undefined when there is no lock, or its process still runs. Throws
- * session.corrupt or session.newer-version when the autosave file is unusable.
+ * The session a crash left behind: the autosave data of a slot whose lock's process is no longer alive (the newest such
+ * lock first). Undefined when there is none. Throws session.corrupt or session.newer-version when that autosave is
+ * unusable. `file` and `lockFile` say where it is, for the caller to move it aside and drop the lock.
  */
-export async function findCrashedSession(dir: string): Promise<{ data: SessionFile; pid: number; startedAt: string } | undefined> {
-  const held = await readLock(join(dir, autosaveLockName));
-  if (held === undefined || lockHolderAlive(held)) return undefined;
-  const read = await readSessionFile(join(dir, autosaveFileName));
-  if (read.ok) return { data: read.data, pid: held.pid, startedAt: held.startedAt };
-  if (read.missing) return undefined;
-  throw read.error;
+export async function findCrashedSession(dir: string): Promise<{ data: SessionFile; pid: number; startedAt: string; file: string; lockFile: string } | undefined> {
+  const dead: (Slot & Lock)[] = [];
+  for (const slot of await slotsIn(dir)) {
+    const held = await readLock(slot.lockFile);
+    if (held !== undefined && !lockHolderAlive(held)) dead.push({ ...slot, ...held });
+  }
+  dead.sort((left, right) => right.startedAt.localeCompare(left.startedAt));
+  for (const slot of dead) {
+    const read = await readSessionFile(slot.file);
+    if (read.ok) return { data: read.data, pid: slot.pid, startedAt: slot.startedAt, file: slot.file, lockFile: slot.lockFile };
+    if (!read.missing) throw Object.assign(read.error, { file: slot.file });
+    // A lock with nothing saved under it (a slot of its own that never saved): nothing to offer; a slot of its own is dropped.
+    if (slot.lockFile !== primarySlot(dir).lockFile) await rm(slot.lockFile, { force: true });
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 // The autosave lock {pid, startedAt}: who is autosaving a project's session, and whether a crash left it behind.
 // Kept free of heavy imports: the prompt checks it before anything else loads.
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export const autosaveLockName = '.autosave.lock';
@@ -70,7 +70,10 @@ export function isAlive(pid: number): boolean {
 /** True when the sessions folder holds a lock whose process is gone, or an offer never answered: a crash left a session to offer. */
 export async function crashLockPresent(sessionsDir: string): Promise<boolean> {
   // Unreadable (a file where the folder should be, say): the start says so later, it does not stop here.
-  const held = await readLock(join(sessionsDir, autosaveLockName)).catch(() => undefined);
-  if (held !== undefined && !lockHolderAlive(held)) return true;
+  const locks = (await readdir(sessionsDir).catch(() => [] as string[])).filter((name) => name === autosaveLockName || /^\.autosave-\d+\.lock$/.test(name));
+  for (const name of locks) {
+    const held = await readLock(join(sessionsDir, name)).catch(() => undefined);
+    if (held !== undefined && !lockHolderAlive(held)) return true;
+  }
   return readFile(join(sessionsDir, crashOfferName)).then(() => true, () => false);
 }

@@ -94,4 +94,41 @@ describe('the prompt', () => {
     const second = await openPrompt(project, home);
     expect(second.screen()).not.toMatch(/stopped unexpectedly/);
   });
+
+  it('two cadres on one project are both autosaved: kill -9 of the second is offered at the next start, the first untouched', async () => {
+    const { project, home } = await tempProject();
+    const { readFile } = await import('node:fs/promises');
+    const { existsSync } = await import('node:fs');
+    const first = await openPrompt(project, home);
+    first.type(`/exec echo first-session${keys.enter}`);
+    await first.waitFor('[exit code 0');
+    const second = await openPrompt(project, home);
+    expect(second.screen()).not.toMatch(/not autosaved/);
+    second.type(`/exec echo second-session${keys.enter}`);
+    await second.waitFor('[exit code 0');
+    const firstLock = JSON.parse(await readFile(`${project}/.cadre/sessions/.autosave.lock`, 'utf8')) as { pid: number };
+    const own = (name: string) => `${project}/.cadre/sessions/${name}`;
+    let secondPid = 0;
+    for (let i = 0; i < 100 && secondPid === 0; i += 1) {
+      const { readdirSync } = await import('node:fs');
+      const lock = readdirSync(`${project}/.cadre/sessions`).find((name) => /^\.autosave-\d+\.lock$/.test(name));
+      // Killed once what it did is autosaved (a session killed before that has nothing to offer).
+      if (lock && existsSync(own(lock.replace('.lock', '.json'))) && (await readFile(own(lock.replace('.lock', '.json')), 'utf8')).includes('second-session')) secondPid = (JSON.parse(await readFile(own(lock), 'utf8')) as { pid: number }).pid;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(secondPid).toBeGreaterThan(0);
+    expect(secondPid).not.toBe(firstLock.pid);
+    process.kill(secondPid, 'SIGKILL');
+    await second.exited;
+
+    const third = await openPrompt(project, home, 'stopped unexpectedly');
+    third.type(keys.enter);
+    const resumed = await third.waitFor('Resumed');
+    await third.waitFor('cadre ›', { from: resumed });
+    // The first cadre still runs, its autosave its own.
+    first.type(`/status${keys.enter}`);
+    await first.waitFor(/Session\s+session-/);
+    expect(await readFile(`${project}/.cadre/sessions/.autosave.json`, 'utf8')).toContain('first-session');
+  });
 });
+

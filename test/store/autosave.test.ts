@@ -4,6 +4,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createAutosaver, findCrashedSession, isAlive } from '../../src/store/autosave.js';
+import { crashLockPresent } from '../../src/store/crash-lock.js';
 import { sessionData } from './session-data.js';
 import { tempDir } from './temp.js';
 
@@ -55,12 +56,38 @@ describe('autosave', () => {
     expect(crashed).toMatchObject({ pid, data: { name: 'crashed', snapshot: { context: { transcript: [{ text: 'last step' }] } } } });
   });
 
-  it('refuses to share the autosave with another live cadre', async () => {
+  it('a second cadre on the same project autosaves beside a live one, and its crash is found like the first one\'s', async () => {
+    const dir = await tempDir();
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await writeFile(join(dir, '.autosave.lock'), JSON.stringify({ pid: child.pid, startedAt: '2026-01-01T00:00:00.000Z' }));
+      await writeFile(join(dir, '.autosave.json'), 'the live cadre\'s own autosave, untouched');
+      const saver = await createAutosaver(dir);
+      expect(saver.file).toBe(join(dir, `.autosave-${process.pid}.json`));
+      await saver.save('beside', sessionData('second session'));
+      expect(await readFile(join(dir, '.autosave.json'), 'utf8')).toBe('the live cadre\'s own autosave, untouched');
+      expect(await findCrashedSession(dir)).toBeUndefined();
+      await saver.close({ clean: false });
+      // This process "crashed": its slot's lock names a dead process.
+      const pid = await deadPid();
+      await writeFile(join(dir, `.autosave-${process.pid}.lock`), JSON.stringify({ pid, startedAt: '2026-01-02T00:00:00.000Z' }));
+      expect(await crashLockPresent(dir)).toBe(true);
+      expect(await findCrashedSession(dir)).toMatchObject({ pid, file: saver.file, data: { name: 'beside', snapshot: { context: { transcript: [{ text: 'second session' }] } } } });
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('a clean close of the second cadre leaves nothing to recover', async () => {
     const dir = await tempDir();
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       await writeFile(join(dir, '.autosave.lock'), JSON.stringify({ pid: child.pid, startedAt: 'x' }));
-      await expect(createAutosaver(dir)).rejects.toMatchObject({ code: 'session.autosave-in-use' });
+      const saver = await createAutosaver(dir);
+      await saver.save('beside', sessionData());
+      await saver.close({ clean: true });
+      expect(await exists(join(dir, `.autosave-${process.pid}.lock`))).toBe(false);
+      expect(await crashLockPresent(dir)).toBe(false);
       expect(await findCrashedSession(dir)).toBeUndefined();
     } finally {
       child.kill();
