@@ -4,7 +4,7 @@ import { access, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { waitFor, type AnyActorRef } from 'xstate';
 import type { ContainerContext, ContainerInput } from '../../machines/container.machine.js';
-import type { PoolContext, PoolEntry } from '../../machines/pool.machine.js';
+import type { PoolEntry } from '../../machines/pool.machine.js';
 import { runnerBundleBind } from '../agents/vm/bundle.js';
 import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, releaseMyClaims, type Attachment } from '../container/attachment.js';
 import { createDockerClient } from '../container/docker-client.js';
@@ -16,7 +16,7 @@ import { cleanUp } from '../container/lifecycle.js';
 import { defaultLimits, parseLimitsConfig, type ContainerLimits } from '../container/limits.js';
 import { readMetadata, updateMetadata } from '../container/metadata.js';
 import { createPoolEffects, poolFitKey } from '../container/pool.js';
-import { removePoolContainer } from '../container/pool-claim.js';
+import { createPoolHost } from './vm-pool-host.js';
 import { belongsTo, findContainer, foreignContainer, listCadreContainers, saveDeadline, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
 import { buildSandboxImage, imageRegistries, sandboxImagePresent } from '../container/sandbox-image.js';
 import { sandboxImageName, sandboxRepository } from '../container/sandbox-recipe.js';
@@ -151,34 +151,7 @@ export async function createVmEngine(options: VmEngineOptions) {
   });
 
   const poolEffects = createPoolEffects({ docker, workspacesDir: paths.workspacesDir, runDir, installation, sandboxSpec: effects.sandboxSpec });
-  const poolActor = (): AnyActorRef | undefined => {
-    const actor = options.root().system.get('pool');
-    return actor?.getSnapshot().status === 'active' ? actor : undefined;
-  };
-  const poolContext = (): PoolContext | undefined => poolActor()?.getSnapshot().context as PoolContext | undefined;
-  /** What the pool makes containers for: the defaults a /vm-create without --config asks. */
-  const defaultFit = (): string => {
-    const defaults = options.defaults();
-    return poolFitKey({ image, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, pids: defaultLimits.pids, diskBytes: defaultLimits.diskBytes, env: defaults.env });
-  };
-  /**
-   * A running pool spare made for `fit`, taken out of the pool (synchronously, so no other /vm-create finds it); the caller
-   * sends `pool.take.settled` when its /vm-create ends. A spare found stopped is removed and none is taken.
-   */
-  async function takeFromPool(fit: string): Promise<PoolEntry | undefined> {
-    const pool = poolActor();
-    const entry = poolContext()?.ready.find((candidate) => candidate.fit === fit);
-    if (!pool || !entry) return undefined;
-    pool.send({ type: 'pool.taken', containerId: entry.containerId });
-    const running = await docker.getContainer(entry.dockerId).inspect().then((info) => info.State.Running, () => false);
-    if (running) return entry;
-    await removePoolContainer({ docker, runDir, entry }).catch(() => undefined);
-    pool.send({ type: 'pool.take.settled' });
-    return undefined;
-  }
-  /** Whether `id` names a pool spare nobody took (of any cadre): no command acts on it by id, nor on its workspace. */
-  const untakenSpare = async (id: string): Promise<boolean> => (await listCadreContainers(docker)).some((record) => record.id === id && untakenPoolContainer(record));
-
+  const pool = createPoolHost({ docker, runDir, image, root: options.root, defaults: options.defaults, ensureImage: () => ensureImage() });
   const actorOf = (id: string): AnyActorRef | undefined => {
     const actor = options.root().system.get(`container:${id}`);
     return actor?.getSnapshot().status === 'active' ? actor : undefined;
@@ -339,36 +312,21 @@ export async function createVmEngine(options: VmEngineOptions) {
       const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
       // A spare of the warm pool fits when it was made with the same image, limits and env, and no services are asked.
       const pooled = (settings.services ?? []).length === 0
-        ? await takeFromPool(poolFitKey({ image, memoryBytes: limits.memoryBytes, cpus: limits.cpus, pids: limits.pids, diskBytes: limits.diskBytes, env: settings.env }))
+        ? await pool.take(poolFitKey({ image, memoryBytes: limits.memoryBytes, cpus: limits.cpus, pids: limits.pids, diskBytes: limits.diskBytes, env: settings.env }))
         : undefined;
       try {
         return await createContainer({ repoUrl, limits, settings, pooled });
       } finally {
-        if (pooled) poolActor()?.send({ type: 'pool.take.settled' });
+        if (pooled) pool.settled();
       }
     },
 
-    /** vm.warmPool, /vm-config --warm-pool: keeps `size` spares started for /vm-create (filled in the background; 0 removes them). */
-    async warmPool(size: number): Promise<void> {
-      const pool = poolActor();
-      if (pool) return void pool.send({ type: 'pool.resize', size });
-      if (size === 0) return;
-      await ensureImage();
-      options.root().send({ type: 'pool.spawn', input: { size, fit: defaultFit() } });
-    },
-
+    /** vm.warmPool, /vm-config --warm-pool: keeps `size` spares started for /vm-create. */
+    warmPool: (size: number): Promise<void> => pool.resize(size),
     /** The defaults for new containers changed: spares made for the old ones are replaced. */
-    defaultsChanged(): void {
-      poolActor()?.send({ type: 'pool.fit.changed', fit: defaultFit() });
-    },
-
-    /** At exit: removes the spares nobody took (they hold nothing of the person's); taken ones are sessions' containers and stay. */
-    async drainPool(): Promise<void> {
-      const pool = poolActor();
-      if (!pool) return;
-      pool.send({ type: 'pool.drain' });
-      await waitFor(pool, (snapshot) => snapshot.status !== 'active', { timeout: 60_000 }).catch(() => undefined);
-    },
+    defaultsChanged: (): void => pool.defaultsChanged(),
+    /** At exit: removes the spares nobody took; taken ones are sessions' containers and stay. */
+    drainPool: (): Promise<void> => pool.drain(),
 
     /**
      * /vm-config --container: the change goes to the container actor (env; network rules reach its gateway at once), the
@@ -439,7 +397,7 @@ export async function createVmEngine(options: VmEngineOptions) {
         throw error;
       });
       if (record) await use(record.id, 'remove');
-      else if (await untakenSpare(id)) return { removed: false };
+      else if (await pool.untakenSpare(id)) return { removed: false };
       const actor = actorOf(id);
       let removed = false;
       await editors.close(id);
@@ -464,7 +422,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       const record = await findContainer(docker, id).catch(() => undefined);
       if (record && !ours(record)) throw foreignContainer(record, 'remove');
       const where = record?.workspace ?? workspacePaths(paths.workspacesDir, id);
-      if (!record && (!(await exists(where.root)) || (await untakenSpare(id)))) return undefined;
+      if (!record && (!(await exists(where.root)) || (await pool.untakenSpare(id)))) return undefined;
       return { ...(record ? { record } : {}), workspaceRoot: where.root, changes: await workspaceChanges(where.dir) };
     },
 
@@ -487,10 +445,10 @@ export async function createVmEngine(options: VmEngineOptions) {
         const { root, dir } = workspacePaths(paths.workspacesDir, id);
         return { id, workspace: dir, session: (await readMetadata(root)).session ?? null, changes: await workspaceChanges(dir, { timeoutMs: 5_000 }) };
       }));
-      const pool = poolContext();
+      const spares = pool.context();
       return {
         containers: containers.sort((a, b) => a.id.localeCompare(b.id)), orphanWorkspaces, foreign: all.length - mine.length,
-        pool: pool ? { size: pool.size, ready: pool.ready.length, lastError: pool.lastError } : null,
+        pool: spares ? { size: spares.size, ready: spares.ready.length, lastError: spares.lastError } : null,
       };
     },
 

@@ -1,0 +1,83 @@
+// The warm pool as the vm engine uses it: the pool actor under the root, found by its system id; taking a spare for a
+// /vm-create, resizing, following new defaults, and draining at exit.
+import type { DockerClient } from '../container/docker-client.js';
+import { waitFor, type AnyActorRef } from 'xstate';
+import type { PoolContext, PoolEntry } from '../../machines/pool.machine.js';
+import { defaultLimits } from '../container/limits.js';
+import { poolFitKey } from '../container/pool.js';
+import { removePoolContainer } from '../container/pool-claim.js';
+import { listCadreContainers, untakenPoolContainer } from '../container/records.js';
+import type { ContainerSettings } from '../container/settings.js';
+
+export interface PoolHostOptions {
+  docker: DockerClient;
+  runDir: string;
+  image: string;
+  root: () => { system: { get(id: string): AnyActorRef | undefined }; send(event: { type: string } & Record<string, unknown>): void };
+  defaults: () => ContainerSettings;
+  ensureImage: () => Promise<void>;
+}
+
+export function createPoolHost(options: PoolHostOptions) {
+  const { docker, runDir, image } = options;
+  const poolActor = (): AnyActorRef | undefined => {
+    const actor = options.root().system.get('pool');
+    return actor?.getSnapshot().status === 'active' ? actor : undefined;
+  };
+  const context = (): PoolContext | undefined => poolActor()?.getSnapshot().context as PoolContext | undefined;
+  /** What the pool makes containers for: the defaults a /vm-create without --config asks. */
+  const defaultFit = (): string => {
+    const defaults = options.defaults();
+    return poolFitKey({ image, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, pids: defaultLimits.pids, diskBytes: defaultLimits.diskBytes, env: defaults.env });
+  };
+
+  return {
+    context,
+
+    /**
+     * A running spare made for `fit`, taken out of the pool (synchronously, so no other /vm-create finds it); the caller
+     * calls `settled()` when its /vm-create ends. A spare found stopped is removed and none is taken.
+     */
+    async take(fit: string): Promise<PoolEntry | undefined> {
+      const pool = poolActor();
+      const entry = context()?.ready.find((candidate) => candidate.fit === fit);
+      if (!pool || !entry) return undefined;
+      pool.send({ type: 'pool.taken', containerId: entry.containerId });
+      const running = await docker.getContainer(entry.dockerId).inspect().then((info) => info.State.Running, () => false);
+      if (running) return entry;
+      await removePoolContainer({ docker, runDir, entry }).catch(() => undefined);
+      pool.send({ type: 'pool.take.settled' });
+      return undefined;
+    },
+
+    /** The /vm-create that took a spare has ended: the pool fills again. */
+    settled(): void {
+      poolActor()?.send({ type: 'pool.take.settled' });
+    },
+
+    /** Whether `id` names a pool spare nobody took (of any cadre): no command acts on it by id, nor on its workspace. */
+    untakenSpare: async (id: string): Promise<boolean> => (await listCadreContainers(docker)).some((record) => record.id === id && untakenPoolContainer(record)),
+
+    /** vm.warmPool, /vm-config --warm-pool: keeps `size` spares started for /vm-create (filled in the background; 0 removes them). */
+    async resize(size: number): Promise<void> {
+      const pool = poolActor();
+      if (pool) return void pool.send({ type: 'pool.resize', size });
+      if (size === 0) return;
+      await options.ensureImage();
+      options.root().send({ type: 'pool.spawn', input: { size, fit: defaultFit() } });
+    },
+
+    /** The defaults for new containers changed: spares made for the old ones are replaced. */
+    defaultsChanged(): void {
+      poolActor()?.send({ type: 'pool.fit.changed', fit: defaultFit() });
+    },
+
+    /** At exit: removes the spares nobody took (they hold nothing of the person's); taken ones are sessions' containers and stay. */
+    async drain(): Promise<void> {
+      const pool = poolActor();
+      if (!pool) return;
+      pool.send({ type: 'pool.drain' });
+      await waitFor(pool, (snapshot) => snapshot.status !== 'active', { timeout: 60_000 }).catch(() => undefined);
+    },
+  };
+}
