@@ -4,20 +4,23 @@ import { CadreError, exitCodes } from '../errors.js';
 import type { Route } from '../capabilities/routing.js';
 import { result, say, type OutputSink } from '../output.js';
 
-/** The project context every task uses: the cache, built first when there is none yet. */
-async function contextOf(cwd: string) {
-  const { loadProjectContext, analyzeProject } = await import('../project/context.js');
-  return (await loadProjectContext(cwd)) ?? (await analyzeProject({ cwd })).context;
+/**
+ * The project context every task uses, as the project is now: the cache is brought up to date first (only files whose
+ * size or mtime changed are read again), so a task never works from conventions or files that have since changed.
+ */
+async function contextOf(cwd: string, keysDir: string | undefined) {
+  const { analyzeProject } = await import('../project/context.js');
+  return (await analyzeProject({ cwd, ...(keysDir ? { keysDir } : {}) })).context;
 }
 
-async function routeOf(text: string, cwd: string): Promise<Route> {
+async function routeOf(text: string, cwd: string, keysDir: string | undefined): Promise<Route> {
   const { routeTask } = await import('../capabilities/routing.js');
-  return routeTask(text, await contextOf(cwd));
+  return routeTask(text, await contextOf(cwd, keysDir));
 }
 
 /** Generation and documentation from the project's own conventions: a plan draft that goes through approval. */
-async function draftGenerated(input: DraftPlanInput, capability: string, deps: { cwd: string; emit: OutputSink }): Promise<DraftPlanOutput> {
-  const context = await contextOf(deps.cwd);
+async function draftGenerated(input: DraftPlanInput, capability: string, deps: { cwd: string; emit: OutputSink; keysDir?: string }): Promise<DraftPlanOutput> {
+  const context = await contextOf(deps.cwd, deps.keysDir);
   let draft;
   if (capability === 'generate-docs') {
     const { documentProject, documentationRequest, documentationKinds } = await import('../capabilities/documentation/index.js');
@@ -61,8 +64,8 @@ const analysisKinds = { 'analyze-security': 'security', 'analyze-quality': 'qual
 
 export const draftOffline = {
   /** Chooses the specialist and capability, and says which and why. */
-  async route(text: string, cwd: string, emit: OutputSink): Promise<Route> {
-    const route = await routeOf(text, cwd);
+  async route(text: string, cwd: string, emit: OutputSink, keysDir?: string): Promise<Route> {
+    const route = await routeOf(text, cwd, keysDir);
     emit(say(route.needsModel
       ? `Routing: ${route.specialist} specialist; no offline capability fits this task.`
       : `Routing: ${route.specialist} specialist → ${route.capability} (confidence ${route.confidence.toFixed(2)}): ${route.reason}`, 'dim'));
@@ -71,10 +74,10 @@ export const draftOffline = {
 
   /** Runs the capability the router chose; read-only capabilities leave nothing to approve (planId null). */
   async draft(input: DraftPlanInput, deps: { cwd: string; emit: OutputSink; signal: AbortSignal; keysDir?: string }): Promise<DraftPlanOutput> {
-    const route = await routeOf(input.text, deps.cwd);
+    const route = await routeOf(input.text, deps.cwd, deps.keysDir);
     if (route.capability === 'analyze-project') {
       const { analyzeProject } = await import('../project/context.js');
-      const analysed = await analyzeProject({ cwd: deps.cwd });
+      const analysed = await analyzeProject({ cwd: deps.cwd, ...(deps.keysDir ? { keysDir: deps.keysDir } : {}) });
       deps.emit(result('project.context', { changed: analysed.changed, reused: analysed.reused }, analysed.summary));
       return { summary: 'Project analysed; the context cache is up to date.', plan: null };
     }

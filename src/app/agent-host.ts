@@ -52,7 +52,8 @@ export function createAgentHost(options: AgentHostOptions) {
 
   const model = (): Promise<ModelClient | null> => options.models.client();
 
-  const projectContext = async () => (await import('../project/context.js')).loadProjectContext(cwd);
+  const keysDir = (): string => resolvePaths({ cwd, env: options.env }).keysDir;
+  const projectContext = async () => (await import('../project/context.js')).loadProjectContext(cwd, { keysDir: keysDir() });
   const sessionContext = (): SessionContext => options.session().getSnapshot().context as SessionContext;
   /** universal-agent's memory, in the session actor's context (a /resume replaces it with the saved one). */
   const memory: AgentMemoryStore = {
@@ -110,14 +111,14 @@ export function createAgentHost(options: AgentHostOptions) {
       plan: planLogic,
       routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(async ({ input }) =>
         input.agent === 'vm-agent' ? { specialist: 'vm-agent' } : prepared.has(input.taskId) ? { specialist: 'backend' } : reportingFailures(sink, async () => {
-          if (!(await model())) return { specialist: (await draftOffline.route(input.text, cwd, sink)).specialist };
+          if (!(await model())) return { specialist: (await draftOffline.route(input.text, cwd, sink, keysDir())).specialist };
           return (await universalSteps()).route(input);
         })),
       draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(({ input, signal }) =>
         reportingFailures(sink, async () => {
           const make = prepared.get(input.taskId);
           if (make) return draftPrepared(input, make, { cwd, emit: sink });
-          if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal, keysDir: resolvePaths({ cwd, env: options.env }).keysDir });
+          if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal, keysDir: keysDir() });
           return (await universalSteps()).draft(input, signal);
         }, signal)),
       runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) =>

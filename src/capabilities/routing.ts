@@ -85,12 +85,12 @@ function routeCreation(text: string, lower: string, context: ProjectContext | nu
     const task = parseGenerationTask(text);
     const detail = task.kind === 'component' ? `${task.name} with ${task.props.length} prop(s) and ${task.state.length} state value(s)`
       : task.kind === 'endpoint' ? `${task.method} ${task.path}${task.fields.length > 0 ? ` with ${task.fields.length} field(s)` : ''}` : `${task.name} with ${task.fields.length} field(s)`;
-    reason = `Asks to generate a ${task.kind === 'endpoint' ? 'API endpoint' : task.kind === 'schema' ? 'database schema' : 'component'} (${detail}) from the project's conventions.`;
+    reason = `Asks to generate ${task.kind === 'endpoint' ? 'an API endpoint' : task.kind === 'schema' ? 'a database schema' : 'a component'} (${detail}) from the project's conventions.`;
   } catch (error) {
     // "Add rate limiting to the API" names no endpoint to generate: that is a change for a model, not a failed generation.
     if (kind === 'endpoint' && !/\bendpoint\b/.test(lower)) return null;
     confidence = 0.45;
-    reason = `Asks to generate a ${kind === 'endpoint' ? 'API endpoint' : kind === 'schema' ? 'database schema' : 'component'}, but ${error instanceof Error ? error.message.charAt(0).toLowerCase() + error.message.slice(1) : 'the task is incomplete'}`;
+    reason = `Asks to generate ${kind === 'endpoint' ? 'an API endpoint' : kind === 'schema' ? 'a database schema' : 'a component'}, but ${error instanceof Error ? error.message.charAt(0).toLowerCase() + error.message.slice(1) : 'the task is incomplete'}`;
   }
   const endpoint = kind === 'endpoint' && context ? endpointSupport(context) : null;
   const fits = kind === 'component' ? frameworks.some((name) => ['React', 'Next.js', 'Preact', 'Remix', 'Vue', 'Nuxt'].includes(name)) || /\b(?:react|vue)\b/.test(lower)

@@ -1,6 +1,7 @@
 // /analyze-project: detects the stack and style and builds the context cache (.cadre/context.json).
 import { z } from 'zod';
 import { result, say } from '../output.js';
+import { resolvePaths } from '../store/paths.js';
 import { defineCommand } from './types.js';
 
 export const analyzeProjectCommand = defineCommand({
@@ -13,6 +14,7 @@ export const analyzeProjectCommand = defineCommand({
     const label = 'Indexing the project';
     const analysed = await analyzeProject({
       cwd: ctx.cwd,
+      keysDir: resolvePaths({ cwd: ctx.cwd, env: process.env }).keysDir,
       signal: ctx.signal,
       onProgress: (done, total) => ctx.emit({ type: 'output.progress', id: 'analyze-project', label, current: done, total }),
     });

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CadreError, exitCodes } from '../errors.js';
+import { resolvePaths } from '../store/paths.js';
 import { defineCommand } from './types.js';
 
 export const initCommand = defineCommand({
@@ -20,7 +21,7 @@ export const initCommand = defineCommand({
     const prepared = async () => {
       const [{ analyzeProject }, { draftAgentsFile }] = await Promise.all([import('../project/context.js'), import('../agents/init-file.js')]);
       const label = 'Analysing the project';
-      const analysed = await analyzeProject({ cwd: ctx.cwd, onProgress: (done, total) => ctx.emit({ type: 'output.progress', id: 'init', label, current: done, total }) });
+      const analysed = await analyzeProject({ cwd: ctx.cwd, keysDir: resolvePaths({ cwd: ctx.cwd, env: process.env }).keysDir, onProgress: (done, total) => ctx.emit({ type: 'output.progress', id: 'init', label, current: done, total }) });
       ctx.emit({ type: 'output.progress', id: 'init', label, current: analysed.changed + analysed.reused, total: analysed.changed + analysed.reused, done: true });
       return draftAgentsFile(analysed.context);
     };

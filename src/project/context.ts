@@ -3,6 +3,7 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { isParsablePath, parseSource } from './ast.js';
+import { cacheSecret, decodeCacheDocument, encodeCacheDocument, isRecord } from './cache-document.js';
 import { describeSystemError, isSystemError, writeCacheFile } from './cache-write.js';
 import { type PackageJson, type Stack, allDependencies, detectStack } from './detect.js';
 import { type FileFacts, extractFacts } from './facts.js';
@@ -15,7 +16,7 @@ import { type CodeStyle, detectStyle } from './style.js';
 import { summarizeContext } from './summary.js';
 
 /** Bumped whenever the shape or the extraction changes; older caches are rebuilt. */
-export const contextVersion = 2;
+export const contextVersion = 3;
 
 export type FileEntry = {
   hash: string;
@@ -57,37 +58,34 @@ export type AnalyzeProjectOptions = {
   onProgress?: (done: number, total: number) => void;
   /** Ctrl-C: indexing stops with an `interrupted` error and `.cadre/context.json` is left as it was. */
   signal?: AbortSignal;
+  /** The person's host-only keys folder: the cache is signed with the key kept there (none: good for this process only). */
+  keysDir?: string;
 };
 
 export function contextPath(cwd: string): string {
   return join(cwd, '.cadre', 'context.json');
 }
 
-/** The cached context, or null when there is none or it was written by another version. */
-export async function loadProjectContext(cwd: string): Promise<ProjectContext | null> {
-  let text: string;
-  try {
-    text = await readFile(contextPath(cwd), 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const parsed = JSON.parse(text) as Partial<ProjectContext>;
-    if (parsed.version !== contextVersion || typeof parsed.files !== 'object' || parsed.files === null) return null;
-    return parsed as ProjectContext;
-  } catch {
-    return null;
-  }
+/**
+ * The context cadre cached for this project, or null when there is none, it was written by another version, or it is not
+ * cadre's: a `.cadre/context.json` that came with the project (or was edited) does not carry this host's signature.
+ */
+export async function loadProjectContext(cwd: string, options: { keysDir?: string; secret?: Buffer } = {}): Promise<ProjectContext | null> {
+  const text = await readFile(contextPath(cwd), 'utf8').catch(() => '');
+  const parsed = decodeCacheDocument(text, options.secret ?? (await cacheSecret(options.keysDir)));
+  if (!isRecord(parsed) || parsed.version !== contextVersion || !isRecord(parsed.files)) return null;
+  return parsed as unknown as ProjectContext;
 }
 
 /** Builds (or refreshes) the context; only files whose size, mtime or hash changed are parsed again. */
 export async function analyzeProject(options: AnalyzeProjectOptions): Promise<AnalyzeProjectResult> {
   const { cwd, signal } = options;
+  const secret = await cacheSecret(options.keysDir);
   const warnings: FileWarning[] = [];
   const warn = (warning: FileWarning | null): void => {
     if (warning) warnings.push(warning);
   };
-  const previous = await loadProjectContext(cwd);
+  const previous = await loadProjectContext(cwd, { ...(secret ? { secret } : {}) });
   const listed = await listProjectFiles(cwd, { signal, onWarning: warn }).catch((error: unknown) => {
     if (!isSystemError(error)) throw error;
     throw new CadreError('project.unreadable', `Cannot read the project folder ${cwd} (${describeSystemError(error)}).`, { remedy: 'Check that the folder exists and is readable.', cause: error });
@@ -134,7 +132,7 @@ export async function analyzeProject(options: AnalyzeProjectOptions): Promise<An
   stopIfAborted(signal);
   const removed = previous ? Object.keys(previous.files).filter((path) => !(path in ordered)).length : 0;
   if (changed > 0 || removed > 0 || !previous || JSON.stringify(stripVolatile(previous)) !== JSON.stringify(stripVolatile(context))) {
-    warn(await writeCacheFile(cwd, contextPath(cwd), JSON.stringify(context)));
+    warn(await writeCacheFile(cwd, contextPath(cwd), encodeCacheDocument(context, secret)));
   }
   warnings.sort((left, right) => (left.file < right.file ? -1 : left.file > right.file ? 1 : 0));
   return { context, summary: summarizeContext(context, { changed, reused }), changed: changed + removed, reused, warnings };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runAnalysis } from '../../src/capabilities/analysis/index.js';
 import { analysisCachePath } from '../../src/capabilities/analysis/cache.js';
-import { decodeCacheDocument, encodeCacheDocument } from '../../src/capabilities/analysis/cache-document.js';
+import { decodeCacheDocument, encodeCacheDocument } from '../../src/project/cache-document.js';
 import { reportCachePath } from '../../src/capabilities/analysis/report-cache.js';
 import type { AnalysisReport } from '../../src/capabilities/analysis/types.js';
 import { copyExample } from '../project/helpers.js';

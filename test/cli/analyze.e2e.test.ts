@@ -55,8 +55,10 @@ describe('/analyze-project', () => {
     const first = await runCli(['-c', '/analyze-project'], { cwd: project, home });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('Frameworks: React');
-    const context = JSON.parse(await readFile(join(project, '.cadre/context.json'), 'utf8')) as { files: Record<string, unknown> };
-    expect(Object.keys(context.files).length).toBeGreaterThan(5);
+    // Signed with the person's key: { mac, payload }.
+    const context = JSON.parse(await readFile(join(project, '.cadre/context.json'), 'utf8')) as { mac: string; payload: { files: Record<string, unknown> } };
+    expect(context.mac).toMatch(/^[0-9a-f]{64}$/);
+    expect(Object.keys(context.payload.files).length).toBeGreaterThan(5);
     const second = await runCli(['--json', '-c', '/analyze-project'], { cwd: project, home });
     const result = second.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; data?: { changed: number; reused: number } }).find((e) => e.type === 'output.result');
     expect(result?.data).toMatchObject({ changed: 0 });

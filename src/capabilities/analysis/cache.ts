@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeCacheFile } from '../../project/cache-write.js';
 import type { FileWarning, FolderCache } from '../../project/files.js';
-import { decodeCacheDocument, encodeCacheDocument, isRecord } from './cache-document.js';
+import { decodeCacheDocument, encodeCacheDocument, isRecord } from '../../project/cache-document.js';
 import type { AnalysisKind, Finding } from './types.js';
 import type { FileView } from './view.js';
 

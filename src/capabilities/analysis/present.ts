@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { CadreError } from '../../errors.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
-import { loadRecomputableKey } from '../../store/audit-key.js';
+import { cacheSecret as loadCacheSecret } from '../../project/cache-document.js';
 import { say, type OutputSink } from '../../output.js';
 import { formatReportText } from '../report/text.js';
 import { runAnalysis } from './run.js';
@@ -33,7 +33,7 @@ export function hasFindingAtOrAbove(report: AnalysisReport, threshold: Severity)
 export async function presentAnalysis(options: PresentAnalysisOptions): Promise<AnalysisReport> {
   const progressId = `analysis.${options.kind}`;
   const label = `Analysing ${options.kind}`;
-  const cacheSecret = options.keysDir ? await loadRecomputableKey(options.keysDir, 'analysis-cache.key').catch(() => undefined) : undefined;
+  const cacheSecret = await loadCacheSecret(options.keysDir);
   const report = await runAnalysis(options.kind, {
     cwd: options.cwd,
     ...(cacheSecret ? { cacheSecret } : {}),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeCacheFile } from '../../project/cache-write.js';
 import type { FileWarning, WalkRecord } from '../../project/files.js';
-import { decodeCacheDocument, encodeCacheDocument, isRecord } from './cache-document.js';
+import { decodeCacheDocument, encodeCacheDocument, isRecord } from '../../project/cache-document.js';
 import type { AnalysisKind, AnalysisReport } from './types.js';
 
 /** Bumped whenever the document's layout changes. */

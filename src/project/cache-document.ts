@@ -1,7 +1,9 @@
 // The text of a cache file under `.cadre/`: valid JSON carrying an HMAC of its payload under a host-only key, so that a
 // truncated or damaged file reads as a miss, and so does one that came with the project (a repository can commit a
-// `.cadre/analysis-security.json` saying its vulnerable files have no findings: it is not cadre's, so it is not trusted).
+// `.cadre/analysis-security.json` saying its vulnerable files have no findings, or a `.cadre/context.json` describing
+// another stack: it is not cadre's, so it is not trusted).
 import { createHmac, randomBytes } from 'node:crypto';
+import { loadRecomputableKey } from '../store/audit-key.js';
 
 const opening = '{"mac":"';
 const separator = '","payload":';
@@ -9,6 +11,14 @@ const checksumLength = 64;
 
 /** Without the person's key (a caller that has no data folder), caches are good for this process only. */
 const processSecret = randomBytes(32);
+
+/**
+ * The host-only key cadre signs its caches with (keysDir/analysis-cache.key, made on first use); without a keys folder, or
+ * when it cannot be read, none: the caches are then good for this process only.
+ */
+export async function cacheSecret(keysDir: string | undefined): Promise<Buffer | undefined> {
+  return keysDir === undefined ? undefined : loadRecomputableKey(keysDir, 'analysis-cache.key').catch(() => undefined);
+}
 
 function checksumOf(payload: string, secret: Buffer | undefined): string {
   return createHmac('sha256', secret ?? processSecret).update(payload).digest('hex');
