@@ -69,6 +69,35 @@ describe('runShellCommand', () => {
     expect(result.signal).toBe('SIGTERM');
   });
 
+  it('ends when the shell does: what the command left running in the background is stopped, and the result says so', async () => {
+    const result = await runShellCommand({ command: 'sleep 60 & echo $!', cwd, timeoutMs: 15_000 });
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, heldOpen: false, leftBehind: true });
+    expect(await ended(Number(result.tail.trim()))).toBe(true);
+    // A command that leaves nothing behind says nothing of the kind.
+    expect(await runShellCommand({ command: 'echo plain', cwd, timeoutMs: 15_000 })).toMatchObject({ exitCode: 0, leftBehind: false });
+  });
+
+  it('ends soon after the shell does though a process it started in another session holds its output', async () => {
+    const marker = `held-${process.pid}-${Date.now()}`;
+    try {
+      // The shell ends once the escaped process is in its own session (it makes the file after setsid).
+      const ready = join(cwd, marker);
+      const result = await runShellCommand({ command: `setsid sh -c 'touch ${ready}; sleep 60; echo ${marker}' & while [ ! -e ${ready} ]; do sleep 0.05; done; echo started`, cwd, timeoutMs: 15_000 });
+      expect(result).toMatchObject({ exitCode: 0, timedOut: false, heldOpen: true });
+      expect(result.tail).toContain('started');
+    } finally {
+      spawnSync('pkill', ['-f', marker]);
+    }
+  });
+
+  it('keeps characters whole when the output splits them between two writes', async () => {
+    const chunks: string[] = [];
+    const split = "node -e \"const b = Buffer.from('été'); process.stdout.write(b.subarray(0, 1)); setTimeout(() => process.stdout.write(b.subarray(1)), 100)\"";
+    const result = await runShellCommand({ command: split, cwd, timeoutMs: 15_000, onOutput: (_, chunk) => chunks.push(chunk) });
+    expect(result.tail).toBe('été');
+    expect(chunks.join('')).toBe('été');
+  });
+
   it('Ctrl-C ends the command though a process it started in another session still holds its output', async () => {
     const controller = new AbortController();
     const marker = `escaped-${process.pid}-${Date.now()}`;
@@ -116,6 +145,16 @@ describe('/exec', () => {
     expect(outcome.exitCode).toBe(exitCodes.commandFailed);
     expect(cadre.events).toContainEqual({ type: 'output.stream', stream: 'stdout', chunk: 'hi\n' });
     expect(cadre.events).toContainEqual(expect.objectContaining({ type: 'output.result', kind: 'exec', data: expect.objectContaining({ command: 'echo hi; exit 2', exitCode: 2 }) }));
+    await cadre.close();
+  });
+
+  it('gives the prompt back when the command ends, saying that what it left in the background was stopped', async () => {
+    const cadre = await startCadre();
+    const outcome = await cadre.app.submit('/exec sleep 60 & echo started');
+    expect(outcome.exitCode).toBe(exitCodes.ok);
+    const ended = cadre.events.find((event) => event.type === 'output.result' && event.kind === 'exec');
+    expect(ended).toMatchObject({ data: { exitCode: 0, timedOut: false, leftBehind: true } });
+    expect(ended?.type === 'output.result' ? ended.text : '').toMatch(/^\[exit code 0; what it left running in the background was stopped with it \(\/exec runs a command to its end/);
     await cadre.close();
   });
 

@@ -42,6 +42,7 @@ export const runCommandTool = defineTool<typeof parameters, RunnerToolContext>({
     const ending = (run.timedOut
       ? `stopped after ${params.timeoutSeconds} s (timeout)`
       : run.signal ? `killed by ${run.signal}` : `exit code ${run.exitCode}`) + outOfMemory +
+      (run.leftBehind ? '; what it left running in the background was stopped with it (a command runs to its end: start a server and test it in the same command)' : '') +
       (run.heldOpen ? '; a process it started still runs in the background and holds its output (what it writes from now on is not shown)' : '');
     const failed = run.timedOut || run.signal !== null || run.exitCode !== 0 || kills > 0;
     return {

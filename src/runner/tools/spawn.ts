@@ -1,6 +1,5 @@
 // Runs one allowed command line under bash in its own process group, streaming output and keeping a bounded copy.
-import { spawn } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
+import { runInProcessGroup } from '../../exec/process-group.js';
 import { ToolRefusal } from '../../agents/tools/tool.js';
 
 export interface CommandRun {
@@ -11,13 +10,12 @@ export interface CommandRun {
   output: string;
   /** The command ended, but a process it started outside its group (setsid, a daemon) still holds its output open. */
   heldOpen: boolean;
+  /** The command ended with processes of its group still running (`server &`): they were stopped with it. */
+  leftBehind: boolean;
 }
 
 const headChars = 8_000;
 const tailChars = 24_000;
-const killGraceMs = 2_000;
-/** How long the output may stay open after the command ended and its group was killed: only an escaped process holds it then. */
-const heldOpenGraceMs = 1_500;
 
 /**
  * The runner's environment minus the model credentials (a command, an npm script say, never sees the session JWT), with SHELL
@@ -56,75 +54,29 @@ function boundedOutput(): { add(text: string): void; text(): string } {
  */
 const oomFirst = 'echo 1000 > /proc/self/oom_score_adj 2>/dev/null; exec bash -c "$1"';
 
-export function spawnCommand(options: {
+export async function spawnCommand(options: {
   command: string;
   cwd: string;
   timeoutMs: number;
   signal: AbortSignal;
   onOutput: (stream: 'stdout' | 'stderr', chunk: string) => void;
 }): Promise<CommandRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', oomFirst, 'bash', options.command], {
+  const output = boundedOutput();
+  try {
+    const run = await runInProcessGroup({
+      file: 'bash',
+      args: ['-c', oomFirst, 'bash', options.command],
       cwd: options.cwd,
       env: commandEnvironment(process.env),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const output = boundedOutput();
-    let timedOut = false;
-    let finished = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    let heldOpenTimer: NodeJS.Timeout | undefined;
-    const stop = () => {
-      if (killTimer || child.pid === undefined || child.exitCode !== null) return;
-      signalGroup(child.pid, 'SIGTERM');
-      const pid = child.pid;
-      killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs);
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, options.timeoutMs);
-    options.signal.addEventListener('abort', stop, { once: true });
-    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, heldOpen: boolean): void => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      clearTimeout(killTimer);
-      clearTimeout(heldOpenTimer);
-      options.signal.removeEventListener('abort', stop);
-      resolve({ exitCode, signal, timedOut, output: output.text(), heldOpen });
-    };
-    for (const name of ['stdout', 'stderr'] as const) {
-      const decoder = new StringDecoder('utf8');
-      child[name].on('data', (data: Buffer) => {
-        // Once the call has its answer, what an escaped process still writes is read (so it never blocks on a full pipe) and dropped.
-        if (finished) return;
-        const text = decoder.write(data);
-        if (!text) return;
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      onOutput: (stream, text) => {
         output.add(text);
-        options.onOutput(name, text);
-      });
-    }
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      finished = true;
-      reject(error.code === 'ENOENT' ? new ToolRefusal('bash is not installed where the runner runs') : error);
+        options.onOutput(stream, text);
+      },
     });
-    // Whatever the command left behind in its group (a background server, say) goes with it, so its pipes close. A process
-    // that left the group (setsid) may keep them open for ever: the command has ended, so the call ends shortly after.
-    child.once('exit', (exitCode, signal) => {
-      if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
-      heldOpenTimer = setTimeout(() => finish(exitCode, signal, true), heldOpenGraceMs);
-    });
-    child.once('close', (exitCode, signal) => finish(exitCode, signal, false));
-  });
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
+    return { exitCode: run.exitCode, signal: run.signal, timedOut: run.timedOut, output: output.text(), heldOpen: run.heldOpen, leftBehind: run.leftBehind };
+  } catch (error) {
+    throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? new ToolRefusal('bash is not installed where the runner runs') : error;
   }
 }
