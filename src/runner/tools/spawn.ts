@@ -1,17 +1,10 @@
 // Runs one allowed command line under bash in its own process group, streaming output and keeping a bounded copy.
-import { runInProcessGroup } from '../../exec/process-group.js';
+import { runInProcessGroup, type GroupRun } from '../../exec/process-group.js';
 import { ToolRefusal } from '../../agents/tools/tool.js';
 
-export interface CommandRun {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  /** The output for the model: the head and the tail when it is long. */
+/** How the command ended (the abort that stops it is the task's, so not reported apart), and its output for the model: the head and the tail when it is long. */
+export interface CommandRun extends Omit<GroupRun, 'aborted'> {
   output: string;
-  /** The command ended, but a process it started outside its group (setsid, a daemon) still holds its output open. */
-  heldOpen: boolean;
-  /** The command ended with processes of its group still running (`server &`): they were stopped with it. */
-  leftBehind: boolean;
 }
 
 const headChars = 8_000;
@@ -75,7 +68,8 @@ export async function spawnCommand(options: {
         options.onOutput(stream, text);
       },
     });
-    return { exitCode: run.exitCode, signal: run.signal, timedOut: run.timedOut, output: output.text(), heldOpen: run.heldOpen, leftBehind: run.leftBehind };
+    const { aborted: _aborted, ...ended } = run;
+    return { ...ended, output: output.text() };
   } catch (error) {
     throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? new ToolRefusal('bash is not installed where the runner runs') : error;
   }
