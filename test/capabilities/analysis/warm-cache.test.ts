@@ -1,4 +1,5 @@
 // The warm path on a real project (vulnerable-node): an unchanged tree is answered from the cache, an edit between two runs changes the answer, and a damaged cache is a miss.
+import { execFileSync } from 'node:child_process';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { appendFile, mkdir, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,6 +39,42 @@ describe('the warm analysis on vulnerable-node', () => {
     expect(edited.filesReused).toBe(edited.filesAnalyzed - 1);
     expect(places(edited)).not.toContain(sqlInjectionInProducts);
     expect(places(edited)).toEqual(places(await runAnalysis('security', { cwd: project.root, cache: false })));
+  }, 60_000);
+
+  it('answers a folder target and a single-file target from the cache, and sees an edit of that file', async () => {
+    const plaintextPassword = (line: number): string => `security/plaintext-password model/auth.js:${line}`;
+    for (const path of ['model', 'model/auth.js']) {
+      const cold = await runAnalysis('security', { cwd: project.root, path });
+      expect(places(cold)).toContain(plaintextPassword(7));
+      const perFileCache = await readFile(analysisCachePath(project.root, 'security'), 'utf8');
+      await writeFile(analysisCachePath(project.root, 'security'), 'not json');
+      const warm = await runAnalysis('security', { cwd: project.root, path });
+      expect(warm.filesReused).toBe(warm.filesAnalyzed);
+      expect(places(warm)).toEqual(places(cold));
+      await writeFile(analysisCachePath(project.root, 'security'), perFileCache);
+    }
+    const auth = join(project.root, 'model/auth.js');
+    await writeFile(auth, `// one line more\n${await readFile(auth, 'utf8')}`);
+    const edited = await runAnalysis('security', { cwd: project.root, path: 'model/auth.js' });
+    expect(places(edited)).toContain(plaintextPassword(8));
+    expect(places(edited)).toEqual(places(await runAnalysis('security', { cwd: project.root, path: 'model/auth.js', cache: false })));
+  }, 60_000);
+
+  it('takes a folder replaced by a file of the same name as a miss, not a crash', async () => {
+    // Twice: the first run creates .cadre/ in the project folder after recording its mtime.
+    await runAnalysis('security', { cwd: project.root });
+    await runAnalysis('security', { cwd: project.root });
+    // As a restore or an unpacked archive leaves it: the project folder's times exactly as they were (touch -r keeps the
+    // nanoseconds), so the check gets past the project folder to model/, which is now a file.
+    const times = join(project.root, '..', 'times');
+    await writeFile(times, '');
+    execFileSync('touch', ['-r', project.root, times]);
+    await rm(join(project.root, 'model'), { recursive: true });
+    await writeFile(join(project.root, 'model'), 'not a folder any more\n');
+    execFileSync('touch', ['-r', times, project.root]);
+    const replaced = await runAnalysis('security', { cwd: project.root });
+    expect(replaced.findings.filter((finding) => finding.file.startsWith('model/'))).toEqual([]);
+    expect(places(replaced)).toEqual(places(await runAnalysis('security', { cwd: project.root, cache: false })));
   }, 60_000);
 
   it('follows an edit of the .gitignore in place: the files it now ignores leave the report', async () => {
