@@ -22,7 +22,7 @@ const bundledDynamicImports = new Set([
  * bundle imports them from dist/src.
  */
 const sharedModules = new Set([
-  'src/errors.ts', 'src/cli/process-end.ts', 'src/cli/line-prompt.ts', 'src/project/cache-write.ts', 'src/capabilities/analysis/cache-document.ts',
+  'src/errors.ts', 'src/cli/process-end.ts', 'src/cli/line-prompt.ts', 'src/project/cache-write.ts', 'src/project/cache-document.ts',
 ]);
 
 /** Top-level declarations that make a module stateful; a bundled module with one must be listed in sharedModules. */
