@@ -167,6 +167,8 @@ try {
   console.log(`Cold: cadre / oxlint = ${ratio.toFixed(2)}×   target ≤ ${targets.coldRatio}×   ${ratio <= targets.coldRatio ? 'met' : 'NOT met'}`);
   console.log(`Warm: ${median(warm).toFixed(3)} s   target ≤ ${targets.warmSeconds} s   ${median(warm) <= targets.warmSeconds ? 'met' : 'NOT met'}`
     + `   (CPU ${warmCpu.length ? `${median(warmCpu).toFixed(2)} s` : 'not measured'}; \`node -e ''\` alone ${median(nodeStart).toFixed(3)} s${nodeStartCpu.length ? `, CPU ${median(nodeStartCpu).toFixed(2)} s` : ''})`);
+  // Each warm run less the bare Node start measured right after it: the part of the warm figure that is cadre's own.
+  console.log(`Warm less \`node -e ''\`: ${median(warm.map((seconds, index) => seconds - nodeStart[index])).toFixed(3)} s (median of the per-run differences)`);
   console.log(`Medians of ${runs} run(s) each; cold = no .cadre cache. The machine's load weighs on every figure alike.`);
   console.log(`Machine at the end: ${loadLine()}.`);
 } finally {
