@@ -1,12 +1,13 @@
 // Gateway benchmark: added latency (p50, p99), the gateway's CPU per call, and throughput of streamed model calls through forwarder + gateway vs the upstream
 // directly, with request bodies of 2 KB, 40 KB and 200 KB of real source text, each call recorded in a real audit trail;
 // medians over rounds, in one run.
-// Run after `npm run build`: node bench/gateway.mjs   (BENCH_LATENCY_RUNS, BENCH_THROUGHPUT_MS, BENCH_CONCURRENCY, BENCH_ROUNDS tune it)
+// Run after `npm run build`: node bench/gateway.mjs   (BENCH_LATENCY_RUNS, BENCH_THROUGHPUT_MS, BENCH_CONCURRENCY, BENCH_ROUNDS tune it;
+// BENCH_AUDIT=off leaves the audit trail out, to see the gateway's own cost apart from the writer's)
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -28,6 +29,8 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const rounds = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 5));
 const sizes = [2_048, 40_960, 204_800];
 const smallSize = sizes[0];
+const auditOn = process.env.BENCH_AUDIT !== 'off';
+const loadAtStart = loadavg();
 const targets = { addedP50Ms: 1, addedP99Ms: 5, atSize: 40_960, requestsPerSecond: 5_000 };
 
 /** Real text for the prompts: the source and documents of a corpus project, unpacked to a temporary folder. */
@@ -96,6 +99,7 @@ const gateway = await startGateway({
   budget: createBudget({ limit: Number.MAX_SAFE_INTEGER }),
   audit: (type, data) => {
     if (data.error !== undefined || (typeof data.status === 'number' && data.status >= 400)) console.error('gateway:', type, JSON.stringify(data));
+    if (!auditOn) return;
     auditPending += 1;
     auditLog.append(type, data).then(() => {
       auditPending -= 1;
@@ -187,8 +191,11 @@ for (const size of sizes) {
 const rps = { direct: median(directRps), through: median(throughRps) };
 console.log(`  throughput (${kb(smallSize)} streamed, ${concurrency} concurrent, ${throughputMs} ms): direct ${rps.direct.toFixed(0)} req/s, via gateway ${rps.through.toFixed(0)} req/s (target ≥ ${targets.requestsPerSecond}); ratio ${(rps.through / rps.direct).toFixed(2)} of direct`);
 console.log(`  gateway CPU per small call under load: ${(median(cpuMsPerCall) * 1000).toFixed(0)} µs (≈ ${(1 / median(cpuMsPerCall) * 1000).toFixed(0)} calls/s on one free core; the client, forwarder and upstream run in other processes)`);
-console.log(`  audit trail: ${auditWritten} records on disk; after each throughput run ${median(auditBacklog)} records were still waiting, written in ${median(auditDrainMs).toFixed(0)} ms`);
-console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), audit: { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
+const loads = (figures) => figures.map((load) => load.toFixed(2)).join(' ');
+console.log(`  load average (1, 5, 15 min): ${loads(loadAtStart)} at the start, ${loads(loadavg())} at the end (${cpus().length} cores, shared)`);
+if (!auditOn) console.log('  audit trail: off (BENCH_AUDIT=off)');
+else console.log(`  audit trail: ${auditWritten} records on disk; after each throughput run ${median(auditBacklog)} records were still waiting, written in ${median(auditDrainMs).toFixed(0)} ms`);
+console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), loadavg: loadavg(), audit: auditOn && { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
 
 client.disconnect();
 forwarderProc.proc.kill('SIGTERM');
