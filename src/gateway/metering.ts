@@ -14,6 +14,18 @@ export interface MeteredRequest {
   stream: boolean;
   /** Writes the reserved output cap into the body, so the upstream cannot be asked for more than was reserved. */
   withOutputCap(reserved: number): Record<string, unknown>;
+  /** The bytes to forward with the reserved output cap: the container's own when they say what was checked (see OriginalBody). */
+  bytesWithOutputCap(reserved: number, original: OriginalBody): Buffer;
+}
+
+/** The request as the container sent it. */
+export interface OriginalBody {
+  bytes: Buffer;
+  /**
+   * True when every JSON parser reads `bytes` as the gateway did: valid UTF-8 and no key repeated in an object (a parser
+   * that keeps the first of two values would see a field the gateway never checked). Otherwise the body is re-serialised.
+   */
+  readAlike: boolean;
 }
 
 /**
@@ -40,14 +52,34 @@ export function meterRequest(input: { kind: ProviderKind; endpoint: MeteredEndpo
   const cap = positiveInteger(body[capField]) ?? defaultMaxOutput;
   const choices = endpoint === 'chat' ? Math.min(positiveInteger(body.n) ?? 1, 128) : 1;
   const stream = body.stream === true;
-  if (endpoint === 'chat' && stream) body.stream_options = { ...asRecord(body.stream_options), include_usage: true };
+  const askUsage = endpoint === 'chat' && stream && asRecord(body.stream_options).include_usage !== true;
+  if (askUsage) body.stream_options = { ...asRecord(body.stream_options), include_usage: true };
+  const capFor = (reserved: number): number => Math.max(1, Math.floor(reserved / choices));
+  const withOutputCap = (reserved: number): Record<string, unknown> => ({ ...body, [capField]: capFor(reserved) });
   return {
     body,
     maxOutputTokens: cap * choices,
     model: typeof body.model === 'string' ? body.model : undefined,
     stream,
-    withOutputCap: (reserved) => ({ ...body, [capField]: Math.max(1, Math.floor(reserved / choices)) }),
+    withOutputCap,
+    bytesWithOutputCap(reserved, original) {
+      // Serialising a large body again costs more than the rest of the call: the container's bytes go as they are when
+      // they already carry the cap, or with the cap added at the end of the top-level object when they set none.
+      const present = input.body[capField];
+      if (original.readAlike && !askUsage && Object.keys(input.body).length > 0) {
+        if (present === capFor(reserved)) return original.bytes;
+        if (present === undefined) return withFieldAdded(original.bytes, `"${capField}":${capFor(reserved)}`);
+      }
+      return Buffer.from(JSON.stringify(withOutputCap(reserved)));
+    },
   };
+}
+
+/** `bytes` (a JSON object with at least one member) with `member` added as its last member. */
+function withFieldAdded(bytes: Buffer, member: string): Buffer {
+  let close = bytes.length - 1;
+  while (bytes[close] !== 0x7d) close -= 1;
+  return Buffer.concat([bytes.subarray(0, close), Buffer.from(`,${member}`), bytes.subarray(close)]);
 }
 
 function chatCapField(kind: ProviderKind, body: Record<string, unknown>): string {

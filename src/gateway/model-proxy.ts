@@ -1,4 +1,5 @@
 // The model API proxy: verify the container's JWT, bound and check the request, reserve budget, forward with the real key.
+import { isUtf8 } from 'node:buffer';
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,8 +14,8 @@ import { authenticateContainer } from './container-auth.js';
 import { errorBody, matchRoute, upstreamAuthHeader, upstreamUrl } from './providers.js';
 import type { GatewayErrorKind, MeteredEndpoint, ProviderConfig } from './providers.js';
 import type { BoundedAudit } from './refusals.js';
-import { jsonNestingExceeds, readBody } from './request-body.js';
-import { checkRequestShape, maxDepth } from './request-shape.js';
+import { readBody, scanJson } from './request-body.js';
+import { checkRequestShape, maxDepth, type ShapeOptions, type ShapeResult } from './request-shape.js';
 import { estimateTokensSliced, requestTokenBound, type TokenCounter } from './token-estimate.js';
 
 export interface ModelProxyOptions {
@@ -109,20 +110,19 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     if (shapeEndpoint !== undefined) {
       await share.turn();
       if (res.destroyed) return;
-      if (share.measure(() => jsonNestingExceeds(body, maxDepth))) {
-        refuse('invalid-request', 'depth', `cadre gateway: the request nests deeper than ${maxDepth} levels.`, { jti });
+      const checked = share.measure(() => checkBody(body, { kind: provider.kind, endpoint: shapeEndpoint, serverTools: container.serverTools ?? [] }));
+      if (checked.refusal !== undefined) {
+        const message = checked.refusal === 'depth' ? `the request nests deeper than ${maxDepth} levels` : 'the request body is not a JSON object';
+        refuse('invalid-request', checked.refusal, `cadre gateway: ${message}.`, { jti });
         return;
       }
-      const parsed = share.measure(() => parseObject(body));
-      if (parsed === undefined) {
-        refuse('invalid-request', 'not-json', 'cadre gateway: the request body is not a JSON object.', { jti });
-        return;
-      }
-      const shape = share.measure(() => checkRequestShape(parsed, { kind: provider.kind, endpoint: shapeEndpoint, serverTools: container.serverTools ?? [] }));
+      const { parsed, shape } = checked;
       if (!shape.ok) {
         refuse('invalid-request', shape.refusal, shape.message, { jti, field: shape.field, bytes: body.length });
         return;
       }
+      const original = { bytes: body, readAlike: checked.readAlike };
+      if (route.metered === undefined && !original.readAlike) body = Buffer.from(JSON.stringify(parsed));
       if (route.metered !== undefined) {
         metered = meterRequest({ kind: provider.kind, endpoint: route.metered, body: parsed, defaultMaxOutput });
         // Spent: refused before any counting, so a spent budget costs the host nothing per call.
@@ -138,7 +138,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
         };
         // Far from the limit an upper bound of the estimate decides as the estimate would, without the tokenizer; the exact
         // count is made only when it matters: near the limit, or to charge a call whose usage the upstream did not report.
-        const bound = share.measure(() => requestTokenBound(body, shape.texts, shape.attachmentChars)) + framingTokens(parsed) + attached;
+        const bound = requestTokenBound(body, shape.texts, shape.attachmentChars) + framingTokens(parsed) + attached;
         reservation = budget.reserveLoose(bound, metered.maxOutputTokens, () => exactInput('count'));
         if (reservation === undefined) {
           const inputTokens = await exactInput('skip');
@@ -153,7 +153,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
           }
           reservation = reserved.reservation;
         }
-        body = Buffer.from(JSON.stringify(metered.withOutputCap(reservation.output)));
+        body = share.measure(() => metered!.bytesWithOutputCap(reservation!.output, original));
       }
     }
     const { headers, refusedBetas } = upstreamHeaders(req.headers, { length: body.length, auth });
@@ -176,6 +176,20 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     inFlight: () => [...calls],
     close: () => agent.destroy(),
   };
+}
+
+type CheckedBody =
+  | { refusal: 'depth' | 'not-json' }
+  | { refusal?: undefined; parsed: Record<string, unknown>; shape: ShapeResult; /** See OriginalBody. */ readAlike: boolean };
+
+/** The checks a body passes before anything is reserved: nesting (before parsing), JSON object, request shape. */
+function checkBody(body: Buffer, options: ShapeOptions): CheckedBody {
+  const scan = scanJson(body, maxDepth);
+  if (scan.tooDeep) return { refusal: 'depth' };
+  const parsed = parseObject(body);
+  if (parsed === undefined) return { refusal: 'not-json' };
+  const shape = checkRequestShape(parsed, options);
+  return { parsed, shape, readAlike: shape.ok && shape.keys === scan.keys && isUtf8(body) };
 }
 
 function parseObject(body: Buffer): Record<string, unknown> | undefined {

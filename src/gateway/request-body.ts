@@ -1,4 +1,4 @@
-// Reads a request body into memory up to a size limit, and checks its JSON nesting before it is parsed.
+// Reads a request body into memory up to a size limit, and scans its JSON (nesting, keys) before it is parsed.
 import type { IncomingMessage } from 'node:http';
 
 export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too-large' | 'aborted' };
@@ -28,24 +28,40 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<BodyRe
   });
 }
 
+export interface JsonScan {
+  /** True when arrays and objects nest deeper than the limit (the scan stops there). */
+  tooDeep: boolean;
+  /** Object keys in the text, repeated ones included: more than the parsed value has when a key repeats in an object. */
+  keys: number;
+}
+
 /**
- * True when the JSON text in `body` nests arrays and objects deeper than `max`. A linear scan of the bytes
- * before JSON.parse, which spends seconds on a body of a million brackets.
+ * Checks the JSON nesting in `body` against `max` and counts its object keys: a linear scan of the bytes before
+ * JSON.parse, which spends seconds on a body of a million brackets.
  */
-export function jsonNestingExceeds(body: Buffer, max: number): boolean {
+export function scanJson(body: Buffer, max: number): JsonScan {
   let depth = 0;
+  let keys = 0;
   for (let index = 0; index < body.length; index += 1) {
     const byte = body[index];
     if (byte === 0x22) {
       index = stringEnd(body, index);
+      if (body[nextToken(body, index + 1)] === 0x3a) keys += 1;
     } else if (byte === 0x5b || byte === 0x7b) {
       depth += 1;
-      if (depth > max) return true;
+      if (depth > max) return { tooDeep: true, keys };
     } else if (byte === 0x5d || byte === 0x7d) {
       depth -= 1;
     }
   }
-  return false;
+  return { tooDeep: false, keys };
+}
+
+/** The index of the first byte from `from` that is not JSON whitespace. */
+function nextToken(body: Buffer, from: number): number {
+  let index = from;
+  while (body[index] === 0x20 || body[index] === 0x0a || body[index] === 0x0d || body[index] === 0x09) index += 1;
+  return index;
 }
 
 /**

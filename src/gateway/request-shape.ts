@@ -11,7 +11,10 @@ export interface ShapeOptions {
 export type ShapeRefusal = 'depth' | 'field-size' | 'unknown-field' | 'server-tool' | 'url-source';
 
 export type ShapeResult =
-  | { ok: true; texts: string[]; attachments: number; /** The attachments' length in characters. */ attachmentChars: number }
+  | {
+    ok: true; texts: string[]; attachments: number; /** The attachments' length in characters. */ attachmentChars: number;
+    /** The object keys of the parsed body: fewer than its text has when a key repeats in an object (see scanJson). */ keys: number;
+  }
   | { ok: false; refusal: ShapeRefusal; field: string; message: string };
 
 /** Deepest nesting a model request needs (tool input schemas included), with room to spare. */
@@ -51,6 +54,7 @@ export function checkRequestShape(body: Record<string, unknown>, options: ShapeO
   const texts: string[] = [];
   let attachments = 0;
   let attachmentChars = 0;
+  let keys = 0;
   const stack: Array<{ value: unknown; path: string; depth: number; key: string; holder: Record<string, unknown> | undefined }> = [
     { value: body, path: '', depth: 0, key: '', holder: undefined },
   ];
@@ -78,10 +82,11 @@ export function checkRequestShape(body: Record<string, unknown>, options: ShapeO
     for (const [childKey, child] of Object.entries(record)) {
       if (childKey.length > maxNameChars) return refuse('field-size', path, `a field name is ${childKey.length} characters long; at most ${maxNameChars} are accepted`);
       texts.push(childKey);
+      keys += 1;
       stack.push({ value: child, path: `${path}.${clip(childKey, 40)}`, depth: depth + 1, key: childKey, holder: record });
     }
   }
-  return { ok: true, texts, attachments, attachmentChars };
+  return { ok: true, texts, attachments, attachmentChars, keys };
 }
 
 function checkTools(tools: unknown, options: ShapeOptions): ShapeResult | undefined {
