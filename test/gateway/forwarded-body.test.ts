@@ -21,7 +21,7 @@ async function gatewayAndUpstream(kind: 'anthropic' | 'openai', extra: { budgetL
 }
 
 async function send(gateway: Harness, body: string | Buffer, path = '/v1/messages'): Promise<number> {
-  const headers = path.includes('chat')
+  const headers: Record<string, string> = path.includes('chat')
     ? { authorization: `Bearer ${gateway.token}`, 'content-type': 'application/json' }
     : { 'x-api-key': gateway.token, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' };
   return (await requestOverSocket(gateway.socketPath, { path, headers, body })).status;
