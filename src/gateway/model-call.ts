@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import type { Budget, Reservation, TokenUsage } from './budget.js';
 import { responseHeaders } from './forward-headers.js';
 import { beyondSlack, chargeFor, createUsageTracker, type CallEnd, type MeteredRequest } from './metering.js';
-import { errorBody, type GatewayErrorKind, type ProviderKind } from './providers.js';
+import { errorBody, type GatewayErrorKind, type ProviderKind, type UpstreamTarget } from './providers.js';
 import { createSseReader } from './sse.js';
 import type { TokenCounter } from './token-estimate.js';
 
@@ -14,7 +14,7 @@ const maxMeteredJsonBytes = 8 << 20;
 
 export interface CallContext {
   provider: ProviderKind;
-  request: (url: URL, options: http.RequestOptions) => http.ClientRequest;
+  request: (options: http.RequestOptions) => http.ClientRequest;
   agent: http.Agent;
   budget: Budget;
   countTokens: TokenCounter;
@@ -27,7 +27,7 @@ export interface CallContext {
 export interface CallInput {
   req: IncomingMessage;
   res: ServerResponse;
-  url: URL;
+  target: UpstreamTarget;
   headers: Record<string, string>;
   body: Buffer;
   metered: MeteredRequest | undefined;
@@ -162,7 +162,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
 
   let sentWhole = false;
   const send = (retried: boolean): void => {
-    const sent = context.request(input.url, { method: req.method, agent: context.agent, headers: input.headers });
+    const sent = context.request({ ...input.target, method: req.method, agent: context.agent, headers: input.headers });
     upstream = sent;
     sent.setTimeout(context.idleTimeoutMs, () => sent.destroy(new UpstreamTimeout()));
     sent.on('response', relay);

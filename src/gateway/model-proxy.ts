@@ -11,7 +11,7 @@ import { attachmentTokens, framingTokens, meterRequest, type MeteredRequest } fr
 import { createFairShare } from './fair-share.js';
 import { forwardCall } from './model-call.js';
 import { authenticateContainer } from './container-auth.js';
-import { errorBody, matchRoute, upstreamAuthHeader, upstreamUrl } from './providers.js';
+import { errorBody, matchRoute, upstreamAuthHeader, upstreamTarget } from './providers.js';
 import type { GatewayErrorKind, MeteredEndpoint, ProviderConfig } from './providers.js';
 import type { BoundedAudit } from './refusals.js';
 import { readBody, scanJson } from './request-body.js';
@@ -54,6 +54,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   const transport = new URL(provider.baseUrl).protocol === 'https:' ? https : http;
   const agent = new transport.Agent({ keepAlive: true });
   const auth = upstreamAuthHeader(provider);
+  const targetOf = upstreamTarget(provider);
   const calls = new Set<Promise<void>>();
   // The loop time this container's requests may take: a flood from it waits, the others do not.
   const share = createFairShare();
@@ -70,7 +71,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
 
   const callContext = {
     provider: provider.kind, agent, budget, countTokens, reject,
-    request: (url: URL, requestOptions: http.RequestOptions) => transport.request(url, requestOptions),
+    request: (requestOptions: http.RequestOptions) => transport.request(requestOptions),
     idleTimeoutMs: options.upstreamIdleTimeoutMs ?? 600_000,
   };
 
@@ -160,7 +161,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     if (refusedBetas.length > 0) audit.refusal('gateway.refused', 'beta', { reason: 'beta', method, path, jti, removedBetas: refusedBetas });
     const forwarded = forwardCall(
       { ...callContext, audit: (data) => audit.record('gateway.call', { ...call, cid: container.cid, ...data }) },
-      { req, res, url: upstreamUrl(provider, route), headers, body, metered, reservation, started },
+      { req, res, target: targetOf(route), headers, body, metered, reservation, started },
     );
     calls.add(forwarded);
     void forwarded.finally(() => calls.delete(forwarded));

@@ -31,6 +31,8 @@ const openaiRoutes: typeof anthropicRoutes = [
   ['GET', /^\/v1\/models(\/[\w.:-]+)?$/, undefined],
 ];
 
+const plainPath = /^(?:\/[\w-]+)+$/;
+
 /**
  * Maps a client's origin-form request target to an upstream path, or undefined when the provider
  * has no such endpoint. Clients see `/v1/...` for every provider: ANTHROPIC_BASE_URL is the
@@ -38,7 +40,8 @@ const openaiRoutes: typeof anthropicRoutes = [
  */
 export function matchRoute(kind: ProviderKind, method: string, target: string): Route | undefined {
   if (!target.startsWith('/')) return undefined;
-  const url = new URL(target, 'http://gateway.invalid');
+  // A path of plain segments is its own pathname; anything else (dots, escapes, `//`, a query) is read as a URL would be.
+  const url = plainPath.test(target) ? { pathname: target, search: '' } : new URL(target, 'http://gateway.invalid');
   const routes = kind === 'anthropic' ? anthropicRoutes : openaiRoutes;
   for (const [routeMethod, pattern, metered] of routes) {
     if (routeMethod !== method || !pattern.test(url.pathname)) continue;
@@ -48,11 +51,22 @@ export function matchRoute(kind: ProviderKind, method: string, target: string): 
   return undefined;
 }
 
-/** The upstream URL for a route: the fixed base URL plus the route's path, never a client-chosen host. */
-export function upstreamUrl(provider: ProviderConfig, route: Route): URL {
+export interface UpstreamTarget {
+  protocol: string;
+  hostname: string;
+  port: string;
+  path: string;
+}
+
+/**
+ * Where routes go upstream: the fixed base URL (parsed once) plus a route's path, never a client-chosen host. In the
+ * options form `http.request` takes, so no call parses a URL.
+ */
+export function upstreamTarget(provider: ProviderConfig): (route: Route) => UpstreamTarget {
   const base = new URL(provider.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
-  return new URL(`${base.protocol}//${base.host}${basePath}${route.upstreamPath}`);
+  const hostname = base.hostname.startsWith('[') ? base.hostname.slice(1, -1) : base.hostname;
+  return (route) => ({ protocol: base.protocol, hostname, port: base.port, path: `${basePath}${route.upstreamPath}` });
 }
 
 /** The container's credential (the JWT): `x-api-key` (Anthropic) or `Authorization: Bearer` (both). */
