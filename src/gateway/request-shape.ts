@@ -55,14 +55,14 @@ export function checkRequestShape(body: Record<string, unknown>, options: ShapeO
   let attachments = 0;
   let attachmentChars = 0;
   let keys = 0;
-  const stack: Array<{ value: unknown; path: string; depth: number; key: string; holder: Record<string, unknown> | undefined }> = [
-    { value: body, path: '', depth: 0, key: '', holder: undefined },
-  ];
+  // Each entry knows its parent and its step from it: a refused field's path is spelled out only when it is refused.
+  const stack: ShapeNode[] = [{ value: body, depth: 0, key: '', holder: undefined, parent: undefined, step: '' }];
   while (stack.length > 0) {
-    const { value, path, depth, key, holder } = stack.pop()!;
-    if (depth > maxDepth) return refuse('depth', path, `the request nests deeper than ${maxDepth} levels`);
+    const node = stack.pop()!;
+    const { value, depth, key, holder } = node;
+    if (depth > maxDepth) return refuse('depth', pathOf(node), `the request nests deeper than ${maxDepth} levels`);
     if (typeof value === 'string') {
-      if (nameFields.has(key) && value.length > maxNameChars) return refuse('field-size', path, `"${clip(key)}" is ${value.length} characters long; at most ${maxNameChars} are accepted`);
+      if (nameFields.has(key) && value.length > maxNameChars) return refuse('field-size', pathOf(node), `"${clip(key)}" is ${value.length} characters long; at most ${maxNameChars} are accepted`);
       if (isInlineAttachment(key, value, holder)) {
         attachments += 1;
         attachmentChars += value.length;
@@ -72,21 +72,42 @@ export function checkRequestShape(body: Record<string, unknown>, options: ShapeO
       continue;
     }
     if (Array.isArray(value)) {
-      for (let index = value.length - 1; index >= 0; index -= 1) stack.push({ value: value[index], path: `${path}[${index}]`, depth: depth + 1, key, holder });
+      for (let index = value.length - 1; index >= 0; index -= 1) stack.push({ value: value[index], depth: depth + 1, key, holder, parent: node, step: index });
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     const record = value as Record<string, unknown>;
     const source = urlSource(key, record);
-    if (source) return refuse('url-source', path, `${source} would make the provider fetch a URL the container chose; send the content inline (base64) instead`);
-    for (const [childKey, child] of Object.entries(record)) {
-      if (childKey.length > maxNameChars) return refuse('field-size', path, `a field name is ${childKey.length} characters long; at most ${maxNameChars} are accepted`);
+    if (source) return refuse('url-source', pathOf(node), `${source} would make the provider fetch a URL the container chose; send the content inline (base64) instead`);
+    for (const childKey in record) {
+      if (!Object.hasOwn(record, childKey)) continue;
+      if (childKey.length > maxNameChars) return refuse('field-size', pathOf(node), `a field name is ${childKey.length} characters long; at most ${maxNameChars} are accepted`);
       texts.push(childKey);
       keys += 1;
-      stack.push({ value: child, path: `${path}.${clip(childKey, 40)}`, depth: depth + 1, key: childKey, holder: record });
+      stack.push({ value: record[childKey], depth: depth + 1, key: childKey, holder: record, parent: node, step: childKey });
     }
   }
   return { ok: true, texts, attachments, attachmentChars, keys };
+}
+
+interface ShapeNode {
+  value: unknown;
+  depth: number;
+  /** The key of the nearest object field holding the value (array items share their array's). */
+  key: string;
+  holder: Record<string, unknown> | undefined;
+  parent: ShapeNode | undefined;
+  /** The key or index that leads from the parent to this value. */
+  step: string | number;
+}
+
+/** `messages[1].content[0].source`: the path of a value in the body, keys clipped. */
+function pathOf(node: ShapeNode): string {
+  let path = '';
+  for (let at: ShapeNode | undefined = node; at?.parent !== undefined; at = at.parent) {
+    path = typeof at.step === 'number' ? `[${at.step}]${path}` : `.${clip(at.step, 40)}${path}`;
+  }
+  return path;
 }
 
 function checkTools(tools: unknown, options: ShapeOptions): ShapeResult | undefined {
