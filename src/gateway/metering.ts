@@ -163,7 +163,7 @@ export function createUsageTracker(countTokens: TokenCounter): UsageTracker {
 function deltaText(record: Record<string, unknown>): string {
   if (record.type === 'content_block_delta') {
     const delta = asRecord(record.delta);
-    return [delta.text, delta.partial_json, delta.thinking].filter((part) => typeof part === 'string').join('');
+    return textOf(delta.text) + textOf(delta.partial_json) + textOf(delta.thinking);
   }
   if (typeof record.type === 'string' && record.type.startsWith('response.') && record.type.endsWith('.delta')) {
     return typeof record.delta === 'string' ? record.delta : '';
@@ -222,6 +222,10 @@ export const tokenizerSlack = 1.25;
 /** True when `counted` passes `allowed` by more than the two tokenizers can differ. */
 export function beyondSlack(counted: number, allowed: number): boolean {
   return counted > allowed * tokenizerSlack + 16;
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 function count(value: unknown): number {

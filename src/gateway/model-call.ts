@@ -33,6 +33,8 @@ export interface CallInput {
   metered: MeteredRequest | undefined;
   reservation: Reservation | undefined;
   started: number;
+  /** What names the call in its audit entry (provider, path, credential, container). */
+  call: Record<string, unknown>;
 }
 
 /** Forwards the call; resolves once it is charged and audited. */
@@ -51,7 +53,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
     const { charged, excess } = held ? budget.settle(held, wanted) : { charged: wanted, excess: 0 };
     const reported = tracker.usage();
     context.audit({
-      model: metered?.model, status, end, tokensIn: charged.input, tokensOut: charged.output,
+      ...input.call, model: metered?.model, status, end, tokensIn: charged.input, tokensOut: charged.output,
       usageReported: reported !== undefined, ...(reported ? { reported } : {}), streamedOut: tracker.streamedOutput(),
       ...(excess > 0 ? { beyondReservation: excess } : {}), ...(held ? { reserved: held.tokens } : {}),
       budgetLeft: budget.snapshot().remaining, latencyMs: elapsed(started), stream: metered?.stream ?? false,

@@ -73,6 +73,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     provider: provider.kind, agent, budget, countTokens, reject,
     request: (requestOptions: http.RequestOptions) => transport.request(requestOptions),
     idleTimeoutMs: options.upstreamIdleTimeoutMs ?? 600_000,
+    audit: (data: Record<string, unknown>) => audit.record('gateway.call', data),
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -160,8 +161,8 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     const { headers, refusedBetas } = upstreamHeaders(req.headers, { length: body.length, auth });
     if (refusedBetas.length > 0) audit.refusal('gateway.refused', 'beta', { reason: 'beta', method, path, jti, removedBetas: refusedBetas });
     const forwarded = forwardCall(
-      { ...callContext, audit: (data) => audit.record('gateway.call', { ...call, cid: container.cid, ...data }) },
-      { req, res, target: targetOf(route), headers, body, metered, reservation, started },
+      callContext,
+      { req, res, target: targetOf(route), headers, body, metered, reservation, started, call: { ...call, cid: container.cid } },
     );
     calls.add(forwarded);
     void forwarded.finally(() => calls.delete(forwarded));
