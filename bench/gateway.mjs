@@ -1,4 +1,4 @@
-// Gateway benchmark: added latency (p50, p99), the gateway's CPU per call, and throughput of streamed model calls through forwarder + gateway vs the upstream
+// Gateway benchmark: added latency (p50, p99), the gateway's CPU per call (and against a plain Node HTTP pass-through), and throughput of streamed model calls through forwarder + gateway vs the upstream
 // directly, with request bodies of 2 KB, 40 KB and 200 KB of real source text, each call recorded in a real audit trail;
 // medians over rounds, in one run.
 // Run after `npm run build`: node bench/gateway.mjs   (BENCH_LATENCY_RUNS, BENCH_THROUGHPUT_MS, BENCH_CONCURRENCY, BENCH_ROUNDS tune it;
@@ -6,6 +6,7 @@
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { once } from 'node:events';
+import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -111,6 +112,27 @@ const gateway = await startGateway({
 const forwarderProc = await child([join(root, 'dist', 'src', 'runner', 'forwarder-main.js'), '--socket', gateway.socketPath]);
 const forwarder = forwarderProc.info;
 
+// The floor the gateway's CPU is read against, in the same rounds: a plain Node HTTP pass-through on its own socket (no
+// credential, checks, budget, metering or audit; the same server, keep-alive client and forwarder), sharing this process.
+const passAgent = new http.Agent({ keepAlive: true });
+const passThrough = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    const headers = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'content-length': String(body.length) };
+    const sent = http.request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers, agent: passAgent }, (response) => {
+      res.writeHead(response.statusCode, { 'content-type': response.headers['content-type'] });
+      response.pipe(res);
+    });
+    sent.on('error', () => res.destroy());
+    sent.end(body);
+  });
+});
+await new Promise((resolve) => passThrough.listen(join(dir, 'pass-through.sock'), resolve));
+const passForwarderProc = await child([join(root, 'dist', 'src', 'runner', 'forwarder-main.js'), '--socket', join(dir, 'pass-through.sock')]);
+const passForwarder = passForwarderProc.info;
+
 const client = fork(fileURLToPath(new URL('./gateway-client.mjs', import.meta.url)));
 client.send({ setup: { token, concurrency, throughputMs, text } });
 let nextId = 0;
@@ -144,6 +166,8 @@ const perSize = new Map(sizes.map((size) => [size, { direct: [], through: [], ad
 const directRps = [];
 const throughRps = [];
 const cpuMsPerCall = [];
+const passRps = [];
+const passCpuMsPerCall = [];
 const auditBacklog = [];
 const auditDrainMs = [];
 for (let round = 0; round < rounds; round += 1) {
@@ -158,6 +182,11 @@ for (let round = 0; round < rounds; round += 1) {
     figures.addedP99.push(through.p99 - direct.p99);
   }
   directRps.push(await throughput(upstreamPort));
+  const passBefore = process.cpuUsage();
+  const passRoundRps = await throughput(passForwarder.modelPort);
+  const passUsed = process.cpuUsage(passBefore);
+  passCpuMsPerCall.push((passUsed.user + passUsed.system) / 1000 / (passRoundRps * (throughputMs / 1000)));
+  passRps.push(passRoundRps);
   const before = process.cpuUsage();
   const roundRps = await throughput(forwarder.modelPort);
   const used = process.cpuUsage(before);
@@ -191,14 +220,19 @@ for (const size of sizes) {
 const rps = { direct: median(directRps), through: median(throughRps) };
 console.log(`  throughput (${kb(smallSize)} streamed, ${concurrency} concurrent, ${throughputMs} ms): direct ${rps.direct.toFixed(0)} req/s, via gateway ${rps.through.toFixed(0)} req/s (target ≥ ${targets.requestsPerSecond}); ratio ${(rps.through / rps.direct).toFixed(2)} of direct`);
 console.log(`  gateway CPU per small call under load: ${(median(cpuMsPerCall) * 1000).toFixed(0)} µs (≈ ${(1 / median(cpuMsPerCall) * 1000).toFixed(0)} calls/s on one free core; the client, forwarder and upstream run in other processes)`);
+const cpuRatios = cpuMsPerCall.map((ms, round) => ms / passCpuMsPerCall[round]);
+console.log(`  plain Node HTTP pass-through in the same rounds: ${median(passRps).toFixed(0)} req/s, ${(median(passCpuMsPerCall) * 1000).toFixed(0)} µs CPU per call; the gateway costs ${median(cpuRatios).toFixed(2)}× that (median of the rounds' ratios)`);
 const loads = (figures) => figures.map((load) => load.toFixed(2)).join(' ');
 console.log(`  load average (1, 5, 15 min): ${loads(loadAtStart)} at the start, ${loads(loadavg())} at the end (${cpus().length} cores, shared)`);
 if (!auditOn) console.log('  audit trail: off (BENCH_AUDIT=off)');
 else console.log(`  audit trail: ${auditWritten} records on disk; after each throughput run ${median(auditBacklog)} records were still waiting, written in ${median(auditDrainMs).toFixed(0)} ms`);
-console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), loadavg: loadavg(), audit: auditOn && { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
+console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), passThrough: { rps: median(passRps), cpuMsPerCall: median(passCpuMsPerCall), gatewayRatio: median(cpuRatios) }, loadavg: loadavg(), audit: auditOn && { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
 
 client.disconnect();
 forwarderProc.proc.kill('SIGTERM');
+passForwarderProc.proc.kill('SIGTERM');
+passThrough.close();
+passAgent.destroy();
 upstream.proc.kill('SIGTERM');
 await gateway.close();
 await auditLog.close();
