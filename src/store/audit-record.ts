@@ -27,12 +27,25 @@ export interface AuditRecord {
 
 /** JSON with object keys sorted and no whitespace; the byte form that gets hashed. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let index = 0; index < value.length; index += 1) {
+      if (index > 0) out += ',';
+      const item: unknown = value[index];
+      // A hole stays empty, as it always did (parsed JSON has none).
+      if (item !== undefined || index in value) out += canonicalJson(item ?? null);
+    }
+    return `${out}]`;
+  }
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value)
-      .filter(([, child]) => child !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, child]) => `${JSON.stringify(key)}:${canonicalJson(child)}`).join(',')}}`;
+    let out = '';
+    // The default sort compares UTF-16 code units, as `<` does.
+    for (const key of Object.keys(value).sort()) {
+      const child: unknown = (value as Record<string, unknown>)[key];
+      if (child === undefined) continue;
+      out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(child)}`;
+    }
+    return `{${out}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

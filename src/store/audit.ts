@@ -8,7 +8,7 @@ import { removeLiveMarker, writeLiveMarker } from './audit-live.js';
 import { checkpointSignature, checkpointType, genesisHash, hmacHex, recordHash, type AuditRecord } from './audit-record.js';
 import { scanAuditText } from './audit-verify.js';
 import { resolvePaths } from './paths.js';
-import { redactValue } from './redact.js';
+import { redactedJsonValue } from './redact.js';
 
 export { formatAuditForPeople } from './audit-format.js';
 
@@ -94,7 +94,7 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
   const refused = (): CadreError => new CadreError('audit.write-failed', `The audit log ${file} could not be written; later records are refused.`, { cause: failure });
 
   const seal = (type: string, data: unknown): AuditRecord => {
-    const clean: unknown = JSON.parse(JSON.stringify(redactValue(data ?? null)));
+    const clean = redactedJsonValue(data ?? null);
     const base = { seq: seq + 1, ts: new Date().toISOString(), session, type, data: clean, prev };
     const hash = recordHash(base);
     seq = base.seq;

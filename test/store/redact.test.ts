@@ -1,6 +1,10 @@
 // Redaction: every known secret format, key=value pairs, bearer tokens, registered values and secret-named object keys.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redactText, redactValue, registerSecret } from '../../src/store/redact.js';
+import { redactedJsonValue, redactText, redactValue, registerSecret } from '../../src/store/redact.js';
+import { unpackCorpus } from '../support/corpus.js';
+import { edgyValue } from './edgy-value.js';
 import { secretSamples } from './secrets.js';
 
 describe('redactText', () => {
@@ -27,6 +31,10 @@ describe('redactText', () => {
   it('removes values registered at run time, wherever they appear', () => {
     registerSecret('plain-looking-value-42');
     expect(redactText('export X=plain-looking-value-42; echo plain-looking-value-42')).toBe('export X=[redacted:secret]; echo [redacted:secret]');
+    registerSecret('inner-value');
+    expect(redactText('a=inner-value-and-more')).toBe('a=[redacted:secret]-and-more');
+    registerSecret('outer-inner-value-and-more');
+    expect(redactText('a=outer-inner-value-and-more b=inner-value')).toBe('a=[redacted:secret] b=[redacted:secret]');
     registerSecret('abc');
     expect(redactText('abc stays: too short to register')).toBe('abc stays: too short to register');
   });
@@ -40,5 +48,44 @@ describe('redactValue', () => {
     expect(out.nested[0]?.apiKey).toBe('[redacted:secret]');
     expect(out.count).toBe(3);
     expect(value.nested[0]?.apiKey).toBe('whatever');
+  });
+});
+
+describe('redactedJsonValue', () => {
+  const viaJson = (value: unknown): unknown => JSON.parse(JSON.stringify(redactValue(value))) as unknown;
+
+  it.each(Object.entries(edgyValue()))('gives what the JSON round trip of redactValue gives for %s', (name, child) => {
+    for (const value of [{ [name]: child }, [child], { nested: [{ [name]: child }] }]) {
+      const expected = viaJson(value);
+      const got = redactedJsonValue(value);
+      expect(got).toStrictEqual(expected);
+      expect(JSON.stringify(got)).toBe(JSON.stringify(expected));
+    }
+  });
+
+  it('gives the same for every JSON file of a real project, and fails as the round trip fails', () => {
+    const project = unpackCorpus('koa-typescript-rest');
+    try {
+      const files = readdirSync(project.root, { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.json') && !path.includes('node_modules'));
+      let compared = 0;
+      for (const file of files) {
+        let value: unknown;
+        try {
+          value = JSON.parse(readFileSync(join(project.root, file), 'utf8'));
+        } catch {
+          continue; // tsconfig files with comments
+        }
+        expect(redactedJsonValue(value)).toStrictEqual(viaJson(value));
+        compared += 1;
+      }
+      expect(compared).toBeGreaterThan(3);
+    } finally {
+      project.dispose();
+    }
+    expect(() => redactedJsonValue({ n: 1n })).toThrow(TypeError);
+    expect(() => redactedJsonValue(() => 1)).toThrow(SyntaxError);
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    expect(() => redactedJsonValue(cycle)).toThrow(RangeError);
   });
 });
