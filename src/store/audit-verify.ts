@@ -67,10 +67,13 @@ export function scanAuditText(text: string, key: Uint8Array): AuditScan {
  * without a checkpoint and without a live writer was truncated, or its session crashed.
  */
 export async function verifyAuditFile(file: string, key: Uint8Array): Promise<AuditVerdict> {
+  // The head is read before the log: the writer records a head only once the records up to it are written, so a log read
+  // after it holds at least that head unless its end was cut (read the other way round, records written in between made
+  // an intact live log look cut).
+  const writer = await liveWriter(file, key);
   const scan = scanAuditText(await readFile(file, 'utf8'), key);
   if (!scan.ok) return scan;
   if (scan.sealed) return { ok: true, count: scan.count, live: false };
-  const writer = await liveWriter(file, key);
   if (writer !== undefined) {
     // The writer records its head apart after every record: a live log shorter than that head was cut.
     if (scan.count < writer.count) {

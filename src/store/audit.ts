@@ -4,7 +4,7 @@ import { readdirSync } from 'node:fs';
 import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CadreError } from '../errors.js';
-import { removeLiveMarker, writeLiveMarker } from './audit-live.js';
+import { openLiveMarker } from './audit-live.js';
 import { checkpointSignature, checkpointType, genesisHash, hmacHex, recordHash, type AuditRecord } from './audit-record.js';
 import { scanAuditText } from './audit-verify.js';
 import { resolvePaths } from './paths.js';
@@ -80,13 +80,13 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
     seq = scan.count;
     prev = scan.lastHash;
   }
-  const handle: FileHandle = await open(file, 'a', 0o600);
-  const startedAt = new Date().toISOString();
-  await writeLiveMarker(file, key, { startedAt, count: seq, lastHash: prev });
+  // Opened in synchronous mode: each write reaches the disk before it resolves, as a write and an fsync did, in one call.
+  const handle: FileHandle = await open(file, 'as', 0o600);
+  const marker = await openLiveMarker(file, key, { startedAt: new Date().toISOString(), count: seq, lastHash: prev });
   let failure: unknown;
   let closed = false;
   // Records are sealed into the chain as they are appended (in call order) and reach the disk in batches: every record
-  // waiting when a write starts goes in it, with one fsync and one marker update. Under a burst the trail keeps up instead
+  // waiting when a write starts goes in it, in one synchronous write followed by one marker update. Under a burst the trail keeps up instead
   // of queueing one fsync per record; what a crash can lose is the batch being written, not a backlog.
   let batch: Array<{ line: string; record: AuditRecord; done: (error?: unknown) => void }> = [];
   let writing: Promise<void> | undefined;
@@ -109,9 +109,8 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
       const last = taken.at(-1)!.record;
       try {
         if (failure !== undefined) throw refused();
-        await handle.write(taken.map((entry) => entry.line).join(''));
-        await handle.sync();
-        if (last.type !== checkpointType) await writeLiveMarker(file, key, { startedAt, count: last.seq, lastHash: last.hash });
+        await handle.write(taken.length === 1 ? taken[0]!.line : taken.map((entry) => entry.line).join(''));
+        if (last.type !== checkpointType) await marker.update({ count: last.seq, lastHash: last.hash });
       } catch (error) {
         failure ??= error;
         const failed = error instanceof CadreError ? error : new CadreError('audit.write-failed', `Writing the audit log ${file} failed: ${(error as Error).message}`, {
@@ -152,10 +151,11 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
       closed = true;
       try {
         const record = await write(checkpointType, { count: seq, lastHash: prev, signature: checkpointSignature(key, seq, prev) });
-        await removeLiveMarker(file);
+        await marker.remove();
         return record;
       } finally {
         await writing;
+        await marker.release();
         await handle.close();
       }
     },
