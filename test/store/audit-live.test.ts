@@ -1,6 +1,7 @@
 // The live marker under load: rewritten in place while readers read it, it never reads as "no live writer"; verify during a burst never reports a cut.
 import { randomBytes } from 'node:crypto';
 import { open, readFile, stat, writeFile } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { liveMarkerFile, liveWriter, openLiveMarker } from '../../src/store/audit-live.js';
 import { genesisHash } from '../../src/store/audit-record.js';
@@ -17,8 +18,12 @@ describe('audit live marker', () => {
     let written = 0;
     let done = false;
     const writing = (async () => {
-      // Heads whose digits change length (9 → 10, 99 → 100...), so rewrites differ in every field but the pid.
-      for (written = 1; written <= 4000; written += 1) await marker.update({ count: written, lastHash: randomBytes(32).toString('hex') });
+      // Heads whose digits change length (9 → 10, 99 → 100...), so rewrites differ in every field but the pid. The rewrites
+      // run on this thread while the readers' reads run on the I/O threads.
+      for (written = 1; written <= 4000; written += 1) {
+        marker.update({ count: written, lastHash: randomBytes(32).toString('hex') });
+        if (written % 4 === 0) await setImmediate();
+      }
       done = true;
     })();
     const reader = async (): Promise<number> => {
@@ -47,9 +52,9 @@ describe('audit live marker', () => {
   it('reads a half-rewritten marker again while the process it names lives, and gets the rewritten head', async () => {
     const file = auditFileFor(await tempDir(), newAuditSessionId());
     const marker = await openLiveMarker(file, key, { startedAt: new Date().toISOString(), count: 0, lastHash: genesisHash });
-    await marker.update({ count: 9, lastHash: 'a'.repeat(64) });
+    marker.update({ count: 9, lastHash: 'a'.repeat(64) });
     const before = await readFile(liveMarkerFile(file));
-    await marker.update({ count: 10, lastHash: 'b'.repeat(64) });
+    marker.update({ count: 10, lastHash: 'b'.repeat(64) });
     const after = await readFile(liveMarkerFile(file));
     // What a reader can meet in the middle of the rewrite: the new bytes up to the hash, the old ones after.
     await writeFile(liveMarkerFile(file), Buffer.concat([after.subarray(0, 80), before.subarray(80)]));
