@@ -1,5 +1,5 @@
 // The audit record: canonical JSON, its SHA-256 hash chained through `prev`, and its HMAC.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 export const genesisHash = '0'.repeat(64);
 export const checkpointType = 'audit.checkpoint';
@@ -52,7 +52,8 @@ export function canonicalJson(value: unknown): string {
 
 export function recordHash(record: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 'type' | 'data' | 'prev'>): string {
   const { seq, ts, session, type, data, prev } = record;
-  return createHash('sha256').update(canonicalJson({ seq, ts, session, type, data, prev })).digest('hex');
+  // One shot: no hash object per record.
+  return hash('sha256', canonicalJson({ seq, ts, session, type, data, prev }), 'hex');
 }
 
 export function hmacHex(key: Uint8Array, text: string): string {

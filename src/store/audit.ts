@@ -86,8 +86,9 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
   let failure: unknown;
   let closed = false;
   // Records are sealed into the chain as they are appended (in call order) and reach the disk in batches: every record
-  // waiting when a write starts goes in it, in one synchronous write followed by one marker update. Under a burst the trail keeps up instead
-  // of queueing one fsync per record; what a crash can lose is the batch being written, not a backlog.
+  // waiting when a write starts goes in it, in one synchronous write followed by one marker update. Under a burst the
+  // trail keeps up instead of queueing one disk write per record; what a crash can lose is the batch being written, not a
+  // backlog.
   let batch: Array<{ line: string; record: AuditRecord; done: (error?: unknown) => void }> = [];
   let writing: Promise<void> | undefined;
 
