@@ -1,5 +1,4 @@
 // The live marker `<log>.live`: which process is still writing a log and how far it has written, signed so it cannot be forged without the key.
-import { writeSync } from 'node:fs';
 import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,7 +21,7 @@ interface LiveMarkerFields extends AuditHead {
 /** The marker of a log this process writes: rewritten in place as the log grows, removed when the log is sealed. */
 export interface LiveMarker {
   /** Records the log's new head; call it once the records up to that head are written. */
-  update(head: AuditHead): void;
+  update(head: AuditHead): Promise<void>;
   /** Closes the marker and removes it (the log is sealed). */
   remove(): Promise<void>;
   /** Closes the marker and leaves it, naming this process (a log left unsealed); once removed or released, a no-op. */
@@ -66,11 +65,12 @@ export async function openLiveMarker(logFile: string, key: Uint8Array, head: Aud
   let closing: Promise<void> | undefined;
   const release = (): Promise<void> => (closing ??= handle.close());
   return {
-    update(next) {
+    async update(next) {
       const bytes = line(next);
-      // Synchronous: rewriting one cached page of a small file costs a few µs here, where handing it to the I/O threads
-      // cost some 25 µs of CPU per batch, the most of the marker's cost for a record written alone.
-      writeSync(handle.fd, bytes, 0, bytes.length, 0);
+      // On the I/O threads (some 25 µs of CPU more per batch than a synchronous write): a write can wait on the disk when
+      // the host is short of memory for dirty pages (a container writing its workspace full, say), and cadre's event loop
+      // (the prompt, every gateway) must not wait with it.
+      await handle.write(bytes, 0, bytes.length, 0);
     },
     async remove() {
       await release();

@@ -111,7 +111,7 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
       try {
         if (failure !== undefined) throw refused();
         await handle.write(taken.length === 1 ? taken[0]!.line : taken.map((entry) => entry.line).join(''));
-        if (last.type !== checkpointType) marker.update({ count: last.seq, lastHash: last.hash });
+        if (last.type !== checkpointType) await marker.update({ count: last.seq, lastHash: last.hash });
       } catch (error) {
         failure ??= error;
         const failed = error instanceof CadreError ? error : new CadreError('audit.write-failed', `Writing the audit log ${file} failed: ${(error as Error).message}`, {

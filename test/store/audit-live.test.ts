@@ -21,7 +21,7 @@ describe('audit live marker', () => {
       // Heads whose digits change length (9 → 10, 99 → 100...), so rewrites differ in every field but the pid. The rewrites
       // run on this thread while the readers' reads run on the I/O threads.
       for (written = 1; written <= 4000; written += 1) {
-        marker.update({ count: written, lastHash: randomBytes(32).toString('hex') });
+        await marker.update({ count: written, lastHash: randomBytes(32).toString('hex') });
         if (written % 4 === 0) await setImmediate();
       }
       done = true;
@@ -52,9 +52,9 @@ describe('audit live marker', () => {
   it('reads a half-rewritten marker again while the process it names lives, and gets the rewritten head', async () => {
     const file = auditFileFor(await tempDir(), newAuditSessionId());
     const marker = await openLiveMarker(file, key, { startedAt: new Date().toISOString(), count: 0, lastHash: genesisHash });
-    marker.update({ count: 9, lastHash: 'a'.repeat(64) });
+    await marker.update({ count: 9, lastHash: 'a'.repeat(64) });
     const before = await readFile(liveMarkerFile(file));
-    marker.update({ count: 10, lastHash: 'b'.repeat(64) });
+    await marker.update({ count: 10, lastHash: 'b'.repeat(64) });
     const after = await readFile(liveMarkerFile(file));
     // What a reader can meet in the middle of the rewrite: the new bytes up to the hash, the old ones after.
     await writeFile(liveMarkerFile(file), Buffer.concat([after.subarray(0, 80), before.subarray(80)]));
