@@ -73,9 +73,14 @@ export async function cloneRepository(options: {
       cause: error,
     });
   }
-  if (process.getuid?.() === 0) await run('chown', ['-R', `${sandboxUser.uid}:${sandboxUser.gid}`, options.dir]);
+  await handToSandboxUser(options.dir);
   emit({ type: 'output.progress', id: progressId, label: `Cloned ${options.url}`, done: true });
   return repositoryHead(options.dir);
+}
+
+/** Gives the files of `dir` to the sandbox user when cadre runs as root (the host's git wrote them as root). */
+export async function handToSandboxUser(dir: string): Promise<void> {
+  if (process.getuid?.() === 0) await run('chown', ['-R', `${sandboxUser.uid}:${sandboxUser.gid}`, dir]);
 }
 
 /**
@@ -89,7 +94,7 @@ function hostGitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 
 let hostGit: Promise<boolean> | undefined;
 /** Whether the host has a git to run (asked once per process). */
-function hostGitPresent(): Promise<boolean> {
+export function hostGitPresent(): Promise<boolean> {
   hostGit ??= run('git', ['--version']).then(() => true, () => false);
   return hostGit;
 }
@@ -103,11 +108,21 @@ function gitCloneRemedy(kind: 'http' | 'ssh' | 'local', said: string, url: strin
   return `check that git clone ${url} works in a terminal on this machine`;
 }
 
-/** Runs `command` in a session of its own (no controlling terminal); rejects with the tail of its stderr. */
-function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10 * 60_000): Promise<void> {
+/** The most a host git's output may hold before it is cut off (ls-remote of a repository with very many refs). */
+const outputLimit = 16 * 1024 ** 2;
+
+/** Runs `command` in a session of its own (no controlling terminal); resolves with its stdout, rejects with the tail of its stderr. */
+export function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10 * 60_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > outputLimit) child.kill('SIGKILL');
+      else stdout.push(chunk);
+    });
     child.stderr.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString('utf8')).slice(-4_000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('error', (error) => {
@@ -116,10 +131,16 @@ function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv, ti
     });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
-      if (code === 0) resolve();
-      else reject(new Error(stderr || `${command} ended with ${signal ?? `exit code ${code}`}`));
+      if (code === 0 && stdoutBytes <= outputLimit) resolve(Buffer.concat(stdout).toString('utf8'));
+      else reject(new Error(stderr || `${command} ended with ${signal ?? `exit code ${code}`}${stdoutBytes > outputLimit ? ' (output too long)' : ''}`));
     });
   });
+}
+
+/** The host git's environment for `kind` (as the clone runs it): no prompt, and an http(s) repository kept on http(s). */
+export function hostGitEnvFor(kind: 'http' | 'ssh' | 'local', env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const base = hostGitEnv(env);
+  return kind === 'http' ? { ...base, GIT_ALLOW_PROTOCOL: 'http:https' } : base;
 }
 
 async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv }): Promise<void> {
@@ -130,13 +151,12 @@ async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'loca
     ...(options.ref ? ['--branch', options.ref] : []), ...(options.depth ? ['--depth', String(options.depth)] : []), '--', options.url, options.dir];
   try {
     // An http(s) repository stays on http(s): a redirect or submodule never switches the host's git to another transport.
-    const env = hostGitEnv(options.env ?? process.env);
-    await runDetached('git', args, options.kind === 'http' ? { ...env, GIT_ALLOW_PROTOCOL: 'http:https' } : env);
+    await runDetached('git', args, hostGitEnvFor(options.kind, options.env));
   } catch (error) {
     emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url} failed`, done: true });
     const said = (error as Error).message.trim().split('\n').filter(Boolean).slice(-6).join(' ').slice(0, 800);
     throw new CadreError('clone-failed', `Cannot clone ${options.url}: ${said}`, { remedy: gitCloneRemedy(options.kind, said, options.url), cause: error });
   }
-  if (process.getuid?.() === 0) await run('chown', ['-R', `${sandboxUser.uid}:${sandboxUser.gid}`, options.dir]);
+  await handToSandboxUser(options.dir);
   emit({ type: 'output.progress', id: progressId, label: `Cloned ${options.url}`, done: true });
 }

@@ -13,6 +13,8 @@ export interface GitServer {
   repoUrl(name: string): string;
   /** Creates bare repository `name` with one commit holding `files`; returns the commit id. */
   createRepo(name: string, files: Record<string, string | Uint8Array>): Promise<string>;
+  /** The folder of bare repository `name` on this machine (to change what it serves, e.g. its HEAD). */
+  repoPath(name: string): string;
   close(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function startGitServer(options: { auth?: { username: string; passw
   return {
     url,
     repoUrl: (name) => `${url}/${name}.git`,
+    repoPath: (name) => join(root, `${name}.git`),
     async createRepo(name, files) {
       const work = await mkdtemp(join(tmpdir(), 'cadre-git-work-'));
       try {
