@@ -37,8 +37,10 @@ export interface ContainerInput {
   workspace?: ContainerWorkspace | null;
   /** The service containers beside it (`postgres`, `mysql`, `redis`): started and health-checked before it, removed with it. */
   services?: string[];
-  /** A warm-pool container being taken (`dockerId` and `workspace` set, its workspace empty): the repository is cloned into it. */
+  /** A warm-pool container being taken (`dockerId` and `workspace` set): the repository is cloned into it, or its pre-clone refreshed. */
   pooled?: boolean;
+  /** The repository the pool already cloned into that container's workspace (null: the workspace is empty). */
+  precloned?: string | null;
 }
 
 export interface ContainerFailure {
@@ -60,6 +62,8 @@ export interface ContainerContext {
   /** The connection variables of its services (throwaway credentials), set in the container when it is created. */
   serviceEnv: Record<string, string>;
   pooled: boolean;
+  /** What the taken pool container's workspace holds: a pre-clone of this repository, or nothing (null). */
+  precloned: string | null;
 }
 
 export type ContainerEvent =
@@ -127,6 +131,10 @@ export const containerMachine = setup({
   actors: {
     prepareWorkspace: fromPromise<ContainerWorkspace, ContainerEffectInput>(notProvided('prepareWorkspace')),
     cloneRepository: fromPromise<void, ContainerEffectInput>(notProvided('cloneRepository')),
+    /** Brings a pool container's pre-clone of the repository up to date (what a fresh clone gives now), or fails. */
+    refreshClone: fromPromise<void, ContainerEffectInput>(notProvided('refreshClone')),
+    /** Empties a pool container's workspace (a pre-clone of another repository, or one that could not be refreshed). */
+    clearWorkspace: fromPromise<void, ContainerEffectInput>(notProvided('clearWorkspace')),
     /** Makes a taken pool container the session's: its folder prepared, its deadline and claim recorded beside the workspace. */
     claimPooledContainer: fromPromise<void, ContainerEffectInput>(notProvided('claimPooledContainer')),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(notProvided('startContainer')),
@@ -150,6 +158,8 @@ export const containerMachine = setup({
   },
   guards: {
     pooled: ({ context }) => context.pooled,
+    precloneOfThisRepository: ({ context }) => context.precloned === context.repoUrl,
+    hasPreclone: ({ context }) => context.precloned !== null,
     attaching: ({ context }) => context.dockerId !== null,
     hasServices: ({ context }) => context.services.length > 0,
     hasContainer: ({ context }) => context.dockerId !== null,
@@ -161,6 +171,7 @@ export const containerMachine = setup({
   actions: {
     recordDockerId: assign((_, params: { dockerId: string }) => ({ dockerId: params.dockerId })),
     recordWorkspace: assign((_, params: { workspace: ContainerWorkspace }) => ({ workspace: params.workspace })),
+    forgetPreclone: assign({ precloned: null }),
     recordSettings: assign(({ context }, params: { env?: Record<string, string>; network?: ContainerNetwork }) => ({
       env: params.env ?? context.env,
       network: params.network ?? context.network,
@@ -213,6 +224,7 @@ export const containerMachine = setup({
     services: input.services ?? [],
     serviceEnv: {},
     pooled: input.pooled === true,
+    precloned: input.pooled === true ? input.precloned ?? null : null,
   }),
   initial: 'opening',
   on: {
@@ -224,9 +236,30 @@ export const containerMachine = setup({
       always: [{ guard: 'pooled', target: 'taking' }, { guard: 'attaching', target: 'attaching' }, { target: 'creating' }],
     },
     taking: {
-      description: 'A warm-pool container (started, locked down, its workspace empty) becomes this one: the repository is cloned into it, then it is claimed.',
-      initial: 'cloning',
+      description: 'A warm-pool container (started, locked down, nothing of anyone\'s run in it) becomes this one: its pre-clone of the repository is brought up to date, or the repository is cloned into it, then it is claimed.',
+      initial: 'choosing',
       states: {
+        choosing: {
+          description: 'What the workspace holds decides: a pre-clone of this repository is refreshed, one of another is removed first, an empty one is cloned into.',
+          always: [{ guard: 'precloneOfThisRepository', target: 'refreshing' }, { guard: 'hasPreclone', target: 'clearing' }, { target: 'cloning' }],
+        },
+        refreshing: {
+          description: 'Fetching into the pre-clone from the same URL and setting it to what a fresh clone gives now; anything amiss removes it and clones afresh.',
+          invoke: {
+            id: 'refreshPreclone',
+            src: 'refreshClone',
+            input: effectInput,
+            onDone: 'claiming',
+            onError: {
+              target: 'clearing',
+              actions: { type: 'announceProgress', params: ({ event }) => ({ label: `The prepared clone could not be brought up to date (${describeError(event.error)}): cloning afresh` }) },
+            },
+          },
+        },
+        clearing: {
+          description: 'Removing the pre-clone from the workspace (another repository\'s, or one that could not be refreshed): never handed out stale or half-updated.',
+          invoke: { id: 'clearWorkspace', src: 'clearWorkspace', input: effectInput, onDone: { target: 'cloning', actions: 'forgetPreclone' }, onError: failWith },
+        },
         cloning: {
           description: 'Cloning the repository into the pool container\'s workspace, on the host (nothing runs in the container but cadre\'s forwarder).',
           invoke: { id: 'cloneIntoPooled', src: 'cloneRepository', input: effectInput, onDone: 'claiming', onError: failWith },

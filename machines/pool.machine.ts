@@ -1,24 +1,31 @@
-// The warm pool statechart: keeps `size` sandbox containers started ahead of /vm-create, refilled after a take, drained at exit.
+// The warm pool statechart: keeps `size` sandbox containers started ahead of /vm-create (the last /vm-create's repository already
+// cloned into them), refilled after a take, drained at exit.
 import { assign, fromPromise, setup } from 'xstate';
 import type { ContainerWorkspace } from './container.machine.js';
 
-/** A started, locked-down container with an empty workspace, waiting for a /vm-create whose settings give the same `fit`. */
+/** A started, locked-down container waiting for a /vm-create whose settings give the same `fit`. */
 export interface PoolEntry {
   containerId: string;
   dockerId: string;
   workspace: ContainerWorkspace;
   /** What it was made for (image, limits, env): only a /vm-create asking the same takes it. */
   fit: string;
+  /** The repository cloned into its workspace when it was made (a prebuild for the next /vm-create of it); null: empty. */
+  repository: string | null;
 }
 
 export interface PoolInput {
   size: number;
   fit: string;
+  /** The repository of the last /vm-create, if any: spares are made with it cloned. */
+  repository?: string | null;
 }
 
 export interface PoolContext {
   size: number;
   fit: string;
+  /** The repository of the last /vm-create (URL or local path, as /vm-create clones it): spares are prepared for it. */
+  repository: string | null;
   ready: PoolEntry[];
   /** Taken out of `ready` to be removed (surplus, unfit, or at exit). */
   removing: PoolEntry[];
@@ -33,6 +40,8 @@ export type PoolEvent =
   | { type: 'pool.resize'; size: number }
   /** The defaults for new containers changed: what no longer fits is replaced. */
   | { type: 'pool.fit.changed'; fit: string }
+  /** A /vm-create of `repository` succeeded: spares are prepared for it from now on, those for another one replaced. */
+  | { type: 'pool.repository.changed'; repository: string }
   /** A /vm-create took `containerId` (it left `ready` synchronously, so no other take finds it). */
   | { type: 'pool.taken'; containerId: string }
   /** That /vm-create ended, either way. */
@@ -40,7 +49,7 @@ export type PoolEvent =
   /** cadre exits: the untaken containers are removed (they hold nothing of the person's). */
   | { type: 'pool.drain' };
 
-export interface CreatePoolContainerInput { fit: string }
+export interface CreatePoolContainerInput { fit: string; repository: string | null }
 export interface RemovePoolContainersInput { entries: PoolEntry[] }
 
 const notProvided = (name: string) => (): Promise<never> =>
@@ -48,10 +57,12 @@ const notProvided = (name: string) => (): Promise<never> =>
 
 const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-/** Entries that must go: made for other settings, or beyond the size. */
+const fits = (context: PoolContext, entry: PoolEntry): boolean => entry.fit === context.fit && entry.repository === context.repository;
+
+/** Entries that must go: made for other settings or another repository, or beyond the size. */
 const surplus = (context: PoolContext): PoolEntry[] => {
-  const fitting = context.ready.filter((entry) => entry.fit === context.fit);
-  return [...context.ready.filter((entry) => entry.fit !== context.fit), ...fitting.slice(context.size)];
+  const fitting = context.ready.filter((entry) => fits(context, entry));
+  return [...context.ready.filter((entry) => !fits(context, entry)), ...fitting.slice(context.size)];
 };
 
 export const poolMachine = setup({
@@ -61,7 +72,7 @@ export const poolMachine = setup({
     events: {} as PoolEvent,
   },
   actors: {
-    /** Creates and starts one pool container for `fit` (workspace, gateway folder, limits, labels marking it a pool container). */
+    /** Creates and starts one pool container for `fit` (workspace, gateway folder, limits, labels marking it a pool container), `repository` cloned into it. */
     createPoolContainer: fromPromise<PoolEntry, CreatePoolContainerInput>(notProvided('createPoolContainer')),
     /** Removes pool containers with their workspaces and gateway folders. */
     removePoolContainers: fromPromise<void, RemovePoolContainersInput>(notProvided('removePoolContainers')),
@@ -78,6 +89,7 @@ export const poolMachine = setup({
   actions: {
     recordSize: assign((_, params: { size: number }) => ({ size: params.size })),
     recordFit: assign((_, params: { fit: string }) => ({ fit: params.fit })),
+    recordRepository: assign((_, params: { repository: string }) => ({ repository: params.repository })),
     takeOut: assign(({ context }, params: { containerId: string }) => {
       const ready = context.ready.filter((entry) => entry.containerId !== params.containerId);
       return { ready, takes: context.takes + (ready.length < context.ready.length ? 1 : 0) };
@@ -95,11 +107,12 @@ export const poolMachine = setup({
   },
 }).createMachine({
   id: 'pool',
-  description: 'The warm pool: sandbox containers started before anyone asks, so /vm-create only clones and opens the gateway.',
-  context: ({ input }) => ({ size: input.size, fit: input.fit, ready: [], removing: [], takes: 0, draining: false, lastError: null }),
+  description: 'The warm pool: sandbox containers started before anyone asks, the last /vm-create\'s repository cloned into them, so /vm-create of it only brings that clone up to date and opens the gateway.',
+  context: ({ input }) => ({ size: input.size, fit: input.fit, repository: input.repository ?? null, ready: [], removing: [], takes: 0, draining: false, lastError: null }),
   on: {
     'pool.resize': { actions: { type: 'recordSize', params: ({ event }) => ({ size: event.size }) } },
     'pool.fit.changed': { actions: { type: 'recordFit', params: ({ event }) => ({ fit: event.fit }) } },
+    'pool.repository.changed': { actions: { type: 'recordRepository', params: ({ event }) => ({ repository: event.repository }) } },
     'pool.taken': { actions: { type: 'takeOut', params: ({ event }) => ({ containerId: event.containerId }) } },
     'pool.take.settled': { actions: 'takeSettled' },
     'pool.drain': { actions: 'markDraining' },
@@ -115,11 +128,11 @@ export const poolMachine = setup({
       ],
     },
     filling: {
-      description: 'Creating one pool container (one at a time: the machine has other work); an exit waits for it, then removes it too.',
+      description: 'Creating one pool container and cloning the repository into it (one at a time: the machine has other work); an exit waits for it, then removes it too.',
       invoke: {
         id: 'createPoolContainer',
         src: 'createPoolContainer',
-        input: ({ context }) => ({ fit: context.fit }),
+        input: ({ context }) => ({ fit: context.fit, repository: context.repository }),
         onDone: { target: 'waiting', actions: { type: 'addEntry', params: ({ event }) => ({ entry: event.output }) } },
         onError: { target: 'resting', actions: { type: 'recordError', params: ({ event }) => ({ error: event.error }) } },
       },
@@ -130,7 +143,7 @@ export const poolMachine = setup({
       after: { fillRetry: 'waiting' },
     },
     trimming: {
-      description: 'Removing containers made for settings no longer asked for, or beyond the size.',
+      description: 'Removing containers made for settings or a repository no longer asked for, or beyond the size.',
       entry: 'setSurplusAside',
       invoke: {
         id: 'removeSurplus',

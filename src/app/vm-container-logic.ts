@@ -41,6 +41,8 @@ export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffec
     actors: {
       prepareWorkspace: delegate<ContainerWorkspace>('prepareWorkspace'),
       cloneRepository: delegate<void>('cloneRepository'),
+      refreshClone: delegate<void>('refreshClone'),
+      clearWorkspace: delegate<void>('clearWorkspace'),
       claimPooledContainer: delegate<void>('claimPooledContainer'),
       startContainer: delegate<StartContainerOutput>('startContainer'),
       inspectContainer: delegate<InspectContainerOutput>('inspectContainer'),

@@ -256,7 +256,7 @@ export async function createVmEngine(options: VmEngineOptions) {
     const { actor, snapshot } = await spawnActor({
       containerId: id, repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
       limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
-      ...(pooled ? { pooled: true, dockerId: pooled.dockerId, workspace: pooled.workspace } : {}),
+      ...(pooled ? { pooled: true, dockerId: pooled.dockerId, workspace: pooled.workspace, precloned: pooled.repository } : {}),
     }, ['running.watching', 'failed']);
     if (!snapshot.matches('running')) {
       const reason = snapshot.context.failure?.reason ?? 'it stopped before it was running';
@@ -312,10 +312,13 @@ export async function createVmEngine(options: VmEngineOptions) {
       const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
       // A spare of the warm pool fits when it was made with the same image, limits and env, and no services are asked.
       const pooled = (settings.services ?? []).length === 0
-        ? await pool.take(poolFitKey({ image, memoryBytes: limits.memoryBytes, cpus: limits.cpus, pids: limits.pids, diskBytes: limits.diskBytes, env: settings.env }))
+        ? await pool.take(poolFitKey({ image, memoryBytes: limits.memoryBytes, cpus: limits.cpus, pids: limits.pids, diskBytes: limits.diskBytes, env: settings.env }), repoUrl)
         : undefined;
       try {
-        return await createContainer({ repoUrl, limits, settings, pooled });
+        const created = await createContainer({ repoUrl, limits, settings, pooled });
+        // Only a repository that cloned: a mistyped URL never becomes what the pool prepares spares for.
+        pool.remember(repoUrl);
+        return created;
       } finally {
         if (pooled) pool.settled();
       }

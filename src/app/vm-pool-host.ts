@@ -1,5 +1,6 @@
 // The warm pool as the vm engine uses it: the pool actor under the root, found by its system id; taking a spare for a
-// /vm-create, resizing, following new defaults, and draining at exit.
+// /vm-create (one prepared for its repository first), telling the pool which repository to prepare spares for, resizing,
+// following new defaults, and draining at exit.
 import type { DockerClient } from '../container/docker-client.js';
 import { waitFor, type AnyActorRef } from 'xstate';
 import type { PoolContext, PoolEntry } from '../../machines/pool.machine.js';
@@ -25,6 +26,8 @@ export function createPoolHost(options: PoolHostOptions) {
     return actor?.getSnapshot().status === 'active' ? actor : undefined;
   };
   const context = (): PoolContext | undefined => poolActor()?.getSnapshot().context as PoolContext | undefined;
+  /** The last /vm-create's repository, for a pool started later (/vm-config --warm-pool after a /vm-create); the pool keeps its own. */
+  let lastRepository: string | null = null;
   /** What the pool makes containers for: the defaults a /vm-create without --config asks. */
   const defaultFit = (): string => {
     const defaults = options.defaults();
@@ -35,12 +38,14 @@ export function createPoolHost(options: PoolHostOptions) {
     context,
 
     /**
-     * A running spare made for `fit`, taken out of the pool (synchronously, so no other /vm-create finds it); the caller
-     * calls `settled()` when its /vm-create ends. A spare found stopped is removed and none is taken.
+     * A running spare made for `fit` (one with `repository` already cloned first), taken out of the pool (synchronously, so
+     * no other /vm-create finds it); the caller calls `settled()` when its /vm-create ends. A spare found stopped is removed
+     * and none is taken.
      */
-    async take(fit: string): Promise<PoolEntry | undefined> {
+    async take(fit: string, repository: string): Promise<PoolEntry | undefined> {
       const pool = poolActor();
-      const entry = context()?.ready.find((candidate) => candidate.fit === fit);
+      const fitting = context()?.ready.filter((candidate) => candidate.fit === fit) ?? [];
+      const entry = fitting.find((candidate) => candidate.repository === repository) ?? fitting[0];
       if (!pool || !entry) return undefined;
       pool.send({ type: 'pool.taken', containerId: entry.containerId });
       const running = await docker.getContainer(entry.dockerId).inspect().then((info) => info.State.Running, () => false);
@@ -48,6 +53,12 @@ export function createPoolHost(options: PoolHostOptions) {
       await removePoolContainer({ docker, runDir, entry }).catch(() => undefined);
       pool.send({ type: 'pool.take.settled' });
       return undefined;
+    },
+
+    /** A /vm-create of `repository` succeeded: the next spares are prepared for it (those for another one are replaced). */
+    remember(repository: string): void {
+      lastRepository = repository;
+      poolActor()?.send({ type: 'pool.repository.changed', repository });
     },
 
     /** The /vm-create that took a spare has ended: the pool fills again. */
@@ -64,7 +75,7 @@ export function createPoolHost(options: PoolHostOptions) {
       if (pool) return void pool.send({ type: 'pool.resize', size });
       if (size === 0) return;
       await options.ensureImage();
-      options.root().send({ type: 'pool.spawn', input: { size, fit: defaultFit() } });
+      options.root().send({ type: 'pool.spawn', input: { size, fit: defaultFit(), repository: lastRepository } });
     },
 
     /** The defaults for new containers changed: spares made for the old ones are replaced. */

@@ -8,6 +8,7 @@ import { processTag } from './attachment.js';
 import type { OutputSink } from '../output.js';
 import { prepareCadreFolder, prepareFreshCadreFolder } from './cadre-folder.js';
 import { cloneRepository } from './clone.js';
+import { emptyWorkspace, refreshPreclone } from './preclone.js';
 import { watchWorkspaceDisk } from './disk-watchdog.js';
 import { exitCause, exitError } from './exit.js';
 import { projectRegistryHosts } from '../gateway/registries.js';
@@ -47,7 +48,7 @@ function limitsOf(input: ContainerEffectInput): ContainerLimits {
   return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes: Math.max(1, Math.ceil((input.deadline - Date.now()) / 60_000)) };
 }
 
-/** Implementations of prepareWorkspace, cloneRepository, startContainer, watchContainer, restartContainer, stopContainer, cleanUp and the service effects. */
+/** Implementations of prepareWorkspace, cloneRepository, refreshClone, clearWorkspace, startContainer, watchContainer, restartContainer, stopContainer, cleanUp and the service effects. */
 export function createContainerEffects(options: ContainerEffectsOptions) {
   const { docker, onEvent } = options;
   // The clone and the container's creation run side by side: a cleanup after one failed waits for the other to end,
@@ -121,6 +122,13 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
         if (clones.get(input.containerId) === clone) clones.delete(input.containerId);
       });
     }),
+    /** A taken pool container's pre-clone brought up to date (see preclone.ts for why the host's git may still run over it). */
+    refreshClone: fromPromise<void, ContainerEffectInput>(({ input }) => tracked(input.containerId, (async () => {
+      const workspace = await workspaceOf(input);
+      await refreshPreclone({ url: input.repoUrl, dir: workspace.dir });
+      await updateMetadata(workspace.root, { projectRegistries: await projectRegistryHosts(workspace.dir) });
+    })())),
+    clearWorkspace: fromPromise<void, ContainerEffectInput>(async ({ input }) => tracked(input.containerId, emptyWorkspace((await workspaceOf(input)).dir))),
     startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(async ({ input }) => {
       if (input.dockerId) {
         await docker.getContainer(input.dockerId).start().catch((error: unknown) => {

@@ -1,5 +1,6 @@
-// The warm pool's effects: sandbox containers created and started before the repository is known, hardened exactly like
-// /vm-create's (same spec: limits, no network, binds, env, init), and removed with their workspaces when nobody took them.
+// The warm pool's effects: sandbox containers created and started before anyone asks, hardened exactly like /vm-create's
+// (same spec: limits, no network, binds, env, init), the last /vm-create's repository cloned into their workspace on the host
+// by /vm-create's own clone, and removed with their workspaces when nobody took them.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
@@ -8,6 +9,7 @@ import type { ContainerEffectInput } from '../../machines/container.machine.js';
 import type { CreatePoolContainerInput, PoolEntry, RemovePoolContainersInput } from '../../machines/pool.machine.js';
 import type { Installation } from '../store/installation.js';
 import { processTag } from './attachment.js';
+import { cloneRepository } from './clone.js';
 import { newContainerId } from './labels.js';
 import { listCadreContainers } from './records.js';
 import type { ContainerSpec } from './start.js';
@@ -63,11 +65,16 @@ export function createPoolEffects(options: PoolEffectsOptions) {
         limits: { memoryBytes: fit.memoryBytes, nanoCpus: Math.round(fit.cpus * 1e9), pidsLimit: fit.pids, diskBytes: fit.diskBytes },
       };
       const spec = { ...options.sandboxSpec(effectInput, workspace), image: fit.image, session: '', poolOwner: processTag() };
+      let dockerId: string | undefined;
       try {
-        const { dockerId } = await startContainer({ docker, spec });
+        ({ dockerId } = await startContainer({ docker, spec }));
+        // A prebuild: the clone /vm-create would make, on the host (its git, credentials and checks), in the background. The
+        // container runs nothing but cadre's forwarder until it is taken, so the take may still run the host's git over it.
+        if (input.repository) await cloneRepository({ url: input.repository, dir: workspace.dir });
         await rm(creatingMarker(root), { force: true });
-        return { containerId, dockerId, workspace, fit: input.fit };
+        return { containerId, dockerId, workspace, fit: input.fit, repository: input.repository };
       } catch (error) {
+        if (dockerId) await removePoolContainer({ docker, runDir: options.runDir, entry: { containerId, dockerId, workspace } }).catch(() => undefined);
         await removeWorkspace(workspace).catch(() => undefined);
         await rm(join(options.runDir, containerId), { recursive: true, force: true });
         throw error;

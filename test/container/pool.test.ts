@@ -116,7 +116,7 @@ describeDocker('the warm pool with real containers', () => {
         limits: { memoryBytes: 256 * mb, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb },
       };
       const { dockerId } = await startContainer({ docker, spec: { ...effects.sandboxSpec(input, workspace), session: '', ...(owner ? { poolOwner: owner } : {}) } });
-      const entry = { containerId: id, dockerId, workspace, fit: fit() };
+      const entry = { containerId: id, dockerId, workspace, fit: fit(), repository: null };
       made.push(entry);
       return entry;
     };

@@ -8,6 +8,8 @@ const input = {
   limits: { memoryBytes: 2 ** 31, nanoCpus: 2e9, pidsLimit: 256, diskBytes: 2 ** 32 },
 };
 
+const pooled = { dockerId: 'd0cker', pooled: true, workspace: { root: '/w/c1', dir: '/w/c1/workspace', disk: { mechanism: 'watchdog' as const, limitBytes: 1 } } };
+
 const failure = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new Error(`${id} failed`) });
 
 defineModelTests({
@@ -18,12 +20,14 @@ defineModelTests({
     { label: 'an existing container, before its deadline', input: { ...input, deadline: 8_000_000_000_000, dockerId: 'd0cker' } },
     { label: 'an existing container, past its deadline', input: { ...input, deadline: 1_000_000, dockerId: 'd0cker' } },
     { label: 'a repository with services', input: { ...input, deadline: 1_000_000, services: ['postgres', 'redis'] } },
-    { label: 'a warm-pool container taken for a repository', input: { ...input, deadline: 8_000_000_000_000, dockerId: 'd0cker', pooled: true, workspace: { root: '/w/c1', dir: '/w/c1/workspace', disk: { mechanism: 'watchdog', limitBytes: 1 } } } },
+    { label: 'a warm-pool container taken for a repository', input: { ...input, deadline: 8_000_000_000_000, ...pooled } },
+    { label: 'a warm-pool container prepared for this repository', input: { ...input, deadline: 8_000_000_000_000, ...pooled, precloned: input.repoUrl } },
+    { label: 'a warm-pool container prepared for another repository', input: { ...input, deadline: 8_000_000_000_000, ...pooled, precloned: 'http://127.0.0.1:9/other.git' } },
     { label: 'an existing container with services, before its deadline', input: { ...input, deadline: 8_000_000_000_000, dockerId: 'd0cker', services: ['postgres'] } },
   ],
   implementations: {
     actors: {
-      prepareWorkspace: pendingPromise(), cloneRepository: pendingPromise(), claimPooledContainer: pendingPromise(), startContainer: pendingPromise(), inspectContainer: pendingPromise(),
+      prepareWorkspace: pendingPromise(), cloneRepository: pendingPromise(), refreshClone: pendingPromise(), clearWorkspace: pendingPromise(), claimPooledContainer: pendingPromise(), startContainer: pendingPromise(), inspectContainer: pendingPromise(),
       restartContainer: pendingPromise(), stopContainer: pendingPromise(), cleanUp: pendingPromise(),
       startServices: pendingPromise(), restartServices: pendingPromise(), stopServices: pendingPromise(), removeServices: pendingPromise(),
       watchDeadline: silentCallback(), watchContainer: silentCallback(), watchServices: silentCallback(), gateway: silentCallback(),
@@ -47,6 +51,8 @@ defineModelTests({
     { type: 'xstate.done.actor.prepareWorkspace', output: { root: '/w/c1', dir: '/w/c1/workspace', disk: { mechanism: 'watchdog', limitBytes: 1 } } },
     { type: 'xstate.done.actor.cloneRepository' },
     { type: 'xstate.done.actor.cloneIntoPooled' },
+    { type: 'xstate.done.actor.refreshPreclone' },
+    { type: 'xstate.done.actor.clearWorkspace' },
     { type: 'xstate.done.actor.claimPooledContainer' },
     { type: 'xstate.done.actor.startContainer', output: { dockerId: 'd0cker' } },
     { type: 'xstate.done.actor.createContainer', output: { dockerId: 'd0cker' } },
@@ -59,7 +65,7 @@ defineModelTests({
     { type: 'xstate.done.actor.restartServices', output: { env: { PGHOST: 'postgres' } } },
     { type: 'xstate.done.actor.stopServicesTimedOut' },
     { type: 'xstate.done.actor.removeServices' },
-    ...['prepareWorkspace', 'cloneRepository', 'cloneIntoPooled', 'claimPooledContainer', 'createContainer', 'startContainer', 'inspectContainer', 'restartContainer',
+    ...['prepareWorkspace', 'cloneRepository', 'cloneIntoPooled', 'refreshPreclone', 'clearWorkspace', 'claimPooledContainer', 'createContainer', 'startContainer', 'inspectContainer', 'restartContainer',
       'stopTimedOut', 'cleanUp', 'watchDeadline', 'watchDeadlineOpening', 'watchContainer', 'startServices', 'restartServices',
       'stopServicesTimedOut', 'removeServices', 'watchServices'].map(failure),
   ],
