@@ -1,6 +1,7 @@
-// The warm pool with real Docker: fill, take (clone into a spare and claim it), refill, drain at exit, and the start-up sweep of a dead process's spares.
+// The warm pool with real Docker: fill, take (clone into a spare and claim it), refill, drain at exit, and the start-up sweep of a dead process's spares;
+// spares prepared for a repository (a corpus project over local smart-HTTP): refreshed at the take, another repository cloned fresh, a bad pre-clone replaced.
 import { randomUUID } from 'node:crypto';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { containerMachine } from '../../machines/container.machine.js';
 import { poolMachine, type PoolEntry } from '../../machines/pool.machine.js';
 import { createContainerEffects } from '../../src/container/effects.js';
+import { cloneRepository } from '../../src/container/clone.js';
 import { execInContainer } from '../../src/container/exec.js';
 import { createPoolEffects, poolFitKey, poolLifetimeMs } from '../../src/container/pool.js';
 import { removePoolContainer } from '../../src/container/pool-claim.js';
@@ -18,6 +20,8 @@ import { sweepContainers } from '../../src/container/sweep.js';
 import { prepareWorkspace } from '../../src/container/workspace.js';
 import type { Installation } from '../../src/store/installation.js';
 import { describeDocker, testDocker } from '../support/docker.js';
+import { checkoutState, git } from '../support/checkout-state.js';
+import { filesOf, unpackCorpus } from '../support/corpus.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
 
@@ -42,6 +46,12 @@ describeDocker('the warm pool with real containers', () => {
     image = await ensureSandboxImage(docker);
     server = await startGitServer();
     await server.createRepo('app', { 'README.md': '# app\n' });
+    const project = unpackCorpus('koa-typescript-rest');
+    try {
+      await server.createRepo('acme/koa', filesOf(project.root));
+    } finally {
+      project.dispose();
+    }
     home = await mkdtemp(join(tmpdir(), 'cadre-pool-'));
     await mkdir(dirs().workspacesDir, { recursive: true });
   }, sandboxBuildTimeoutMs);
@@ -100,6 +110,83 @@ describeDocker('the warm pool with real containers', () => {
     expect(await exists(join(spare.workspace.dir, 'README.md'))).toBe(true);
     taken.stop();
   }, 240_000);
+
+  it('prepares spares for the last repository: a take refreshes the pre-clone (a commit pushed after the fill shows), another repository is cloned fresh, a bad pre-clone is replaced', async () => {
+    const koa = server.repoUrl('acme/koa');
+    const effects = effectsFor(installation(), dirs().workspacesDir);
+    const poolEffects = createPoolEffects({ docker, ...dirs(), installation: installation(), sandboxSpec: effects.sandboxSpec });
+    const pool = createActor(poolMachine.provide({ actors: poolEffects }), { input: { size: 1, fit: fit(), repository: koa } }).start();
+    const nextSpare = async (repository: string): Promise<PoolEntry> => {
+      await waitFor(pool, (s) => s.context.ready.length === 1 && s.context.ready[0]?.repository === repository && s.matches('waiting'), { timeout: 120_000 });
+      const spare = pool.getSnapshot().context.ready[0]!;
+      made.push(spare);
+      pool.send({ type: 'pool.taken', containerId: spare.containerId });
+      return spare;
+    };
+    const take = async (spare: PoolEntry, repoUrl: string) => {
+      const progress: string[] = [];
+      const taken = createActor(containerMachine.provide({ actors: effects }), {
+        input: {
+          containerId: spare.containerId, repoUrl, deadline: Date.now() + 20 * 60_000, env: { MODE: 'test' }, pooled: true, dockerId: spare.dockerId, workspace: spare.workspace, precloned: spare.repository,
+          limits: { memoryBytes: 256 * mb, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb },
+        },
+      });
+      taken.on('container.progress', (event) => void progress.push(event.label));
+      taken.start();
+      await waitFor(taken, (s) => s.matches('running') || s.matches('failed'), { timeout: 60_000 });
+      expect(taken.getSnapshot().context.failure).toBeNull();
+      taken.stop();
+      pool.send({ type: 'pool.take.settled' });
+      return { progress, state: checkoutState(spare.workspace.dir, { ignored: false }) };
+    };
+    const freshClone = async (repoUrl: string) => {
+      const dir = await mkdtemp(join(home, 'fresh-'));
+      await cloneRepository({ url: repoUrl, dir });
+      return checkoutState(dir, { ignored: false });
+    };
+
+    const prepared = await nextSpare(koa);
+    // The pre-clone is on the host, in the spare's workspace; the spare is still nobody's (never listed as a container).
+    expect(await exists(join(prepared.workspace.dir, 'package.json'))).toBe(true);
+    expect((await docker.getContainer(prepared.dockerId).inspect()).Config.Labels).toMatchObject({ 'cadre.repo': '' });
+    await expect(findContainer(docker, prepared.containerId)).rejects.toMatchObject({ code: 'container-not-found' });
+    const filledAt = git(prepared.workspace.dir, 'rev-parse', 'HEAD');
+    // A commit pushed between the fill and the take.
+    const work = await mkdtemp(join(home, 'work-'));
+    git(home, 'clone', '-q', server.repoPath('acme/koa'), work);
+    await writeFile(join(work, 'PUSHED.md'), 'after the fill\n');
+    git(work, 'add', '-A');
+    git(work, 'commit', '-q', '-m', 'pushed after the fill');
+    git(work, 'push', '-q', 'origin', 'HEAD:main');
+    const refreshed = await take(prepared, koa);
+    const now = await freshClone(koa);
+    expect(now.head).not.toBe(filledAt);
+    expect(refreshed.state).toEqual(now);
+    expect(refreshed.progress.join('\n')).not.toMatch(/cloning afresh/);
+    // In the container, git sees the same clean checkout at the pushed commit.
+    expect(await execInContainer(docker, prepared.dockerId, ['git', 'rev-parse', 'HEAD'], {})).toMatchObject({ exitCode: 0, stdout: `${now.head}\n` });
+    expect(await execInContainer(docker, prepared.dockerId, ['git', 'status', '--porcelain'], {})).toMatchObject({ exitCode: 0, stdout: '' });
+    expect(await findContainer(docker, prepared.containerId)).toMatchObject({ repoUrl: koa, pool: { taken: true } });
+
+    // A take for another repository: the spare prepared for koa is emptied and app is cloned fresh.
+    const other = await nextSpare(koa);
+    const app = server.repoUrl('app');
+    const cloned = await take(other, app);
+    expect(cloned.state).toEqual(await freshClone(app));
+    expect(await exists(join(other.workspace.dir, 'package.json'))).toBe(false);
+
+    // A pre-clone that is not as it was cloned (here a changed file) is never handed out: removed, and cloned afresh.
+    const bad = await nextSpare(koa);
+    await writeFile(join(bad.workspace.dir, 'package.json'), '{"name":"tampered"}\n');
+    await writeFile(join(bad.workspace.dir, 'STRAY.txt'), 'left behind\n');
+    const replaced = await take(bad, koa);
+    expect(replaced.progress.join('\n')).toMatch(/could not be brought up to date .*differs from its commit.*cloning afresh/);
+    expect(replaced.state).toEqual(await freshClone(koa));
+    expect(await exists(join(bad.workspace.dir, 'STRAY.txt'))).toBe(false);
+
+    pool.send({ type: 'pool.drain' });
+    await waitFor(pool, (s) => s.status === 'done', { timeout: 60_000 });
+  }, 400_000);
 
   it("the start-up sweep removes a dead process's untaken spares of its installation, and leaves a live one's, a taken one and another installation's", async () => {
     // A process that is gone: its tag can never be live again.
