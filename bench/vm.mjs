@@ -1,5 +1,6 @@
 // VM benchmark: /vm-create and /vm-status as a person runs them (cadre --json, gateway included), without and with a warm pool
-// (/vm-config --warm-pool 1), against an equally hardened `git clone` + `docker run -d` of the same real repository, in the
+// (/vm-config --warm-pool 1: its spare prepared for the repository of the last /vm-create, and, honestly, a take for a repository
+// it was not prepared for), against an equally hardened `git clone` + `docker run -d` of the same real repository, in the
 // same run. Run after `npm run build`: node bench/vm.mjs (BENCH_REPO names the corpus project, BENCH_RUNS the rounds; medians).
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -67,13 +68,16 @@ async function main() {
   const repo = await corpusRepository(scratch, repoName);
   const server = await serveGit(join(scratch, 'repos'));
   const repoUrl = `${server.url}/${repoName}.git`;
+  // Two more repositories with the same files, taken in turn: the spare is always prepared for the other one.
+  const others = ['a', 'b'].map((suffix) => `${repoName}-${suffix}`);
+  for (const name of others) await run('git', ['clone', '-q', '--bare', join(scratch, 'repos', `${repoName}.git`), join(scratch, 'repos', `${name}.git`)]);
   mkdirSync(join(scratch, 'project'));
   const cadre = startPipedCadre({ cwd: join(scratch, 'project'), cadreHome: join(scratch, 'home') });
   const created = [];
   const rawContainers = [];
-  const create = async () => {
+  const create = async (url = repoUrl) => {
     const start = process.hrtime.bigint();
-    const event = await cadre.run(`/vm-create ${repoUrl}`, resultOrError('vm.created'));
+    const event = await cadre.run(`/vm-create ${url}`, resultOrError('vm.created'));
     if (event.type !== 'output.result') throw new Error(`/vm-create failed: ${JSON.stringify(event)}`);
     created.push(String(event.data.containerId));
     return ms(start, event.at);
@@ -128,6 +132,21 @@ async function main() {
         pooledMs.push(await create());
       }
     }
+    // A take for a repository the spare was not prepared for: its pre-clone of the other one is removed, and this one cloned.
+    const unpreparedMs = [];
+    for (let round = 0; round < runs; round += 1) {
+      await poolReady();
+      load.push(loadavg()[0]);
+      const url = `${server.url}/${others[round % 2]}.git`;
+      if (round % 2 === 0) {
+        unpreparedMs.push(await create(url));
+        await poolReady();
+        rawMs.push(await raw(2 * runs + round));
+      } else {
+        rawMs.push(await raw(2 * runs + round));
+        unpreparedMs.push(await create(url));
+      }
+    }
     const statusMs = [];
     for (let round = 0; round < runs; round += 1) {
       // At a person's pace: the engine keeps measuring a container for a second after a reading, and a reading asked
@@ -139,16 +158,18 @@ async function main() {
       statusMs.push(ms(start, event.at));
     }
 
-    const figures = { create: { cadre: median(cadreMs), pooled: median(pooledMs), raw: median(rawMs), first: firstMs }, statusMs: median(statusMs), load1: median(load) };
+    const figures = { create: { cadre: median(cadreMs), pooled: median(pooledMs), unprepared: median(unpreparedMs), raw: median(rawMs), first: firstMs }, statusMs: median(statusMs), load1: median(load) };
     console.log(`vm benchmark: ${repoName} at ${repo.commit.slice(0, 12)} (${repo.files} files) over git smart-HTTP on 127.0.0.1; medians of ${runs} runs`);
     console.log(`  /vm-create (gateway included)        median ${figures.create.cadre.toFixed(0)} ms   (first in the process, engine load included: ${firstMs.toFixed(0)} ms)`);
     console.log(`  git clone + hardened docker run -d   median ${figures.create.raw.toFixed(0)} ms`);
-    console.log(`  /vm-create from a warm pool of 1     median ${figures.create.pooled.toFixed(0)} ms`);
+    console.log(`  /vm-create from a warm pool of 1, its spare prepared for the repository   median ${figures.create.pooled.toFixed(0)} ms`);
+    console.log(`  /vm-create from a warm pool of 1, its spare prepared for another one      median ${figures.create.unprepared.toFixed(0)} ms`);
     console.log(`  ratio without a pool: ${(figures.create.cadre / figures.create.raw).toFixed(2)}x (target <= ${targets.create}x)`);
-    console.log(`  ratio with a warm pool: ${(figures.create.pooled / figures.create.raw).toFixed(2)}x (target <= ${targets.pooled}x)`);
+    console.log(`  ratio with a warm pool (spare prepared for the repository): ${(figures.create.pooled / figures.create.raw).toFixed(2)}x (target <= ${targets.pooled}x)`);
+    console.log(`  ratio with a warm pool (spare prepared for another repository): ${(figures.create.unprepared / figures.create.raw).toFixed(2)}x`);
     console.log(`  load average (1 min, median over the rounds): ${figures.load1.toFixed(2)} on ${(await import('node:os')).availableParallelism()} cores`);
     console.log(`  /vm-status <id>                      median ${figures.statusMs.toFixed(0)} ms (target < ${targets.statusMs} ms; ${statusPauseMs} ms apart)`);
-    console.log(JSON.stringify({ bench: 'vm', repo: repoName, runs, cadreMs, pooledMs, rawMs, statusMs, figures, targets }));
+    console.log(JSON.stringify({ bench: 'vm', repo: repoName, runs, cadreMs, pooledMs, unpreparedMs, rawMs, statusMs, figures, targets }));
   } finally {
     for (const id of created) await cadre.run(`/vm-cleanup ${id} --yes`, (e) => e.type === 'output.error' || (e.type === 'output.message' && /is removed|already cleaned up/.test(String(e.text))), 60_000).catch((error) => console.error(String(error)));
     cadre.end();
