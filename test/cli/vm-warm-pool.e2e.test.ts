@@ -1,8 +1,11 @@
 // The warm pool through the real CLI and real Docker: vm.warmPool in the config fills a spare after start-up, /vm-create takes
-// it (the container as any other: status, restart, cleanup), exit removes only the untaken spare, the next start re-attaches the taken one.
-import { writeFile } from 'node:fs/promises';
+// it (the container as any other: status, restart, cleanup), exit removes only the untaken spare, the next start re-attaches the taken one;
+// the refill is prepared for the repository of that /vm-create, and the next /vm-create of it gets a commit pushed meanwhile.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { git } from '../support/checkout-state.js';
 import { tempProject } from '../support/cli.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
@@ -80,6 +83,43 @@ describeDocker('the warm pool through the CLI', () => {
     await poolReady(second);
     second.end();
     expect(await second.exited).toBe(0);
+    expect(await spares()).toEqual([]);
+  }, 300_000);
+
+  it('prepares the refill for the repository of the last /vm-create: the next /vm-create of it takes that spare and has a commit pushed after the fill', async () => {
+    const cadre = start();
+    await poolReady(cadre);
+    const url = gitServer.repoUrl('acme/app');
+    const first = await cadre.run(`/vm-create ${url}`, (e) => isError(e) || (e.type === 'output.result' && e.kind === 'vm.created'));
+    expect(first.type, JSON.stringify(first)).toBe('output.result');
+    await poolReady(cadre);
+    const prepared = (await spares()).find((item) => item.id !== first.data?.containerId);
+    expect(prepared).toBeDefined();
+    // Prepared: the repository is already in the spare's workspace (on the host), before anyone asked for it again.
+    const mounts = (await docker.getContainer(prepared!.dockerId).inspect()).Mounts;
+    const workspace = mounts.find((mount) => mount.Destination === '/workspace')?.Source ?? '';
+    expect(await readdir(workspace)).toContain('README.md');
+    const work = await mkdtemp(join(tmpdir(), 'cadre-warm-pool-work-'));
+    try {
+      git(work, 'clone', '-q', gitServer.repoPath('acme/app'), '.');
+      await writeFile(join(work, 'PUSHED.md'), 'after the spare was filled\n');
+      git(work, 'add', '-A');
+      git(work, 'commit', '-q', '-m', 'pushed after the fill');
+      git(work, 'push', '-q', 'origin', 'HEAD:main');
+      const pushed = git(work, 'rev-parse', 'HEAD');
+      const second = await cadre.run(`/vm-create ${url}`, (e) => isError(e) || (e.type === 'output.result' && e.kind === 'vm.created'));
+      expect(second).toMatchObject({ type: 'output.result', data: { containerId: prepared!.id } });
+      const status = await cadre.run(`/vm-status ${prepared!.id}`);
+      expect(status).toMatchObject({ kind: 'vm.status', data: { repository: { url, branch: 'main', head: pushed } } });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    for (const id of [first.data?.containerId, prepared!.id]) {
+      const cleaned = await cadre.run(`/vm-cleanup ${String(id)} --yes`, (e) => isError(e) || (e.type === 'output.message' && /removed|cleaned up/.test(String(e.text))));
+      expect(cleaned.type).toBe('output.message');
+    }
+    cadre.end();
+    expect(await cadre.exited).toBe(0);
     expect(await spares()).toEqual([]);
   }, 300_000);
 });
