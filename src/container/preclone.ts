@@ -69,8 +69,9 @@ export async function refreshPreclone(options: { url: string; dir: string; env?:
   const location = repositoryLocation(options.url, '/');
   if (!(await hostGitPresent())) throw new StalePrecloneError('the host has no git to fetch with');
   const env = hostGitEnvFor(location.kind, options.env);
-  // The workspace belongs to the sandbox user: named safe for these commands only (never in the person's global config).
-  const git = (args: string[]) => runDetached('git', ['-C', dir, '-c', `safe.directory=${dir}`, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], env, 5 * 60_000);
+  // The workspace belongs to the sandbox user: named safe for these commands only (never in the person's global config). No
+  // optional locks: git status would otherwise refresh .git/index as cadre's user (root), and the container could not write it.
+  const git = (args: string[]) => runDetached('git', ['--no-optional-locks', '-C', dir, '-c', `safe.directory=${dir}`, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], env, 5 * 60_000);
 
   const [listing, refsListing, head, origin, changes] = await Promise.all([
     git(['ls-remote', '--symref', '--', location.url]),

@@ -1,12 +1,13 @@
 // A warm-pool pre-clone brought up to date with real git over a real smart-HTTP server on 127.0.0.1 and a corpus project:
 // after pushes, a new tag, a renamed default branch, the result equals a fresh clone made now; a broken pre-clone is refused.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloneRepository } from '../../src/container/clone.js';
 import { emptyWorkspace, refreshPreclone } from '../../src/container/preclone.js';
+import { sandboxUser } from '../../src/container/workspace.js';
 import { filesOf, unpackCorpus } from '../support/corpus.js';
 import { checkoutState, git } from '../support/checkout-state.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
@@ -57,6 +58,16 @@ describe('refreshing a pre-clone', () => {
     const result = await refreshPreclone({ url: server.repoUrl(repo), dir: preclone });
     expect(result.head).toBe(git(preclone, 'rev-parse', 'HEAD'));
     expect(checkoutState(preclone)).toEqual(checkoutState(await fresh()));
+  });
+
+  it('leaves every file of the pre-clone to the sandbox user (git on the host, as root, rewrites no index the container then cannot write)', async () => {
+    const preclone = await fresh();
+    // A file whose stat changed but not its content: git status would refresh (rewrite) the index.
+    const later = new Date(Date.now() + 5_000);
+    await utimes(join(preclone, 'package.json'), later, later);
+    await refreshPreclone({ url: server.repoUrl(repo), dir: preclone });
+    const owners = new Set([(await stat(join(preclone, '.git', 'index'))).uid, (await stat(join(preclone, 'package.json'))).uid]);
+    expect([...owners]).toEqual([process.getuid?.() === 0 ? sandboxUser.uid : process.getuid?.()]);
   });
 
   it('brings in commits and tags pushed after the fill, and drops a file they removed: equal to a fresh clone made now', async () => {
