@@ -166,6 +166,8 @@ describeDocker('the warm pool with real containers', () => {
     // In the container, git sees the same clean checkout at the pushed commit.
     expect(await execInContainer(docker, prepared.dockerId, ['git', 'rev-parse', 'HEAD'], {})).toMatchObject({ exitCode: 0, stdout: `${now.head}\n` });
     expect(await execInContainer(docker, prepared.dockerId, ['git', 'status', '--porcelain'], {})).toMatchObject({ exitCode: 0, stdout: '' });
+    // The container's user owns the refreshed checkout: it can stage a change.
+    expect(await execInContainer(docker, prepared.dockerId, ['sh', '-c', 'echo x > NEW.txt && git add NEW.txt && git status --porcelain'], {})).toMatchObject({ exitCode: 0, stdout: 'A  NEW.txt\n' });
     expect(await findContainer(docker, prepared.containerId)).toMatchObject({ repoUrl: koa, pool: { taken: true } });
 
     // A take for another repository: the spare prepared for koa is emptied and app is cloned fresh.
