@@ -80,7 +80,8 @@ export async function refreshPreclone(options: { url: string; dir: string; env?:
     git(['config', '--get', 'remote.origin.url']).then((text) => text.trim()),
     git(['status', '--porcelain', '--untracked-files=all', '--ignored']),
   ]);
-  if (origin !== location.url) throw new StalePrecloneError(`the pre-clone was cloned from ${origin}, not ${location.url}`);
+  // Named without the URLs: one may carry a credential, and this reason is shown.
+  if (origin !== location.url) throw new StalePrecloneError('the pre-clone was cloned from another URL');
   if (changes.trim()) throw new StalePrecloneError(`the pre-clone differs from its commit: ${changes.trim().split('\n').slice(0, 3).join('; ')}`);
   const remote = remoteState(listing);
   const refs = localRefs(refsListing);

@@ -110,7 +110,7 @@ describe('refreshing a pre-clone', () => {
   it('refuses a pre-clone that is not what cadre cloned (another origin, a changed file): the take clones afresh instead', async () => {
     const other = await fresh();
     git(other, 'remote', 'set-url', 'origin', `${server.url}/acme/elsewhere.git`);
-    await expect(refreshPreclone({ url: server.repoUrl(repo), dir: other })).rejects.toThrow(/cloned from .*elsewhere/);
+    await expect(refreshPreclone({ url: server.repoUrl(repo), dir: other })).rejects.toThrow(/cloned from another URL/);
 
     const changed = await fresh();
     await writeFile(join(changed, 'package.json'), '{}\n');
