@@ -20,7 +20,8 @@ if (!existsSync(join(distDir, 'src', 'store', 'audit.js'))) {
 const rounds = Math.max(5, Number(process.env.BENCH_ROUNDS ?? 7));
 const recordsPerRound = Number(process.env.BENCH_RECORDS ?? 640);
 const burstSize = 32;
-const targets = { burst: 50, lone: 100, paced: 100 };
+// Aims set by the team, not by issue 13 (whose gateway targets bench/gateway.mjs prints): the audit's share of a model call's CPU.
+const aims = { burst: 50, lone: 100, paced: 100 };
 
 const load = async (dist) => (await import(pathToFileURL(join(dist, 'src', 'store', 'audit.js')).href)).createAuditWriter;
 const writers = [{ name: 'cadre', create: await load(distDir) }];
@@ -165,7 +166,7 @@ for (const mode of ['lone', 'paced', 'burst']) {
   console.log(`  ${mode.padEnd(5)} plain O_SYNC append ${syncMode.toFixed(1).padStart(5)} µs  (the writer's own I/O, without sealing or marker)`);
   for (const { name } of writers) {
     const value = median(figures.get(`${name} ${mode}`));
-    const target = targets[mode];
-    console.log(`  ${mode.padEnd(5)} ${name.padEnd(18)} ${value.toFixed(1).padStart(6)} µs  (${(value / plain).toFixed(2)}× plain, +${(value - plain).toFixed(1)} µs; target ≤ ${target} µs: ${value <= target ? 'met' : 'NOT met'})`);
+    const aim = aims[mode];
+    console.log(`  ${mode.padEnd(5)} ${name.padEnd(18)} ${value.toFixed(1).padStart(6)} µs  (${(value / plain).toFixed(2)}× plain, +${(value - plain).toFixed(1)} µs; team's aim ≤ ${aim} µs: ${value <= aim ? 'met' : 'not met'})`);
   }
 }
