@@ -64,6 +64,9 @@ export function clip(value: unknown, depth = 0): unknown {
     return value.length > maxArrayItems ? [...items, `(${value.length - maxArrayItems} more)`] : items;
   }
   const out: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value).slice(0, maxArrayItems)) out[key.slice(0, 64)] = clip(child, depth + 1);
+  // Defined, not assigned: a key named __proto__ would otherwise set the copy's prototype and vanish from the record.
+  for (const [key, child] of Object.entries(value).slice(0, maxArrayItems)) {
+    Object.defineProperty(out, key.slice(0, 64), { value: clip(child, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
   return out;
 }
