@@ -82,7 +82,11 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
   }
   // Opened in synchronous mode: each write reaches the disk before it resolves, as a write and an fsync did, in one call.
   const handle: FileHandle = await open(file, 'as', 0o600);
-  const marker = await openLiveMarker(file, key, { startedAt: new Date().toISOString(), count: seq, lastHash: prev });
+  const marker = await openLiveMarker(file, key, { startedAt: new Date().toISOString(), count: seq, lastHash: prev }).catch(async (error: unknown) => {
+    // No writer without its marker: the log's handle is not left open behind the error.
+    await handle.close();
+    throw error;
+  });
   let failure: unknown;
   let closed = false;
   // Records are sealed into the chain as they are appended (in call order) and reach the disk in batches: every record

@@ -1,5 +1,5 @@
 // The audit chain: 50 records verify; every kind of tampering fails naming the first bad seq; secrets never reach the file.
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -32,6 +32,16 @@ async function tampered(file: string, lines: string[]) {
 }
 
 describe('audit log', () => {
+  it('leaves no file open when its live marker cannot be made', async () => {
+    const session = newAuditSessionId();
+    const file = auditFileFor(await tempDir(), session);
+    // A folder where the marker goes: the marker's rename onto it fails.
+    await mkdir(join(liveMarkerFile(file), 'x'), { recursive: true });
+    const before = (await readdir('/proc/self/fd')).length;
+    await expect(createAuditWriter({ file, key: randomBytes(32), session })).rejects.toThrow();
+    expect((await readdir('/proc/self/fd')).length).toBe(before);
+  });
+
   it('chains 50 records and a signed checkpoint that verify intact', async () => {
     const { file, lines } = await sealedLog();
     expect(lines).toHaveLength(51);
