@@ -13,7 +13,7 @@ import { formatSource } from './format.js';
 import { camelCase, fileBaseName, plural } from './names.js';
 import { expressRoute, fastifyRoute, type Validation } from './route-source.js';
 import { prismaModels, prismaSchemaPath, schemaSteps } from './schema.js';
-import { autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
+import { autoloadPrefix, autoloadRouteSteps, autoloadRoutesFolder } from './fastify-autoload.js';
 import { nestEndpointSteps } from './nest.js';
 import { nextRouteSteps } from './next-route.js';
 import { trpcLayout, trpcSteps } from './trpc.js';
@@ -117,13 +117,16 @@ export async function generateEndpoint(task: EndpointTask, options: EndpointOpti
   if (server === 'Fastify') {
     const routesFolder = await autoloadRoutesFolder(context, read);
     if (routesFolder) {
+      const prefix = autoloadPrefix(context, routesFolder);
+      const prefixed = prefix !== '' && task.path !== prefix && !task.path.startsWith(`${prefix}/`);
+      if (prefixed) task = { ...task, path: `${prefix}${task.path}` };
       // Columns as the database names them (snake_case): the API speaks them too, as the project's own routes do.
       const columns = model.exists && model.columns.length > 0
         ? model.columns.map((column) => ({ name: column.name, type: column.type === 'number' ? 'number' as const : column.type === 'boolean' ? 'boolean' as const : column.type === 'Date' ? 'date' as const : 'string' as const, optional: column.nullable, list: false }))
         : [...task.fields.map((field) => ({ ...field, name: snakeCase(field.name) })), { name: 'created_at', type: 'date' as const, optional: false, list: false }];
       const snakeTask = { ...task, fields: task.fields.map((field) => ({ ...field, name: snakeCase(field.name) })) };
       steps.push(...await autoloadRouteSteps({ context, read, task: snakeTask, routesFolder, columns, importSuffix: conventions.importSuffix, verbatim: (await readTsconfig(cwd)).options.verbatimModuleSyntax === true }));
-      return { title: `Add ${task.method} ${task.path} (${server}, autoloaded from ${routesFolder}, ${orm})`, steps };
+      return { title: `Add ${task.method} ${task.path} (${server}, autoloaded from ${routesFolder}, ${orm}${prefixed ? `; under ${prefix} with the project's other routes` : ''})`, steps };
     }
   }
 

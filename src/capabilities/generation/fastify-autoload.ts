@@ -29,6 +29,23 @@ export async function autoloadRoutesFolder(context: ProjectContext, read: (path:
   return null;
 }
 
+/**
+ * The URL prefix the project's resource routes share, as the folder they sit in under the routes folder (`/api` when they
+ * live in routes/api/<resource>/), or '' when most sit at the top: a new resource goes beside them, under the same prefix and
+ * so behind the same autohooks (fastify-demo's authenticate everything under /api).
+ */
+export function autoloadPrefix(context: ProjectContext, routesFolder: string): string {
+  const parents = new Map<string, number>();
+  for (const path of Object.keys(context.files)) {
+    if (!path.startsWith(`${routesFolder}/`) || !/\/index\.[cm]?[jt]s$/.test(path) || !isConventionSource(context, path)) continue;
+    const parent = posix.dirname(posix.dirname(path.slice(routesFolder.length + 1)));
+    parents.set(parent, (parents.get(parent) ?? 0) + 1);
+  }
+  const [parent, count] = [...parents].sort(([, a], [, b]) => b - a)[0] ?? ['.', 0];
+  if (parent === '.' || count < 2 || parent.split('/').some((segment) => !/^[\w-]+$/.test(segment))) return '';
+  return `/${parent}`;
+}
+
 export type AutoloadInput = {
   context: ProjectContext;
   read: (path: string) => Promise<string | null>;
