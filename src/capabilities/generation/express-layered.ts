@@ -16,6 +16,8 @@ export type Layers = {
   registry: string;
   /** Project-relative files of the helpers the layers use. */
   helpers: { catchAsync: string; apiError: string | null; validate: string; objectId: string | null };
+  /** The authentication middleware most route files require and call (`const auth = require('../../middlewares/auth')`), or null. */
+  auth: { file: string; name: string } | null;
   /** `:userId` rather than `:id` in route paths. */
   namedIds: boolean;
 };
@@ -37,12 +39,28 @@ export async function layeredLayout(context: ProjectContext, read: (path: string
   if (!catchAsync || !validate) return null;
   const apiError = Object.keys(context.files).find((path) => /(?:^|\/)ApiError\.js$/.test(path)) ?? null;
   const custom = posix.join(validations, 'custom.validation.js');
-  const routeText = (await read(Object.keys(context.files).find((path) => posix.dirname(path) === routes && /\.route\.js$/.test(path) && !/docs/.test(path)) ?? '')) ?? '';
+  const routeFiles = Object.keys(context.files).filter((path) => posix.dirname(path) === routes && /\.route\.js$/.test(path) && !/docs/.test(path));
+  const routeTexts = await Promise.all(routeFiles.map(async (path) => ({ path, text: (await read(path)) ?? '' })));
   return {
     routes, controllers, services, validations, models, registry,
     helpers: { catchAsync, apiError, validate, objectId: context.files[custom]?.facts?.exports.includes('objectId') ? custom : null },
-    namedIds: /\/:\w+Id\b/.test(routeText),
+    auth: routeAuth(routeTexts),
+    namedIds: /\/:\w+Id\b/.test(routeTexts[0]?.text ?? ''),
   };
+}
+
+/**
+ * The authentication middleware the route files use, when at least half of them require one from a middlewares folder and
+ * call it: a new resource's routes then require it too (a route left open beside authenticated ones is a hole).
+ */
+function routeAuth(routeFiles: { path: string; text: string }[]): { file: string; name: string } | null {
+  const uses = routeFiles.flatMap(({ path, text }) => {
+    const required = /\bconst\s+(\w+)\s*=\s*require\(\s*'([^']*\/middlewares?\/auth)'\s*\)/.exec(text);
+    if (!required?.[1] || !required[2] || !new RegExp(`\\b${required[1]}\\(`).test(text.slice(required.index + required[0].length))) return [];
+    return [{ file: `${posix.join(posix.dirname(path), required[2])}.js`, name: required[1] }];
+  });
+  const first = uses[0];
+  return first && uses.length * 2 >= routeFiles.length && uses.every((use) => use.file === first.file && use.name === first.name) ? first : null;
 }
 
 const joi: Record<FieldSpec['type'], string> = { string: 'Joi.string()', text: 'Joi.string().allow(\'\')', int: 'Joi.number().integer()', number: 'Joi.number()', boolean: 'Joi.boolean()', date: 'Joi.date()', json: 'Joi.object()', handler: 'Joi.string()' };
@@ -122,7 +140,9 @@ export async function layeredEndpointSteps(context: ProjectContext, read: (path:
     `const catchAsync = require('${requireFrom(files.controller, layers.helpers.catchAsync)}');`,
     `const { ${variable}Service } = require('${requireFrom(files.controller, posix.join(layers.services, 'index.js'))}');`,
   ], op.controller, op.name, `${variable}Controller: ${op.name} through catchAsync`, { folder: layers.controllers, name: `${variable}Controller` });
-  const middleware = op.validation ? `validate(${variable}Validation.${op.name}), ` : '';
+  // Authenticated like the project's other routes (no particular right: the project's roles name none for a new resource).
+  const auth = layers.auth && (existingRoute === null || new RegExp(`\\bconst\\s+${layers.auth.name}\\s*=\\s*require\\(`).test(existingRoute)) ? layers.auth : null;
+  const middleware = `${auth ? `${auth.name}(), ` : ''}${op.validation ? `validate(${variable}Validation.${op.name}), ` : ''}`;
   const route = `router.route('${op.routePath}').${op.method}(${middleware}${variable}Controller.${op.name});`;
   if (existingRoute !== null) {
     const parsed = parseExisting(files.route, existingRoute);
@@ -130,8 +150,9 @@ export async function layeredEndpointSteps(context: ProjectContext, read: (path:
     if (!anchor) throw existsError(`${files.route} has no route to add ${task.method} ${task.path} beside.`);
     steps.push({ action: 'modify-file', path: files.route, summary: `${task.method} ${task.path} on the ${variable} router`, content: applyEdits(files.route, existingRoute, [afterStatement(existingRoute, parsed, anchor, await printSnippet(files.route, route, context.style, ''))], `in ${files.route}`) });
   } else {
-    steps.push({ action: 'create-file', path: files.route, summary: `${task.method} ${task.path}: validated, then ${variable}Controller.${op.name}`, content: await printSource(files.route, [
+    steps.push({ action: 'create-file', path: files.route, summary: `${task.method} ${task.path}: ${auth ? `authenticated (${auth.name}(), as the project's other routes), ` : ''}validated, then ${variable}Controller.${op.name}`, content: await printSource(files.route, [
       'const express = require(\'express\');',
+      ...(auth ? [`const ${auth.name} = require('${requireFrom(files.route, auth.file)}');`] : []),
       ...(op.validation ? [`const validate = require('${requireFrom(files.route, layers.helpers.validate)}');`, `const ${variable}Validation = require('${requireFrom(files.route, files.validation)}');`] : []),
       `const ${variable}Controller = require('${requireFrom(files.route, files.controller)}');`,
       '',
