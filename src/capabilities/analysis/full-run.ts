@@ -8,11 +8,11 @@ import { type FileWarning, type FolderCache, type ListedFile, type WalkRecord, c
 import { type CachedFile, loadAnalysisCache, loadFolderCache, saveAnalysisCache, saveFolderCache } from './cache.js';
 import { analyseOne, kinds } from './engine.js';
 import { readInstalled } from './installed.js';
-import { inputsStamp, saveReport, type ReportKey } from './report-cache.js';
+import { advisoryCacheStamp, inputsStamp, saveReport, type ReportKey } from './report-cache.js';
 import { nonRuntimeKind } from './code-paths.js';
 import { kindFiles } from './kind-files.js';
 import { componentLibraryFolders, parseManifest, readManifests } from './project-files.js';
-import { type AnalysisReport, type Finding, type RunAnalysisOptions, type Severity, severities } from './types.js';
+import { type AdvisorySource, type AnalysisReport, type Finding, type RunAnalysisOptions, type Severity, severities } from './types.js';
 import type { ProjectView } from './view.js';
 
 /** The analysis of `key`'s target when the report cache could not answer: changed files are analysed (the others come from the per-file cache), then the project-level rules. */
@@ -95,8 +95,14 @@ async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, starte
   const manifests = await readManifests(root, listed, packageJson, warn);
   const generatedFolders = await componentLibraryFolders(root, aliases, packageJson, listed);
   const view: ProjectView = { root, packageJson, aliases, manifests, paths: listed.map((file) => file.path), generatedFolders, installed, files: ordered };
-  const projectFindings = await definition.analyseProject({ view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, lockfile, warn });
+  let advisories: AdvisorySource | undefined;
+  const advisoryOptions = { offline: options.offline === true, env: options.env ?? process.env, secret: key.secret, cache: useCache, ...(options.signal ? { signal: options.signal } : {}) };
+  const projectFindings = await definition.analyseProject({
+    view, advisoriesFile: options.advisoriesFile, packageJsonText, lockfileText, lockfile, warn, advisoryOptions, onAdvisorySource: (source) => { advisories = source; },
+  });
   stopIfAborted(options.signal);
+  // Stat'ed after the project stage wrote it: a registry answer cached during this run is what the next run's report rests on.
+  const advisoryStamp = useCache ? advisoryCacheStamp(root) : '';
 
   if (useCache && (reused !== files.length || previous.size === 0 || ordered.size !== countInside(previous, target))) {
     warn(await saveAnalysisCache(root, kind, previous, ordered, target, key.secret));
@@ -111,9 +117,10 @@ async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, starte
     recommendations: definition.recommend(findings),
     score: definition.score ? definition.score(findings, view) : null,
     warnings: warnings.sort((left, right) => (left.file < right.file ? -1 : left.file > right.file ? 1 : 0)),
+    ...(advisories ? { advisories } : {}),
   };
-  // A run that could not read every file is not a report to answer the next run with.
-  if (inputs !== null && unreadable.size === 0) warn(await saveReport(key, inputs, walk, report));
+  // A run that could not read every file, or whose registry could not be asked (the next run asks again), is not a report to answer the next run with.
+  if (inputs !== null && unreadable.size === 0 && !(advisories?.kind === 'bundled' && advisories.failed)) warn(await saveReport(key, { inputs, advisoryStamp }, walk, report));
   return report;
 }
 

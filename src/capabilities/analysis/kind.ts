@@ -1,5 +1,6 @@
 // What each analysis kind provides to the runner.
-import type { FileWarning, Finding, QualityScore, RuleMeta, SourceFile } from './types.js';
+import type { AdvisorySource, FileWarning, Finding, QualityScore, RuleMeta, SourceFile } from './types.js';
+import type { AdvisoryOptions } from './security/advisory-source.js';
 import type { SecurityFacts } from './security/flows.js';
 import type { CloneFingerprint, ProjectView } from './view.js';
 
@@ -12,6 +13,10 @@ export type ProjectStageInput = {
   lockfile: string | null;
   /** Malformed input met on the way (a range that is not one, say): one warning naming the file, never a failure. */
   warn: (warning: FileWarning) => void;
+  /** How the security kind may ask npm's registry for advisories. */
+  advisoryOptions: AdvisoryOptions;
+  /** Told which advisories the dependency check used. */
+  onAdvisorySource: (source: AdvisorySource) => void;
 };
 
 export type KindDefinition = {

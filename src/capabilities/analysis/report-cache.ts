@@ -9,12 +9,22 @@ import { decodeCacheDocument, encodeCacheDocument, isRecord } from '../../projec
 import type { AnalysisKind, AnalysisReport } from './types.js';
 
 /** Bumped whenever the document's layout changes. */
-const reportCacheVersion = 1;
+const reportCacheVersion = 2;
+const dayMs = 24 * 60 * 60 * 1000;
 
-/** Which run a report answers: the kind, the analysed folder or file (relative to the root, '' for all) and the advisory export. */
-export type ReportKey = { root: string; kind: AnalysisKind; target: string; advisoriesFile?: string; /** The host-only key the caches are signed with. */ secret?: Buffer };
+/** Which run a report answers: the kind, the analysed folder or file (relative to the root, '' for all), the advisory export and `--offline`. */
+export type ReportKey = {
+  root: string; kind: AnalysisKind; target: string; advisoriesFile?: string; offline?: boolean;
+  /** Where npm's user configuration is found (npm_config_userconfig, HOME). */
+  env?: NodeJS.ProcessEnv;
+  /** The host-only key the caches are signed with. */
+  secret?: Buffer;
+};
 
-type ReportDocument = { version: number; kind: AnalysisKind; target: string; advisoriesFile: string | null; inputs: string; walk: WalkRecord | null; report: AnalysisReport };
+/** inputsStamp taken before the run, and the registry-advisory cache's stamp taken after the run wrote it. */
+export type ReportStamps = { inputs: string; advisoryStamp: string };
+
+type ReportDocument = { version: number; kind: AnalysisKind; target: string; advisoriesFile: string | null; offline: boolean } & ReportStamps & { walk: WalkRecord | null; report: AnalysisReport };
 
 export function reportCachePath(root: string, kind: AnalysisKind): string {
   return join(root, '.cadre', `analysis-${kind}.report.json`);
@@ -33,10 +43,13 @@ function statUnlessAbsent(path: string): Stats | undefined {
 /**
  * Size and mtime of what a report depends on besides the walked files: this build of cadre (rules and the bundled
  * advisory snapshot ship with it), the manifest and lockfiles, installed packages (npm's node_modules/.package-lock.json
- * and the folder itself), the .gitignore the walk obeys, and the advisory export.
+ * and the folder itself), the .gitignore the walk obeys, the advisory export, and the project's and the user's .npmrc (the registry
+ * and npm's audit setting).
  */
 export function inputsStamp(key: ReportKey): string {
+  const env = key.env ?? process.env;
   const paths = [
+    join(key.root, '.npmrc'), env.npm_config_userconfig ?? env.NPM_CONFIG_USERCONFIG ?? join(env.HOME ?? '', '.npmrc'),
     fileURLToPath(import.meta.url),
     ...['package.json', 'package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'node_modules', join('node_modules', '.package-lock.json')].map((name) => join(key.root, name)),
     join(key.root, key.target, '.gitignore'),
@@ -46,6 +59,20 @@ export function inputsStamp(key: ReportKey): string {
     const info = statUnlessAbsent(path);
     return info ? `${info.size}:${info.mtimeMs}` : '-';
   }).join(' ');
+}
+
+/** Size and mtime of the registry's cached advisories (written during a run, so stat'ed after it). */
+export function advisoryCacheStamp(root: string): string {
+  const info = statUnlessAbsent(join(root, '.cadre', 'advisories-registry.json'));
+  return info ? `${info.size}:${info.mtimeMs}` : '-';
+}
+
+/** A report resting on the registry's advisories answers for as long as they do: a day. */
+function advisoriesFresh(report: AnalysisReport): boolean {
+  const source = report.advisories;
+  if (source?.kind !== 'registry') return true;
+  const age = Date.now() - Date.parse(source.fetchedAt);
+  return age >= 0 && age < dayMs;
 }
 
 /** Whether every folder and file the walk looked at is as it was: the same folders' entries, the same files' sizes and mtimes. */
@@ -72,8 +99,9 @@ function walkUnchanged(base: string, walk: unknown): boolean {
 export async function loadUnchangedReport(key: ReportKey): Promise<AnalysisReport | null> {
   const document = decodeCacheDocument(await readFile(reportCachePath(key.root, key.kind), 'utf8').catch(() => ''), key.secret);
   if (!isRecord(document) || document.version !== reportCacheVersion || document.kind !== key.kind || document.target !== key.target
-    || document.advisoriesFile !== (key.advisoriesFile ?? null) || !isRecord(document.report) || !Array.isArray(document.report.findings)) return null;
-  if (document.inputs !== inputsStamp(key) || !walkUnchanged(join(key.root, key.target), document.walk)) return null;
+    || document.advisoriesFile !== (key.advisoriesFile ?? null) || document.offline !== (key.offline === true) || !isRecord(document.report) || !Array.isArray(document.report.findings)) return null;
+  if (document.inputs !== inputsStamp(key) || document.advisoryStamp !== advisoryCacheStamp(key.root) || !advisoriesFresh(document.report as AnalysisReport)) return null;
+  if (!walkUnchanged(join(key.root, key.target), document.walk)) return null;
   return document.report as AnalysisReport;
 }
 
@@ -81,7 +109,7 @@ export async function loadUnchangedReport(key: ReportKey): Promise<AnalysisRepor
  * Keeps `report` as the answer for this key while the walked folders and files and the other inputs stay as they were
  * seen before the analysis read them (`inputs` is inputsStamp taken then: an input changed during the run is a miss next time).
  */
-export async function saveReport(key: ReportKey, inputs: string, walk: WalkRecord, report: AnalysisReport): Promise<FileWarning | null> {
-  const document: ReportDocument = { version: reportCacheVersion, kind: key.kind, target: key.target, advisoriesFile: key.advisoriesFile ?? null, inputs, walk, report };
+export async function saveReport(key: ReportKey, stamps: ReportStamps, walk: WalkRecord, report: AnalysisReport): Promise<FileWarning | null> {
+  const document: ReportDocument = { version: reportCacheVersion, kind: key.kind, target: key.target, advisoriesFile: key.advisoriesFile ?? null, offline: key.offline === true, ...stamps, walk, report };
   return writeCacheFile(key.root, reportCachePath(key.root, key.kind), encodeCacheDocument(document, key.secret));
 }

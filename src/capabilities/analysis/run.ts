@@ -13,7 +13,10 @@ export async function runAnalysis(kind: AnalysisKind, options: RunAnalysisOption
   if (target.startsWith('..')) {
     throw new CadreError('analysis.outside-project', `${options.path} is outside the project ${root}.`, { remedy: 'Analyse a path inside the project, or run cadre from the other project.', exitCode: exitCodes.usage });
   }
-  const key: ReportKey = { root, kind, target, ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}), ...(options.cacheSecret ? { secret: options.cacheSecret } : {}) };
+  const key: ReportKey = {
+    root, kind, target, offline: options.offline === true, env: options.env ?? process.env,
+    ...(options.advisoriesFile ? { advisoriesFile: options.advisoriesFile } : {}), ...(options.cacheSecret ? { secret: options.cacheSecret } : {}),
+  };
   const unchanged = options.cache === false ? null : await loadUnchangedReport(key);
   if (unchanged) {
     options.onProgress?.(unchanged.filesAnalyzed, unchanged.filesAnalyzed);

@@ -34,6 +34,17 @@ export type QualityScore = {
   penalty: number;
 };
 
+/** Where the dependency check's advisories came from: npm's registry (as `npm audit` asks it), or the bundled snapshot and why. */
+export type AdvisorySource =
+  | { kind: 'registry'; host: string; fetchedAt: string; advisories: number }
+  | { kind: 'bundled'; advisories: number; generated: string | null; /** Why the registry's advisories are not used. */ reason: string; /** The registry was asked and failed: the next run asks again. */ failed: boolean };
+
+/** One line saying which advisories the dependency check used. */
+export function describeAdvisorySource(source: AdvisorySource): string {
+  if (source.kind === 'registry') return `advisories: registry ${source.host} at ${source.fetchedAt} (${source.advisories} for the lockfile's packages), with the bundled snapshot`;
+  return `advisories: bundled snapshot (${source.advisories} advisories${source.generated ? `, ${source.generated}` : ''}); ${source.reason}`;
+}
+
 export type AnalysisReport = {
   kind: AnalysisKind;
   /** Absolute path of the project root. */
@@ -53,6 +64,8 @@ export type AnalysisReport = {
   score: QualityScore | null;
   /** Files that cost part of the analysis (unreadable, unparsable, malformed manifests) or a cache that could not be kept. */
   warnings: FileWarning[];
+  /** Security reports that checked dependencies: which advisories were used. */
+  advisories?: AdvisorySource;
 };
 
 /** How runAnalysis is asked to run. */
@@ -62,6 +75,10 @@ export type RunAnalysisOptions = {
   path?: string;
   /** An OSV or GitHub advisory export to check dependencies against, in addition to the bundled snapshot. */
   advisoriesFile?: string;
+  /** Never ask the registry for advisories (`--offline`): the bundled snapshot only. */
+  offline?: boolean;
+  /** The environment npm's configuration is read from (default process.env). */
+  env?: NodeJS.ProcessEnv;
   /** Reuse and update `.cadre/analysis-<kind>.json` (default true). */
   cache?: boolean;
   /** The host-only key the caches are signed with (loadAnalysisCacheSecret); without it they serve this process only. */

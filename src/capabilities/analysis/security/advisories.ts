@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import semver from 'semver';
 import { CadreError } from '../../../errors.js';
 import type { Severity } from '../types.js';
-import { type Advisory, loadBundledAdvisories } from './snapshot.js';
+import { type Advisory, type BundledAdvisories, loadBundledAdvisories } from './snapshot.js';
 
-export type { Advisory } from './snapshot.js';
+export type { Advisory, BundledAdvisories } from './snapshot.js';
 
 export function severityFromScore(score: number | null | undefined): Severity {
   if (typeof score !== 'number') return 'Medium';
@@ -102,7 +102,7 @@ export function parseAdvisoryExport(text: string): Advisory[] {
 }
 
 /** The bundled snapshot plus the user's export (newer data wins nothing: both are checked). */
-export async function loadAdvisories(advisoriesFile?: string): Promise<Advisory[]> {
+export async function loadAdvisories(advisoriesFile?: string): Promise<BundledAdvisories> {
   const bundled = await loadBundledAdvisories(parseAdvisoryExport);
   if (!advisoriesFile) return bundled;
   let text: string;
@@ -120,5 +120,5 @@ export async function loadAdvisories(advisoriesFile?: string): Promise<Advisory[
   if (extra.length === 0) {
     throw new CadreError('advisories.empty', `${advisoriesFile} holds no npm advisory cadre can read.`, { remedy: 'Use an OSV export (affected[].package.ecosystem "npm") or GitHub advisories (vulnerabilities[].package).' });
   }
-  return [...bundled, ...extra];
+  return { advisories: [...bundled.advisories, ...extra], generated: bundled.generated };
 }

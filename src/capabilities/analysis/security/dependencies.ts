@@ -100,7 +100,7 @@ function toFinding(hit: Hit): Finding {
   const replace = unpatched.length > 0 ? ` No patched version is known for ${unpatched.map((advisory) => advisory.id).join(', ')}: replace ${hit.name} if that matters here.` : '';
   return {
     file: hit.where.file, line: hit.where.line, column: 1, ruleId: dependencyRule.id, category: dependencyRule.category, severity: first.severity,
-    message: `${hit.name}@${hit.subject}${hit.how}: ${first.title} [${label(first)}].${more}`,
+    message: `${hit.name}@${hit.subject}${hit.how}: ${first.title} [${label(first)}].${first.url ? ` ${first.url}` : ''}${more}`,
     fix: (upgrade + replace).trim(),
     ...(hit.where.context ? { context: hit.where.context } : {}),
   };

@@ -1,6 +1,6 @@
 // The security audit as an analysis kind: scripts, templates and config files; dependencies and CSRF at project level.
 import { type KindDefinition, recommendByCategory } from '../kind.js';
-import { loadAdvisories } from './advisories.js';
+import { resolveAdvisories } from './advisory-source.js';
 import { analyseSecurityFile, analyseSecurityProject, keepSecurityFinding, securityRules } from './index.js';
 
 const advice: Record<string, string> = {
@@ -16,9 +16,13 @@ export const securityKind: KindDefinition = {
   rules: securityRules,
   analyseFile: analyseSecurityFile,
   keep: keepSecurityFinding,
-  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText, lockfile, warn }) => {
+  analyseProject: async ({ view, advisoriesFile, packageJsonText, lockfileText, lockfile, warn, advisoryOptions, onAdvisorySource }) => {
     const needsAdvisories = view.packageJson !== null || [...view.files.values()].some((file) => file.vendored);
-    return analyseSecurityProject(view, needsAdvisories ? await loadAdvisories(advisoriesFile) : [], { packageJson: packageJsonText, lockfile: lockfileText, lockfileName: lockfile }, warn);
+    if (!needsAdvisories) return analyseSecurityProject(view, [], { packageJson: packageJsonText, lockfile: lockfileText, lockfileName: lockfile }, warn);
+    const resolved = await resolveAdvisories(view.root, view.installed, advisoriesFile, advisoryOptions);
+    if (resolved.warning) warn(resolved.warning);
+    onAdvisorySource(resolved.source);
+    return analyseSecurityProject(view, resolved.advisories, { packageJson: packageJsonText, lockfile: lockfileText, lockfileName: lockfile }, warn);
   },
   recommend: (findings) => recommendByCategory(findings, advice),
 };

@@ -17,6 +17,8 @@ export type Advisory = {
   title: string;
   severity: Severity;
   aliases: string[];
+  /** Where the advisory is described (the registry's answer names it; the bundled records do not). */
+  url?: string;
 };
 
 const dataFolder = join('src', 'capabilities', 'data', 'advisories');
@@ -28,6 +30,8 @@ type SnapshotAdvisory = { id: string; package: string; aliases: string[]; severi
 export type Snapshot = {
   format: 'cadre-advisories/1';
   source: { repository: string; licence: string; commit: string | null; complete: boolean; note?: string };
+  /** The day the snapshot was made (YYYY-MM-DD). */
+  generated?: string;
   advisories: SnapshotAdvisory[];
 };
 
@@ -137,13 +141,16 @@ export function parseSnapshot(bytes: Buffer, file: string): Snapshot {
   return json as Snapshot;
 }
 
+export type BundledAdvisories = { advisories: Advisory[]; /** The day the snapshot was made, when it says. */ generated: string | null };
+
 /** GitHub's advisories, plus security-wg's for the packages a partial GitHub snapshot does not cover. */
-export async function loadBundledAdvisories(parseExport: (text: string) => Advisory[]): Promise<Advisory[]> {
+export async function loadBundledAdvisories(parseExport: (text: string) => Advisory[]): Promise<BundledAdvisories> {
   const file = await dataPath(githubSnapshotName);
   const snapshot = parseSnapshot(await readFile(file), file);
   const github = snapshotAdvisories(snapshot);
-  if (snapshot.source.complete) return github;
+  const generated = typeof snapshot.generated === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(snapshot.generated) ? snapshot.generated : null;
+  if (snapshot.source.complete) return { advisories: github, generated };
   const covered = new Set(github.map((advisory) => advisory.packageName));
   const older = parseExport(await readFile(await dataPath(securityWgSnapshotName), 'utf8'));
-  return [...github, ...older.filter((advisory) => !covered.has(advisory.packageName))];
+  return { advisories: [...github, ...older.filter((advisory) => !covered.has(advisory.packageName))], generated };
 }
