@@ -61,6 +61,8 @@ async function markOverwrites(draft: { steps: { path: string; content: string | 
 }
 
 const analysisKinds = { 'analyze-security': 'security', 'analyze-quality': 'quality', 'analyze-performance': 'performance' } as const;
+/** A task that asks for no network ("security audit --offline", "... without the registry"): the dependency check uses the bundled advisories only. */
+const asksOffline = /(?:^|\s)--offline\b|\bno network\b|\bwithout (?:the )?(?:network|registry|internet)\b/i;
 
 export const draftOffline = {
   /** Chooses the specialist and capability, and says which and why. */
@@ -84,7 +86,7 @@ export const draftOffline = {
     const kind = route.capability ? analysisKinds[route.capability as keyof typeof analysisKinds] : undefined;
     if (kind) {
       const { presentAnalysis } = await import('../capabilities/analysis/present.js');
-      const report = await presentAnalysis({ kind, cwd: deps.cwd, color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: deps.emit, ...(deps.keysDir ? { keysDir: deps.keysDir } : {}) });
+      const report = await presentAnalysis({ kind, cwd: deps.cwd, ...(asksOffline.test(input.text) ? { offline: true } : {}), color: Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: deps.emit, ...(deps.keysDir ? { keysDir: deps.keysDir } : {}) });
       const counts = Object.entries(report.counts).filter(([, n]) => n > 0).map(([severity, n]) => `${n} ${severity}`).join(', ');
       return { summary: `The ${kind} analysis found ${report.findings.length} issue(s)${counts ? ` (${counts})` : ''}; nothing was changed.`, plan: null };
     }

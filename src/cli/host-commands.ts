@@ -88,14 +88,15 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     .option('--sarif <file>', 'also write the findings as SARIF 2.1.0')
     .option('--md <file>', 'also write the report as Markdown')
     .option('--advisories <file>', 'an OSV or GitHub advisory export to check dependencies against (security)')
+    .option('--offline', "security: never ask npm's registry for advisories (npm's own audit=false does the same); use the bundled snapshot only")
     .option('--fail-on <severity>', 'exit 1 when a finding is at this severity or worse: critical, high, medium or low')
-    .action(async (kind: string, path: string | undefined, options: { sarif?: string; md?: string; advisories?: string; failOn?: string }, command: Command) =>
+    .action(async (kind: string, path: string | undefined, options: { sarif?: string; md?: string; advisories?: string; offline?: boolean; failOn?: string }, command: Command) =>
       withSink(command, setExitCode, async (sink, globals) => {
         const { checkAnalysisArguments } = await import('./analyze-arguments.js');
         const checked = checkAnalysisArguments(kind, options.failOn);
         const { presentAnalysis, hasFindingAtOrAbove } = await import('../capabilities/analysis/present.js');
         const report = await presentAnalysis({
-          kind: checked.kind, cwd: globals.cwd, path, advisoriesFile: options.advisories, sarifFile: options.sarif, markdownFile: options.md,
+          kind: checked.kind, cwd: globals.cwd, path, advisoriesFile: options.advisories, offline: options.offline === true, sarifFile: options.sarif, markdownFile: options.md,
           color: !globals.json && globals.color !== false && Boolean(process.stdout.isTTY) && !process.env.NO_COLOR, emit: sink,
           keysDir: (await import('../store/paths.js')).resolvePaths({ cwd: globals.cwd, env: process.env }).keysDir,
         });

@@ -14,6 +14,8 @@ export interface PresentAnalysisOptions {
   cwd: string;
   path?: string;
   advisoriesFile?: string;
+  /** Never ask npm's registry for advisories. */
+  offline?: boolean;
   sarifFile?: string;
   markdownFile?: string;
   color: boolean;
@@ -38,6 +40,7 @@ export async function presentAnalysis(options: PresentAnalysisOptions): Promise<
     cwd: options.cwd,
     ...(cacheSecret ? { cacheSecret } : {}),
     ...(options.path ? { path: options.path } : {}),
+    ...(options.offline ? { offline: true } : {}),
     ...(options.advisoriesFile ? { advisoriesFile: resolve(options.cwd, options.advisoriesFile) } : {}),
     onProgress: (done, total) => options.emit({ type: 'output.progress', id: progressId, label, current: done, total }),
     ...(options.signal ? { signal: options.signal } : {}),

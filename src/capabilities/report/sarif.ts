@@ -1,5 +1,5 @@
 // SARIF 2.1.0 rendering of an analysis report, for code-scanning dashboards.
-import type { AnalysisReport, Severity } from '../analysis/types.js';
+import { type AnalysisReport, type Severity, describeAdvisorySource } from '../analysis/types.js';
 
 const levels: Record<Severity, 'error' | 'warning' | 'note'> = { Critical: 'error', High: 'error', Medium: 'warning', Low: 'note' };
 const securitySeverity: Record<Severity, string> = { Critical: '9.5', High: '7.5', Medium: '5.0', Low: '2.0' };
@@ -31,7 +31,12 @@ export function toSarif(report: AnalysisReport): Record<string, unknown> {
         locations: [{ physicalLocation: { artifactLocation: { uri: finding.file, uriBaseId: 'PROJECTROOT' }, region: { startLine: finding.line, startColumn: finding.column } } }],
         properties: { severity: finding.severity, category: finding.category, ...(report.kind === 'security' ? { 'security-severity': securitySeverity[finding.severity] } : {}) },
       })),
-      ...(report.score ? { properties: { score: report.score.value, scoreFormula: report.score.formula } } : {}),
+      ...(report.score || report.advisories ? {
+        properties: {
+          ...(report.score ? { score: report.score.value, scoreFormula: report.score.formula } : {}),
+          ...(report.advisories ? { advisorySource: report.advisories, advisorySourceText: describeAdvisorySource(report.advisories) } : {}),
+        },
+      } : {}),
     }],
   };
 }

@@ -1,5 +1,5 @@
 // The terminal rendering of an analysis report (ANSI colours optional).
-import { type AnalysisReport, type Finding, type Severity, severities } from '../analysis/types.js';
+import { type AnalysisReport, type Finding, type Severity, describeAdvisorySource, severities } from '../analysis/types.js';
 
 const colours: Record<Severity, string> = { Critical: '\u001b[1;31m', High: '\u001b[31m', Medium: '\u001b[33m', Low: '\u001b[36m' };
 const dim = '\u001b[2m';
@@ -11,6 +11,7 @@ export function formatReportText(report: AnalysisReport, options: { color: boole
   const title = { quality: 'Quality assessment', security: 'Security audit', performance: 'Performance analysis' }[report.kind];
   const lines: string[] = [paint(bold, `${title} of ${report.target === '.' ? report.root : report.target}`)];
   lines.push(`${report.filesAnalyzed} files analysed (${report.filesReused} unchanged since the last run) in ${report.durationMs} ms.`);
+  if (report.advisories) lines.push(paint(dim, describeAdvisorySource(report.advisories).replace(/^a/, 'A')));
   lines.push(severities.map((severity) => paint(colours[severity], `${severity}: ${report.counts[severity]}`)).join('  '));
   if (report.score) {
     lines.push(paint(bold, `Score: ${report.score.value}/100`) + paint(dim, `  (${report.score.formula}; ${report.score.linesOfCode} lines, penalty ${report.score.penalty})`));

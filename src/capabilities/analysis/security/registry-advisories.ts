@@ -3,6 +3,7 @@
 // bounded in time and size, every record checked, anything unreadable a reason to fall back rather than a crash.
 import { gzipSync } from 'node:zlib';
 import semver from 'semver';
+import { terminalSafe } from '../../../terminal-text.js';
 import { severityFromScore } from './advisories.js';
 import type { Advisory } from './snapshot.js';
 import type { Severity } from '../types.js';
@@ -75,7 +76,7 @@ function networkReason(error: unknown): string {
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-const plain = (value: unknown, max: number): string => String(value).replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').slice(0, max);
+const plain = (value: unknown, max: number): string => terminalSafe(String(value).slice(0, max)).replace(/\s+/g, ' ');
 const severities: Record<string, Severity> = { critical: 'Critical', high: 'High', moderate: 'Medium', low: 'Low', info: 'Low' };
 
 /** The advisories of a bulk answer, for the packages that were asked about; a document that is not one is a reason. */
