@@ -15,6 +15,9 @@ export default defineConfig({
           testTimeout: 30_000,
           hookTimeout: 120_000,
           pool: 'forks',
+          // Tests never reach the internet: `cadre analyze security` on a corpus project with a lockfile would ask npm's
+          // registry for advisories as `npm audit` does. Tests of that pass their own npm configuration (a local registry).
+          env: { npm_config_audit: 'false' },
         },
       },
       {
