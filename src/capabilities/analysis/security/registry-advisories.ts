@@ -103,7 +103,7 @@ export function parseBulkAnswer(text: string, asked: ReadonlySet<string>): BulkA
 /** One record (`id, url, title, severity, vulnerable_versions, cwe, cvss`); null when its range is not one semver reads. */
 function advisoryOf(name: string, record: Json): Advisory | null {
   const range = record.vulnerable_versions;
-  if (typeof range !== 'string' || range.length > bulkLimits.maxRangeLength) return null;
+  if (typeof range !== 'string' || range.length > bulkLimits.maxRangeLength || !isRangeText(range)) return null;
   const vulnerable = semver.validRange(range, { loose: true });
   if (!vulnerable) return null;
   const url = typeof record.url === 'string' && /^https:\/\/[^\s]{1,500}$/.test(record.url) ? record.url : undefined;
@@ -113,6 +113,20 @@ function advisoryOf(name: string, record: Json): Advisory | null {
   const cvss = isObject(record.cvss) && typeof record.cvss.score === 'number' ? record.cvss.score : null;
   const severity = severities[String(record.severity)] ?? severityFromScore(cvss);
   return { id, packageName: name, vulnerable, patched: patchedOf(vulnerable), title: plain(record.title ?? 'Vulnerability', 200), severity, aliases: [], ...(url ? { url } : {}) };
+}
+
+const comparator = /^(?:[<>]=?|=|\^|~)?v?(?:\d+|[xX*])(?:\.(?:\d+|[xX*])){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/**
+ * Whether every `||` part of a range is a list of comparators (or a hyphen range): semver reads junk such as
+ * "not a range ||| x" as `*`, which would mark every version of the package affected.
+ */
+function isRangeText(range: string): boolean {
+  return range.split('||').every((part) => {
+    const tokens = part.trim().replace(/([<>]=?|=)\s+/g, '$1').split(/\s+/);
+    if (tokens.length === 3 && tokens[1] === '-') return comparator.test(tokens[0] as string) && comparator.test(tokens[2] as string);
+    return tokens.every((token) => comparator.test(token));
+  });
 }
 
 /** The answer names no fixed version: the highest `<X` bound of a range whose every part has one is the first fix. */
