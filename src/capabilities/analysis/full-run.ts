@@ -1,4 +1,5 @@
 // The full analysis (what runs when the report cache cannot answer): lists the target's files, analyses the changed ones (cached by content hash), runs the project-level rules, builds the report.
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
@@ -10,10 +11,13 @@ import { analyseOne, kinds } from './engine.js';
 import { readInstalled } from './installed.js';
 import { advisoryCacheStamp, inputsStamp, saveReport, type ReportKey } from './report-cache.js';
 import { nonRuntimeKind } from './code-paths.js';
+import { prefetchNpmAuditConfig } from './security/npm-audit-config.js';
 import { kindFiles } from './kind-files.js';
 import { componentLibraryFolders, parseManifest, readManifests } from './project-files.js';
 import { type AdvisorySource, type AnalysisReport, type Finding, type RunAnalysisOptions, type Severity, severities } from './types.js';
 import type { ProjectView } from './view.js';
+
+const lockfileNames = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', join('node_modules', '.package-lock.json')];
 
 /** The analysis of `key`'s target when the report cache could not answer: changed files are analysed (the others come from the per-file cache), then the project-level rules. */
 export async function runFullAnalysis(key: ReportKey, options: RunAnalysisOptions, started: number): Promise<AnalysisReport> {
@@ -40,6 +44,8 @@ async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, starte
   // What the analysis reads, and what decides how (manifests, tsconfig, type declarations that name folders): nothing else is stat'ed.
   const accept = (path: string): boolean => listing.includes(path) || /(?:^|\/)(?:package|tsconfig|jsconfig|components)\.json$|\.d\.ts$/.test(path);
   const useCache = options.cache !== false;
+  // npm's settings decide whether the dependency check asks the registry: asked now, they come while the files are analysed.
+  if (kind === 'security' && options.offline !== true && lockfileNames.some((name) => existsSync(join(root, name)))) prefetchNpmAuditConfig(root, options.env ?? process.env);
   // Taken before anything is read, so that an input changed during this run is a miss next time.
   const inputs = useCache ? inputsStamp(key) : null;
   const walk: WalkRecord = { folders: [], files: [] };

@@ -18,9 +18,19 @@ function settingsOf(answer: string): Map<string, string> {
   return settings;
 }
 
+const settingsQuery = ['config', 'get', 'registry', 'audit', 'offline'];
+
+/**
+ * Starts asking npm for its settings (a process start, ~0.4 s) so that the answer is ready when the dependency check
+ * needs it: the question is asked once and its answer kept while npm's configuration stays the same.
+ */
+export function prefetchNpmAuditConfig(root: string, env: NodeJS.ProcessEnv): void {
+  void packageManagerSetting('npm', settingsQuery, { cwd: root, env }).catch(() => undefined);
+}
+
 /** The registry, audit and offline settings npm has for `root` (its .npmrc, the user's, the global one, the environment, npm's defaults). */
 export async function npmAuditConfig(root: string, env: NodeJS.ProcessEnv): Promise<NpmAuditConfig> {
-  const settings = settingsOf(await packageManagerSetting('npm', ['config', 'get', 'registry', 'audit', 'offline'], { cwd: root, env }));
+  const settings = settingsOf(await packageManagerSetting('npm', settingsQuery, { cwd: root, env }));
   const registryText = settings.get('registry');
   if (!registryText) return { kind: 'skip', reason: 'npm did not say which registry it uses (is npm installed?)' };
   if (settings.get('audit') === 'false') return { kind: 'skip', reason: "npm's audit setting is false" };
