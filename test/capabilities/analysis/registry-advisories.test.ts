@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runAnalysis } from '../../../src/capabilities/analysis/run.js';
 import { parseAdvisoryExport } from '../../../src/capabilities/analysis/security/advisories.js';
 import { loadBundledAdvisories } from '../../../src/capabilities/analysis/security/snapshot.js';
@@ -83,6 +83,21 @@ describe("the dependency check asks npm's registry", () => {
     expect(everything(again)).not.toContain(token);
   });
 
+  it('asks again once the answer is a day old, and the warm report no longer answers', async () => {
+    withNpmrc(registryNpmrc());
+    await runAnalysis('security', options());
+    await runAnalysis('security', options());
+    expect(registry.requests).toHaveLength(1);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 25 * 60 * 60 * 1000 });
+    try {
+      const dayLater = await runAnalysis('security', options());
+      expect(registry.requests).toHaveLength(2);
+      expect(dayLater.advisories).toMatchObject({ kind: 'registry', fetchedAt: new Date().toISOString() });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("asks nothing when npm's audit setting is false, or with --offline, and says so", async () => {
     withNpmrc([...registryNpmrc(), 'audit=false']);
     const audit = await runAnalysis('security', options({ cache: false }));
@@ -131,4 +146,23 @@ describe("the dependency check asks npm's registry", () => {
     expect(report.advisories?.kind === 'bundled' ? report.advisories.reason : '').toMatch(/could not be reached \(ECONNREFUSED\)/);
     expect(bodyParserFinding(report)?.message).toContain(ghsaBodyParser);
   });
+
+  for (const [name, lockfile, locked] of [
+    ['koa-typescript-rest', 'package-lock.json v1', { koa: ['2.13.1'], 'koa-router': ['7.4.0'] }],
+    ['shadcn-admin', 'pnpm-lock.yaml v9', { react: ['19.2.5'], vite: ['8.0.8'] }],
+  ] as const) {
+    it(`sends the versions ${name}'s ${lockfile} pins`, async () => {
+      const other = unpackCorpus(name);
+      try {
+        writeFileSync(join(other.root, '.npmrc'), `registry=${registry.url}\n`);
+        const report = await runAnalysis('security', { ...options({ cache: false }), cwd: other.root });
+        expect(report.advisories).toMatchObject({ kind: 'registry', host: registry.host });
+        expect(registry.requests).toHaveLength(1);
+        expect(registry.requests[0]?.authorization).toBeUndefined();
+        expect(registry.requests[0]?.body).toMatchObject(locked);
+      } finally {
+        other.dispose();
+      }
+    });
+  }
 });
