@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { runAnalysis } from '../../../src/capabilities/analysis/run.js';
 import { parseAdvisoryExport } from '../../../src/capabilities/analysis/security/advisories.js';
 import { loadBundledAdvisories } from '../../../src/capabilities/analysis/security/snapshot.js';
@@ -53,8 +53,19 @@ const bodyParserFinding = (report: AnalysisReport) => report.findings.find((find
 const everything = (report: AnalysisReport): string => `${JSON.stringify(report)}\n${formatReportText(report, { color: false })}\n${JSON.stringify(toSarif(report))}`;
 
 describe("the dependency check asks npm's registry", () => {
+  it("sends no credential the project's own .npmrc names: a ${VARIABLE} there would send any of the person's environment to a host the project picks", async () => {
+    withNpmrc([`registry=${registry.url}`, `//${registry.host}/:_authToken=\${CADRE_TEST_EXFILTRATED}`]);
+    const report = await runAnalysis('security', { ...options(), env: { ...options().env, CADRE_TEST_EXFILTRATED: token } });
+    expect(registry.requests).toHaveLength(1);
+    expect(registry.requests[0]?.authorization).toBeUndefined();
+    expect(report.advisories).toMatchObject({ kind: 'registry' });
+  });
+
   it('reports what the registry says, names it as the source, sends the .npmrc token and shows it nowhere; a warm run asks nothing', async () => {
-    withNpmrc(registryNpmrc());
+    // The token is the person's (their own .npmrc), the registry the project's.
+    withNpmrc([`registry=${registry.url}`]);
+    writeFileSync(join(home, '.npmrc'), `//${registry.host}/:_authToken=${token}\n`);
+    onTestFinished(() => writeFileSync(join(home, '.npmrc'), ''));
     const cold = await runAnalysis('security', options());
     expect(registry.requests).toHaveLength(1);
     const [request] = registry.requests;

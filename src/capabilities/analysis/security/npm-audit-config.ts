@@ -42,18 +42,21 @@ export async function npmAuditConfig(root: string, env: NodeJS.ProcessEnv): Prom
     return { kind: 'skip', reason: "npm's registry setting is not a URL" };
   }
   if (registry.protocol !== 'https:' && registry.protocol !== 'http:') return { kind: 'skip', reason: "npm's registry setting is not an http(s) URL" };
-  return { kind: 'ask', registry, authorization: authorizationFor(registry, await npmrcSettings(root, env)) };
+  return { kind: 'ask', registry, authorization: authorizationFor(registry, await npmrcSettings(env)) };
 }
 
 const npmrcLimit = 256 * 1024;
 
-/** The `key=value` settings of the .npmrc files npm reads, the project's winning over the user's over the global one. */
-async function npmrcSettings(root: string, env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
+/**
+ * The credentials of the .npmrc files npm reads, the user's winning over the global one. The project's own .npmrc gives
+ * none: it came with the repository, and a `//its-host/:_authToken=${GITHUB_TOKEN}` line in it would otherwise send any of
+ * the person's environment variables to a host it names, for an analysis that reads the project.
+ */
+async function npmrcSettings(env: NodeJS.ProcessEnv): Promise<Map<string, string>> {
   const prefix = env.npm_config_prefix ?? env.NPM_CONFIG_PREFIX ?? dirname(dirname(process.execPath));
   const files = [
     env.npm_config_globalconfig ?? env.NPM_CONFIG_GLOBALCONFIG ?? join(prefix, 'etc', 'npmrc'),
     env.npm_config_userconfig ?? env.NPM_CONFIG_USERCONFIG ?? join(env.HOME ?? '', '.npmrc'),
-    join(root, '.npmrc'),
   ];
   const settings = new Map<string, string>();
   for (const file of files) {
