@@ -29,6 +29,8 @@ export default defineConfig({
           pool: 'forks',
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+          // As above: no registry advisories asked from a test.
+          env: { npm_config_audit: 'false' },
         },
       },
     ],
