@@ -129,13 +129,15 @@ describeDocker('a corpus project against a MySQL service container, through the 
       expect(install?.ending).toBe('exit code 0');
       expect(migrate).toMatchObject({ command: 'npm run db:migrate', ending: 'exit code 0' });
       expect(migrate?.output).toContain('Migration completed!');
-      // The suite as the project ships it: the paging test fails against MariaDB (and the first login of a test file may be shed).
+      // The suite as the project ships it, run whole against MariaDB. Its paging test fails when its four inserts land in
+      // the same second (MariaDB orders ties differently from MySQL) and passes when they straddle one, and the first login
+      // of a test file may be shed on a busy CPU: what fails here depends on the clock, so only the run and its exit code
+      // are checked (exit 1 exactly when a test failed).
       expect(unfixed?.command).toBe('npm test');
       expect(unfixed?.output).toContain('Users have been seeded successfully.');
       const before = suiteSummary(unfixed?.output ?? '');
       expect(before, unfixed?.output.slice(-3000)).toMatchObject({ tests: 57, cancelled: 0 });
-      expect(before?.failing).toContain('should paginate by page and limit');
-      expect(unfixed?.ending).toBe('exit code 1');
+      expect(unfixed?.ending).toBe((before?.fail ?? 0) > 0 ? 'exit code 1' : 'exit code 0');
       // After the agent's fixes the project's own suite passes whole, and its own exit code says so.
       expect(fixed?.command).toBe(testWithoutLoadShedding);
       expect(fixed?.output).toContain('Users have been seeded successfully.');
