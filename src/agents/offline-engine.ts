@@ -3,24 +3,24 @@ import type { DraftPlanInput, DraftPlanOutput } from '../../machines/task.machin
 import { CadreError, exitCodes } from '../errors.js';
 import type { Route } from '../capabilities/routing.js';
 import { result, say, type OutputSink } from '../output.js';
+import type { ProjectContext } from '../project/context.js';
 
 /**
  * The project context every task uses, as the project is now: the cache is brought up to date first (only files whose
  * size or mtime changed are read again), so a task never works from conventions or files that have since changed.
  */
-async function contextOf(cwd: string, keysDir: string | undefined) {
+async function analysedProject(cwd: string, keysDir: string | undefined) {
   const { analyzeProject } = await import('../project/context.js');
-  return (await analyzeProject({ cwd, ...(keysDir ? { keysDir } : {}) })).context;
+  return analyzeProject({ cwd, ...(keysDir ? { keysDir } : {}) });
 }
 
-async function routeOf(text: string, cwd: string, keysDir: string | undefined): Promise<Route> {
+async function routeOf(text: string, context: ProjectContext): Promise<Route> {
   const { routeTask } = await import('../capabilities/routing.js');
-  return routeTask(text, await contextOf(cwd, keysDir));
+  return routeTask(text, context);
 }
 
 /** Generation and documentation from the project's own conventions: a plan draft that goes through approval. */
-async function draftGenerated(input: DraftPlanInput, capability: string, deps: { cwd: string; emit: OutputSink; keysDir?: string }): Promise<DraftPlanOutput> {
-  const context = await contextOf(deps.cwd, deps.keysDir);
+async function draftGenerated(input: DraftPlanInput, capability: string, context: ProjectContext, deps: { cwd: string; emit: OutputSink }): Promise<DraftPlanOutput> {
   let draft;
   if (capability === 'generate-docs') {
     const { documentProject, documentationRequest, documentationKinds } = await import('../capabilities/documentation/index.js');
@@ -67,7 +67,7 @@ const asksOffline = /(?:^|\s)--offline\b|\bno network\b|\bwithout (?:the )?(?:ne
 export const draftOffline = {
   /** Chooses the specialist and capability, and says which and why. */
   async route(text: string, cwd: string, emit: OutputSink, keysDir?: string): Promise<Route> {
-    const route = await routeOf(text, cwd, keysDir);
+    const route = await routeOf(text, (await analysedProject(cwd, keysDir)).context);
     emit(say(route.needsModel
       ? `Routing: ${route.specialist} specialist; no offline capability fits this task.`
       : `Routing: ${route.specialist} specialist → ${route.capability} (confidence ${route.confidence.toFixed(2)}): ${route.reason}`, 'dim'));
@@ -76,10 +76,10 @@ export const draftOffline = {
 
   /** Runs the capability the router chose; read-only capabilities leave nothing to approve (planId null). */
   async draft(input: DraftPlanInput, deps: { cwd: string; emit: OutputSink; signal: AbortSignal; keysDir?: string }): Promise<DraftPlanOutput> {
-    const route = await routeOf(input.text, deps.cwd, deps.keysDir);
+    // One refresh of the project's context per draft: the route and the generator read the same one.
+    const analysed = await analysedProject(deps.cwd, deps.keysDir);
+    const route = await routeOf(input.text, analysed.context);
     if (route.capability === 'analyze-project') {
-      const { analyzeProject } = await import('../project/context.js');
-      const analysed = await analyzeProject({ cwd: deps.cwd, ...(deps.keysDir ? { keysDir: deps.keysDir } : {}) });
       deps.emit(result('project.context', { changed: analysed.changed, reused: analysed.reused }, analysed.summary));
       return { summary: 'Project analysed; the context cache is up to date.', plan: null };
     }
@@ -94,7 +94,7 @@ export const draftOffline = {
       const { feedbackNotUsable } = await import('../capabilities/generation/feedback.js');
       throw feedbackNotUsable(input.feedback);
     }
-    if (route.capability?.startsWith('generate-') && !route.needsModel) return draftGenerated(input, route.capability, deps);
+    if (route.capability?.startsWith('generate-') && !route.needsModel) return draftGenerated(input, route.capability, analysed.context, deps);
     const { modelSetupHint } = await import('../model/resolve.js');
     if (route.capability?.startsWith('generate-')) {
       // The router knows why the generator does not fit (NestJS without TypeORM, a task with no name…): say that, not "something else".
