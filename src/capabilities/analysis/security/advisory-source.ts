@@ -34,15 +34,16 @@ export async function resolveAdvisories(root: string, installed: readonly Instal
   if (Object.keys(request).length === 0) return fallback('the registry was not asked: the project has no lockfile');
   const config = await npmAuditConfig(root, options.env);
   if (config.kind === 'skip') return fallback(`the registry was not asked: ${config.reason}`);
+  // Credentials written into the registry URL are not sent: npm expands ${VARIABLES} in a project's .npmrc too, so
+  // `registry=https://x:${GITHUB_TOKEN}@a-host/` in a repository would send the person's environment to a host it names.
   const registry = new URL(config.registry.href);
-  const inline = registry.username ? `Basic ${Buffer.from(`${decodeURIComponent(registry.username)}:${decodeURIComponent(registry.password)}`).toString('base64')}` : null;
   registry.username = '';
   registry.password = '';
   const key = { root, registry: registry.href, request: contentHash(JSON.stringify(request)), secret: options.secret };
   let answer: CachedAdvisories | null = options.cache ? await loadCachedAdvisories(key) : null;
   let warning: FileWarning | null = null;
   if (!answer) {
-    const asked = await askBulkAdvisories({ registry, authorization: config.authorization ?? inline, request, ...(options.signal ? { signal: options.signal } : {}) });
+    const asked = await askBulkAdvisories({ registry, authorization: config.authorization, request, ...(options.signal ? { signal: options.signal } : {}) });
     if (!asked.ok) return fallback(`the registry ${registry.host} could not be used: ${asked.reason}`, true);
     answer = { fetchedAt: new Date().toISOString(), advisories: asked.advisories };
     if (options.cache) warning = await saveCachedAdvisories(key, answer);
