@@ -1,7 +1,7 @@
 // One model call forwarded upstream: streamed back as it comes, metered as it passes, stopped past its reservation, charged once.
-import type http from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici';
 import type { Budget, Reservation, TokenUsage } from './budget.js';
 import { responseHeaders } from './forward-headers.js';
 import { beyondSlack, chargeFor, createUsageTracker, type CallEnd, type MeteredRequest } from './metering.js';
@@ -14,8 +14,8 @@ const maxMeteredJsonBytes = 8 << 20;
 
 export interface CallContext {
   provider: ProviderKind;
-  request: (options: http.RequestOptions) => http.ClientRequest;
-  agent: http.Agent;
+  /** The kept-alive connections to the provider's origin. */
+  upstream: Dispatcher;
   budget: Budget;
   countTokens: TokenCounter;
   idleTimeoutMs: number;
@@ -43,7 +43,6 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
   const { req, res, metered, reservation, started } = input;
   const tracker = createUsageTracker(context.countTokens);
   let status = 0;
-  let upstream: http.ClientRequest | undefined;
   let settle: () => void = () => undefined;
   const settled = new Promise<void>((resolve) => (settle = resolve));
   let finished = false;
@@ -87,8 +86,24 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
     return beyondSlack(tracker.streamedAtMost(), reservation.output) && beyondSlack(tracker.streamedOutput(), reservation.output);
   };
 
+  // The upstream call, as undici's handler: no stream objects per call (the Node HTTP client cost the gateway more CPU per
+  // call than all its checks). `controller` is the call's once it is on a connection, when its bytes start to go out.
+  let controller: Dispatcher.DispatchController | undefined;
+  let abandoned = false;
+  let requestStarted = false;
+  // A 401/403 from the provider: its body (which may quote the key) is read and dropped.
+  let discarding = false;
+  let isStream = false;
+  const readEvents = createSseReader((data) => tracker.observe(data), () => tracker.done());
+  const json: Buffer[] = [];
+  let jsonBytes = 0;
+  const abandon = (): void => {
+    abandoned = true;
+    controller?.abort(new UpstreamAbandoned());
+  };
+
   const stopStream = (): void => {
-    upstream?.destroy();
+    abandon();
     const message = 'cadre gateway: the model passed the output tokens reserved for this call; the stream was stopped.';
     const event = context.provider === 'anthropic'
       ? `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message } })}\n\n`
@@ -96,111 +111,119 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
     finish('upstream-cut', 'the upstream passed the reserved output', () => res.end(event));
   };
 
-  const relay = (response: IncomingMessage): void => {
-    status = response.statusCode ?? 502;
+  const start = (statusCode: number, headers: IncomingHttpHeaders): void => {
+    status = statusCode;
     if (status === 401 || status === 403) {
       // Providers may quote part of the key they refused: none of that reaches the container.
-      response.resume();
+      discarding = true;
       finish('refused', 'the provider refused the host key', () => {
         res.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
         res.end(errorBody(context.provider, 'authentication', `cadre gateway: the model provider refused the API key configured on the host (status ${status}); the user must fix it in cadre's configuration.`));
       });
       return;
     }
-    res.writeHead(status, responseHeaders(response.headers));
-    const isStream = String(response.headers['content-type'] ?? '').includes('text/event-stream');
-    const readEvents = createSseReader((data) => tracker.observe(data), () => tracker.done());
-    const json: Buffer[] = [];
-    let jsonBytes = 0;
-    const ended = (): void => {
-      if (finished) return;
-      if (!isStream && metered && jsonBytes <= maxMeteredJsonBytes) {
-        const parsed = parseJson(Buffer.concat(json));
-        if (parsed !== undefined) {
-          tracker.observe(parsed);
-          tracker.done();
-        }
-      }
-      finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut', undefined, () => res.end());
-    };
-    // What the upstream sent in one read leaves in one write, with the end of the reply when its last bytes were in it
-    // (the 'end' event comes a few ticks later): a write less per call for the gateway, the forwarder and the client.
-    const socket = res.socket;
-    let corked = false;
-    const flush = (): void => {
-      corked = false;
-      if (response.complete && response.readableLength === 0) ended();
-      socket?.uncork();
-    };
-    response.on('data', (chunk: Buffer) => {
-      if (finished) return;
-      if (isStream) {
-        readEvents(chunk);
-        if (passedReservation()) {
-          stopStream();
-          return;
-        }
-      } else if (metered) {
-        jsonBytes += chunk.length;
-        if (jsonBytes <= maxMeteredJsonBytes) json.push(chunk);
-      }
-      if (!corked && socket) {
-        corked = true;
-        socket.cork();
-        process.nextTick(flush);
-      }
-      if (!res.write(chunk)) {
-        response.pause();
-        res.once('drain', () => response.resume());
-      }
-    });
-    response.on('end', ended);
-    response.on('error', () => {
-      // Stopped by the gateway itself (stopStream ended the reply with its error event): that reply must reach the client whole.
-      if (finished) return;
-      finish('upstream-cut', 'the upstream connection broke', () => res.destroy());
-    });
+    res.writeHead(status, responseHeaders(headers));
+    isStream = String(headers['content-type'] ?? '').includes('text/event-stream');
   };
 
-  let sentWhole = false;
-  const send = (retried: boolean): void => {
-    const sent = context.request({ ...input.target, method: req.method, agent: context.agent, headers: input.headers });
-    upstream = sent;
-    sent.setTimeout(context.idleTimeoutMs, () => sent.destroy(new UpstreamTimeout()));
-    sent.on('response', relay);
-    sent.on('error', (error: NodeJS.ErrnoException) => {
-      // A kept-alive connection the upstream closed as we reused it: the request never arrived, send it once more.
-      if (!retried && status === 0 && sent.reusedSocket && error.code === 'ECONNRESET' && !res.destroyed) {
-        send(true);
+  const ended = (): void => {
+    if (finished) return;
+    if (!isStream && metered && jsonBytes <= maxMeteredJsonBytes) {
+      const parsed = parseJson(Buffer.concat(json));
+      if (parsed !== undefined) {
+        tracker.observe(parsed);
+        tracker.done();
+      }
+    }
+    finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut', undefined, () => res.end());
+  };
+
+  // What the upstream sent in one read leaves in one write, with the end of the reply when its last bytes were in it
+  // (undici reports the end in the same read): a write less per call for the gateway, the forwarder and the client.
+  const socket = res.socket;
+  let corked = false;
+  const uncork = (): void => {
+    corked = false;
+    socket?.uncork();
+  };
+  const relay = (chunk: Buffer): void => {
+    if (isStream) {
+      readEvents(chunk);
+      if (passedReservation()) {
+        stopStream();
         return;
       }
-      if (finished) return;
-      const timedOut = error instanceof UpstreamTimeout;
-      // Not even sent (refused, unreachable): nothing was generated. Sent and then dropped or timed out: the upstream
-      // may have been working on it, so it counts as cut by the upstream.
-      const end: CallEnd = status === 0 && !timedOut && !sentWhole ? 'refused' : 'upstream-cut';
-      if (status === 0) status = timedOut ? 504 : 502;
-      finish(end, timedOut ? 'upstream timeout' : error.message, () => {
-        if (res.headersSent) res.destroy();
-        else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
-      });
+    } else if (metered) {
+      jsonBytes += chunk.length;
+      if (jsonBytes <= maxMeteredJsonBytes) json.push(chunk);
+    }
+    if (!corked && socket) {
+      corked = true;
+      socket.cork();
+      process.nextTick(uncork);
+    }
+    if (!res.write(chunk) && controller) {
+      const paused = controller;
+      paused.pause();
+      res.once('drain', () => paused.resume());
+    }
+  };
+
+  const failed = (error: Error & { code?: string }): void => {
+    // Stopped by the gateway itself (undici reports the abort at once): the reply is the gateway's to end.
+    if (finished || abandoned) return;
+    const timedOut = error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT';
+    if (status !== 0) {
+      finish('upstream-cut', timedOut ? 'upstream timeout' : 'the upstream connection broke', () => res.destroy());
+      return;
+    }
+    // Not even sent (refused, unreachable, no connection): nothing was generated. Sent and then dropped or timed out:
+    // the upstream may have been working on it, so it counts as cut by the upstream.
+    const end: CallEnd = !timedOut && !requestStarted ? 'refused' : 'upstream-cut';
+    status = timedOut ? 504 : 502;
+    finish(end, timedOut ? 'upstream timeout' : error.message, () => {
+      if (res.headersSent) res.destroy();
+      else reject(res, timedOut ? 'timeout' : 'upstream', timedOut ? 'cadre gateway: the model provider did not answer in time.' : `cadre gateway: the model provider could not be reached (${error.message}).`);
     });
-    sent.once('finish', () => (sentWhole = true));
-    sent.end(input.body);
   };
 
   res.on('close', () => {
     if (finished) return;
-    upstream?.destroy();
+    abandon();
     if (status === 0) status = 499;
     finish('client-cut', 'the client closed the connection');
   });
-  send(false);
+  context.upstream.dispatch(
+    // No answer for this long, or a reply that pauses this long between two reads: the call is abandoned.
+    { ...input.target, method: req.method as Dispatcher.HttpMethod, headers: input.headers, body: input.body, headersTimeout: context.idleTimeoutMs, bodyTimeout: context.idleTimeoutMs },
+    {
+      onRequestStart(callController) {
+        controller = callController;
+        if (abandoned) callController.abort(new UpstreamAbandoned());
+        else requestStarted = true;
+      },
+      onResponseStart(_controller, statusCode, headers) {
+        // An informational reply (100 Continue, 103 Early Hints) is not the answer.
+        if (finished || statusCode < 200) return;
+        start(statusCode, headers);
+      },
+      onResponseData(_controller, chunk) {
+        if (!finished && !discarding) relay(chunk);
+      },
+      onResponseEnd() {
+        if (!discarding) ended();
+      },
+      onResponseError(_controller, error) {
+        failed(error);
+      },
+    },
+  );
   return settled;
 }
 
-class UpstreamTimeout extends Error {
-  override readonly name = 'UpstreamTimeout';
+/** The reason an upstream call the gateway stopped itself ends with (the client left, or the stream passed its reservation). */
+class UpstreamAbandoned extends Error {
+  override readonly name = 'UpstreamAbandoned';
 }
 
 function parseJson(body: Buffer): unknown {

@@ -1,9 +1,8 @@
 // The model API proxy: verify the container's JWT, bound and check the request, reserve budget, forward with the real key.
 import { isUtf8 } from 'node:buffer';
-import http from 'node:http';
-import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
 import type { Budget, Reservation } from './budget.js';
 import type { Credentials } from './credentials.js';
 import { upstreamHeaders } from './forward-headers.js';
@@ -51,8 +50,9 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   const { provider, credentials, container, budget, audit, countTokens } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 8 << 20;
   const defaultMaxOutput = options.defaultMaxOutput ?? 4_096;
-  const transport = new URL(provider.baseUrl).protocol === 'https:' ? https : http;
-  const agent = new transport.Agent({ keepAlive: true });
+  // Kept-alive connections to the provider. undici closes an idle one before the server would (the server's keep-alive
+  // hint, else 4 s idle), so a call is not sent on a connection the server is closing.
+  const upstream = new Pool(new URL(provider.baseUrl).origin);
   const auth = upstreamAuthHeader(provider);
   const targetOf = upstreamTarget(provider);
   const calls = new Set<Promise<void>>();
@@ -70,8 +70,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   };
 
   const callContext = {
-    provider: provider.kind, agent, budget, countTokens, reject,
-    request: (requestOptions: http.RequestOptions) => transport.request(requestOptions),
+    provider: provider.kind, upstream, budget, countTokens, reject,
     idleTimeoutMs: options.upstreamIdleTimeoutMs ?? 600_000,
     audit: (data: Record<string, unknown>) => audit.record('gateway.call', data),
   };
@@ -176,7 +175,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
       });
     },
     inFlight: () => [...calls],
-    close: () => agent.destroy(),
+    close: () => void upstream.destroy().catch(() => undefined),
   };
 }
 

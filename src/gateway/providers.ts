@@ -52,21 +52,19 @@ export function matchRoute(kind: ProviderKind, method: string, target: string): 
 }
 
 export interface UpstreamTarget {
-  protocol: string;
-  hostname: string;
-  port: string;
+  /** The provider's origin (scheme, host, port): the one the gateway's connection pool is for. */
+  origin: string;
   path: string;
 }
 
 /**
- * Where routes go upstream: the fixed base URL (parsed once) plus a route's path, never a client-chosen host. In the
- * options form `http.request` takes, so no call parses a URL.
+ * Where routes go upstream: the fixed base URL (parsed once) plus a route's path, never a client-chosen host; no call
+ * parses a URL.
  */
 export function upstreamTarget(provider: ProviderConfig): (route: Route) => UpstreamTarget {
   const base = new URL(provider.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
-  const hostname = base.hostname.startsWith('[') ? base.hostname.slice(1, -1) : base.hostname;
-  return (route) => ({ protocol: base.protocol, hostname, port: base.port, path: `${basePath}${route.upstreamPath}` });
+  return (route) => ({ origin: base.origin, path: `${basePath}${route.upstreamPath}` });
 }
 
 /** The container's credential (the JWT): `x-api-key` (Anthropic) or `Authorization: Bearer` (both). */

@@ -21,7 +21,7 @@ describe('routes', () => {
 
   it("goes to the configured base URL's host, port and path, never the client's", () => {
     const route = { upstreamPath: '/chat/completions', metered: 'chat' as const };
-    expect(upstreamTarget({ kind: 'openai', baseUrl: 'https://api.example.test/v1/', apiKey: 'k' })(route)).toEqual({ protocol: 'https:', hostname: 'api.example.test', port: '', path: '/v1/chat/completions' });
-    expect(upstreamTarget({ kind: 'openai', baseUrl: 'http://[::1]:8080/v1', apiKey: 'k' })(route)).toEqual({ protocol: 'http:', hostname: '::1', port: '8080', path: '/v1/chat/completions' });
+    expect(upstreamTarget({ kind: 'openai', baseUrl: 'https://api.example.test/v1/', apiKey: 'k' })(route)).toEqual({ origin: 'https://api.example.test', path: '/v1/chat/completions' });
+    expect(upstreamTarget({ kind: 'openai', baseUrl: 'http://[::1]:8080/v1', apiKey: 'k' })(route)).toEqual({ origin: 'http://[::1]:8080', path: '/v1/chat/completions' });
   });
 });
