@@ -91,6 +91,8 @@ function chatCapField(kind: ProviderKind, body: Record<string, unknown>): string
 /** What an upstream said about a call: its reported usage, the output it streamed (counted as it passed), whether it finished. */
 export interface UsageTracker {
   observe(message: unknown): void;
+  /** One stream event's data, as the SSE reader gives it (JSON, or anything an upstream sends). */
+  observeData(data: string): void;
   /** The stream's end marker (`data: [DONE]`), or a whole JSON body read. */
   done(): void;
   usage(): TokenUsage | undefined;
@@ -126,17 +128,34 @@ export function createUsageTracker(countTokens: TokenCounter): UsageTracker {
     }
     return streamed;
   };
-  return {
+  const streamedText = (text: string): void => {
+    uncounted.push(text);
+    uncountedBytes += Buffer.byteLength(text, 'utf8');
+    if (uncountedBytes > maxUncountedBytes) countStreamed();
+  };
+  const tracker: UsageTracker = {
+    observeData(data) {
+      // Most of a stream is text deltas: read in the one form Anthropic sends them, they need no JSON.parse each.
+      const text = anthropicTextDelta(data);
+      if (text !== undefined) {
+        if (text !== '') streamedText(text);
+        return;
+      }
+      let message: unknown;
+      try {
+        message = JSON.parse(data);
+      } catch {
+        // Not JSON: nothing to meter in it.
+        return;
+      }
+      tracker.observe(message);
+    },
     observe(message) {
       const record = asRecord(message);
       const type = record.type;
       if (type === 'message_stop' || (typeof type === 'string' && finalResponseTypes.has(type))) finished = true;
       const text = deltaText(record);
-      if (text !== '') {
-        uncounted.push(text);
-        uncountedBytes += Buffer.byteLength(text, 'utf8');
-        if (uncountedBytes > maxUncountedBytes) countStreamed();
-      }
+      if (text !== '') streamedText(text);
       const usage = asRecord(
         type === 'message_start' ? asRecord(record.message).usage
           : typeof type === 'string' && type.startsWith('response.') ? asRecord(record.response).usage
@@ -157,6 +176,55 @@ export function createUsageTracker(countTokens: TokenCounter): UsageTracker {
     streamedAtMost: () => streamed + uncountedBytes,
     finished: () => finished,
   };
+  return tracker;
+}
+
+const textDeltaHead = '{"type":"content_block_delta","index":';
+const textDeltaMiddle = ',"delta":{"type":"text_delta","text":"';
+const textDeltaTail = '"}}';
+
+/**
+ * The text of an Anthropic text delta written exactly as the API writes it
+ * (`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"…"}}`), read without parsing the
+ * event; undefined for anything else, which is parsed as JSON. Whatever this accepts, JSON.parse reads as that text delta:
+ * the fixed parts leave no room for another key, a repeated one or another value, and the text must be a whole JSON
+ * string (a quote it does not escape, a bad escape or a raw control character sends the event to JSON.parse).
+ */
+export function anthropicTextDelta(data: string): string | undefined {
+  if (!data.startsWith(textDeltaHead) || !data.endsWith(textDeltaTail)) return undefined;
+  // The index: a JSON integer without sign or leading zero.
+  let at = textDeltaHead.length;
+  const first = data.charCodeAt(at);
+  if (first === 0x30) at += 1;
+  else if (first >= 0x31 && first <= 0x39) {
+    do at += 1;
+    while (isDigit(data.charCodeAt(at)));
+  } else return undefined;
+  if (!data.startsWith(textDeltaMiddle, at)) return undefined;
+  const from = at + textDeltaMiddle.length;
+  const to = data.length - textDeltaTail.length;
+  if (from > to) return undefined;
+  const body = data.slice(from, to);
+  if (!needsEscapes(body)) return body;
+  try {
+    const text: unknown = JSON.parse(`"${body}"`);
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `text` holds a character a JSON string holds only escaped (or that ends it): without one, it is its own JSON string body. */
+function needsEscapes(text: string): boolean {
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22 || code === 0x5c || code < 0x20) return true;
+  }
+  return false;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
 
 /** The generated text a stream event carries: Anthropic deltas, chat choices' deltas, Responses deltas. */

@@ -94,7 +94,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
   // A 401/403 from the provider: its body (which may quote the key) is read and dropped.
   let discarding = false;
   let isStream = false;
-  const readEvents = createSseReader((data) => tracker.observe(data), () => tracker.done());
+  const readEvents = createSseReader((data) => tracker.observeData(data), () => tracker.done());
   const json: Buffer[] = [];
   let jsonBytes = 0;
   const abandon = (): void => {
