@@ -64,9 +64,15 @@ export function clip(value: unknown, depth = 0): unknown {
     return value.length > maxArrayItems ? [...items, `(${value.length - maxArrayItems} more)`] : items;
   }
   const out: Record<string, unknown> = {};
-  // Defined, not assigned: a key named __proto__ would otherwise set the copy's prototype and vanish from the record.
-  for (const [key, child] of Object.entries(value).slice(0, maxArrayItems)) {
-    Object.defineProperty(out, key.slice(0, 64), { value: clip(child, depth + 1), enumerable: true, writable: true, configurable: true });
+  const keys = Object.keys(value);
+  const kept = Math.min(keys.length, maxArrayItems);
+  for (let index = 0; index < kept; index += 1) {
+    const key = keys[index]!;
+    const name = key.length > 64 ? key.slice(0, 64) : key;
+    const child = clip((value as Record<string, unknown>)[key], depth + 1);
+    // Defined, not assigned: a key named __proto__ would otherwise set the copy's prototype and vanish from the record.
+    if (name === '__proto__') Object.defineProperty(out, name, { value: child, enumerable: true, writable: true, configurable: true });
+    else out[name] = child;
   }
   return out;
 }

@@ -25,6 +25,19 @@ export interface AuditRecord {
   hmac: string;
 }
 
+/** Object keys as JSON strings, kept: records of one type repeat the same keys. */
+const quotedKeys = new Map<string, string>();
+const maxQuotedKeys = 4_096;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (key.length <= 64 && quotedKeys.size < maxQuotedKeys) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
 /** JSON with object keys sorted and no whitespace; the byte form that gets hashed. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) {
@@ -43,7 +56,7 @@ export function canonicalJson(value: unknown): string {
     for (const key of Object.keys(value).sort()) {
       const child: unknown = (value as Record<string, unknown>)[key];
       if (child === undefined) continue;
-      out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${canonicalJson(child)}`;
+      out += `${out === '' ? '' : ','}${quotedKey(key)}:${canonicalJson(child)}`;
     }
     return `{${out}}`;
   }
@@ -54,6 +67,23 @@ export function recordHash(record: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 
   const { seq, ts, session, type, data, prev } = record;
   // One shot: no hash object per record.
   return hash('sha256', canonicalJson({ seq, ts, session, type, data, prev }), 'hex');
+}
+
+/**
+ * A record the writer seals, in one serialisation of its data: the hash (`recordHash` of the same fields, whose canonical
+ * form puts the keys in the order data, prev, seq, session, ts, type) and the line written to the log (the record's fields
+ * in their usual order, the data in its canonical form, which verify reads back to the same hash).
+ */
+export function sealRecord(key: Uint8Array, fields: { seq: number; ts: string; session: string; type: string; prev: string }, data: unknown): { hash: string; hmac: string; line: string } {
+  const canonical = canonicalJson(data);
+  const seq = JSON.stringify(fields.seq);
+  const ts = JSON.stringify(fields.ts);
+  const session = JSON.stringify(fields.session);
+  const type = JSON.stringify(fields.type);
+  const prev = JSON.stringify(fields.prev);
+  const digest = hash('sha256', `{"data":${canonical},"prev":${prev},"seq":${seq},"session":${session},"ts":${ts},"type":${type}}`, 'hex');
+  const hmac = hmacHex(key, digest);
+  return { hash: digest, hmac, line: `{"seq":${seq},"ts":${ts},"session":${session},"type":${type},"data":${canonical},"prev":${prev},"hash":"${digest}","hmac":"${hmac}"}\n` };
 }
 
 export function hmacHex(key: Uint8Array, text: string): string {

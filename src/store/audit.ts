@@ -5,7 +5,7 @@ import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { openLiveMarker } from './audit-live.js';
-import { checkpointSignature, checkpointType, genesisHash, hmacHex, recordHash, type AuditRecord } from './audit-record.js';
+import { checkpointSignature, checkpointType, genesisHash, sealRecord, type AuditRecord } from './audit-record.js';
 import { scanAuditText } from './audit-verify.js';
 import { resolvePaths } from './paths.js';
 import { redactedJsonValue } from './redact.js';
@@ -98,13 +98,13 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
 
   const refused = (): CadreError => new CadreError('audit.write-failed', `The audit log ${file} could not be written; later records are refused.`, { cause: failure });
 
-  const seal = (type: string, data: unknown): AuditRecord => {
+  const seal = (type: string, data: unknown): { record: AuditRecord; line: string } => {
     const clean = redactedJsonValue(data ?? null);
-    const base = { seq: seq + 1, ts: new Date().toISOString(), session, type, data: clean, prev };
-    const hash = recordHash(base);
-    seq = base.seq;
+    const fields = { seq: seq + 1, ts: new Date().toISOString(), session, type, prev };
+    const { hash, hmac, line } = sealRecord(key, fields, clean);
+    seq = fields.seq;
     prev = hash;
-    return { ...base, hash, hmac: hmacHex(key, hash) };
+    return { record: { seq: fields.seq, ts: fields.ts, session, type, data: clean, prev: fields.prev, hash, hmac }, line };
   };
 
   const writeBatches = async (): Promise<void> => {
@@ -132,14 +132,15 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
 
   const write = (type: string, data: unknown): Promise<AuditRecord> => {
     if (failure !== undefined) return Promise.reject(refused());
-    let record: AuditRecord;
+    let sealed: { record: AuditRecord; line: string };
     try {
-      record = seal(type, data);
+      sealed = seal(type, data);
     } catch (error) {
       return Promise.reject(error);
     }
+    const { record, line } = sealed;
     return new Promise<AuditRecord>((resolve, reject) => {
-      batch.push({ line: `${JSON.stringify(record)}\n`, record, done: (error) => (error === undefined ? resolve(record) : reject(error)) });
+      batch.push({ line, record, done: (error) => (error === undefined ? resolve(record) : reject(error)) });
       // Started after the current task, so the records appended with this one go in the same write.
       writing ??= Promise.resolve().then(writeBatches);
     });

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, genesisHash, recordHash } from '../../src/store/audit-record.js';
+import { canonicalJson, genesisHash, hmacHex, recordHash, sealRecord, type AuditRecord } from '../../src/store/audit-record.js';
 import { redactedJsonValue } from '../../src/store/redact.js';
 import { unpackCorpus } from '../support/corpus.js';
 import { edgyValue } from './edgy-value.js';
@@ -46,6 +46,42 @@ describe('audit record hash', () => {
       expect(parsed).toBe(37);
       // Computed by the cadre of commit 46138d8 over the same files.
       expect(hash.digest('hex')).toBe('6ee1c90ce74d6818beb650fd0b7d31ac22bde47e5cd04206e3eb80bb293fb388');
+    } finally {
+      project.dispose();
+    }
+  });
+
+  it('seals in one serialisation a record whose line reads back to the same fields and hash (edge values, every JSON file of a real project)', () => {
+    const key = new Uint8Array(32).fill(7);
+    const project = unpackCorpus('nestjs-boilerplate');
+    try {
+      const values: unknown[] = [redactedJsonValue(edgyValue()), null, 'text "quoted" \u2028', 12.5, []];
+      const walk = (folder: string): void => {
+        for (const name of readdirSync(folder).sort()) {
+          const path = join(folder, name);
+          if (statSync(path).isDirectory()) walk(path);
+          else if (name.endsWith('.json')) {
+            try {
+              values.push(redactedJsonValue(JSON.parse(readFileSync(path, 'utf8'))));
+            } catch {
+              // not JSON (a comment in a tsconfig): not a value an audit record holds
+            }
+          }
+        }
+      };
+      walk(project.root);
+      expect(values.length).toBeGreaterThan(40);
+      values.forEach((data, index) => {
+        const fields = { seq: index + 1, ts: '2026-01-02T03:04:05.678Z', session: 'sé"ssion', type: 'gateway.call', prev: genesisHash };
+        const sealed = sealRecord(key, fields, data);
+        expect(sealed.line.endsWith('\n')).toBe(true);
+        const read = JSON.parse(sealed.line) as AuditRecord;
+        expect(Object.keys(read)).toEqual(['seq', 'ts', 'session', 'type', 'data', 'prev', 'hash', 'hmac']);
+        expect(read).toEqual({ ...fields, data, hash: sealed.hash, hmac: sealed.hmac });
+        expect(sealed.hash).toBe(recordHash({ ...fields, data }));
+        expect(recordHash(read)).toBe(sealed.hash);
+        expect(sealed.hmac).toBe(hmacHex(key, sealed.hash));
+      });
     } finally {
       project.dispose();
     }
