@@ -89,32 +89,44 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
   });
   let failure: unknown;
   let closed = false;
-  // Records are sealed into the chain as they are appended (in call order) and reach the disk in batches: every record
-  // waiting when a write starts goes in it, in one synchronous write followed by one marker update. Under a burst the
-  // trail keeps up instead of queueing one disk write per record; what a crash can lose is the batch being written, not a
-  // backlog.
-  let batch: Array<{ line: string; record: AuditRecord; done: (error?: unknown) => void }> = [];
+  // Records are redacted and stamped as they are appended (in call order), and sealed into the chain and written in
+  // batches: every record waiting when a write starts is sealed in one pass and goes in one synchronous write, followed by
+  // one marker update. Under a burst (a gateway records every model call) the trail keeps up instead of queueing one disk
+  // write per record, and the sealing runs as one loop rather than between the calls; what a crash can lose is the batch
+  // being written, not a backlog.
+  type Pending = { type: string; ts: string; data: unknown; checkpoint: boolean; done: (error: unknown, record?: AuditRecord) => void };
+  let batch: Pending[] = [];
   let writing: Promise<void> | undefined;
 
   const refused = (): CadreError => new CadreError('audit.write-failed', `The audit log ${file} could not be written; later records are refused.`, { cause: failure });
 
-  const seal = (type: string, data: unknown): { record: AuditRecord; line: string } => {
-    const clean = redactedJsonValue(data ?? null);
-    const fields = { seq: seq + 1, ts: new Date().toISOString(), session, type, prev };
-    const { hash, hmac, line } = sealRecord(key, fields, clean);
+  const seal = (entry: Pending): { record: AuditRecord; line: string } => {
+    // The checkpoint signs the chain as it stands when it is sealed, after every record appended before it.
+    const data = entry.checkpoint
+      ? redactedJsonValue({ count: seq, lastHash: prev, signature: checkpointSignature(key, seq, prev) })
+      : entry.data;
+    const fields = { seq: seq + 1, ts: entry.ts, session, type: entry.type, prev };
+    const { hash, hmac, line } = sealRecord(key, fields, data);
     seq = fields.seq;
     prev = hash;
-    return { record: { seq: fields.seq, ts: fields.ts, session, type, data: clean, prev: fields.prev, hash, hmac }, line };
+    return { record: { seq: fields.seq, ts: fields.ts, session, type: entry.type, data, prev: fields.prev, hash, hmac }, line };
   };
 
   const writeBatches = async (): Promise<void> => {
     while (batch.length > 0) {
       const taken = batch;
       batch = [];
-      const last = taken.at(-1)!.record;
+      const records: AuditRecord[] = [];
       try {
         if (failure !== undefined) throw refused();
-        await handle.write(taken.length === 1 ? taken[0]!.line : taken.map((entry) => entry.line).join(''));
+        let text = '';
+        for (const entry of taken) {
+          const { record, line } = seal(entry);
+          records.push(record);
+          text += line;
+        }
+        const last = records.at(-1)!;
+        await handle.write(text);
         if (last.type !== checkpointType) await marker.update({ count: last.seq, lastHash: last.hash });
       } catch (error) {
         failure ??= error;
@@ -125,22 +137,22 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
         for (const entry of taken) entry.done(failed);
         continue;
       }
-      for (const entry of taken) entry.done();
+      taken.forEach((entry, index) => entry.done(undefined, records[index]));
     }
     writing = undefined;
   };
 
-  const write = (type: string, data: unknown): Promise<AuditRecord> => {
+  const write = (type: string, data: unknown, checkpoint = false): Promise<AuditRecord> => {
     if (failure !== undefined) return Promise.reject(refused());
-    let sealed: { record: AuditRecord; line: string };
+    let clean: unknown;
     try {
-      sealed = seal(type, data);
+      clean = checkpoint ? undefined : redactedJsonValue(data ?? null);
     } catch (error) {
       return Promise.reject(error);
     }
-    const { record, line } = sealed;
+    const ts = new Date().toISOString();
     return new Promise<AuditRecord>((resolve, reject) => {
-      batch.push({ line, record, done: (error) => (error === undefined ? resolve(record) : reject(error)) });
+      batch.push({ type, ts, data: clean, checkpoint, done: (error, record) => (error === undefined ? resolve(record!) : reject(error)) });
       // Started after the current task, so the records appended with this one go in the same write.
       writing ??= Promise.resolve().then(writeBatches);
     });
@@ -156,7 +168,7 @@ export async function createAuditWriter({ file, key, session }: { file: string; 
       if (closed) throw new Error(`audit writer for ${file} is already closed`);
       closed = true;
       try {
-        const record = await write(checkpointType, { count: seq, lastHash: prev, signature: checkpointSignature(key, seq, prev) });
+        const record = await write(checkpointType, undefined, true);
         await marker.remove();
         return record;
       } finally {
