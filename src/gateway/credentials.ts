@@ -1,5 +1,5 @@
 // Container credentials: short-lived HS256 session JWTs (kid, iss, aud, sub, cid, jti, exp), verification, revocation.
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { CadreError } from '../errors.js';
 import { openKeyring } from './keyring.js';
@@ -89,7 +89,7 @@ export async function openCredentials(options: {
     verifyContainerToken(token) {
       if (token === undefined || token === '') return { ok: false, reason: 'missing' };
       // The signature, audience and issuer of a token verified before hold; what can change since is checked every time.
-      const key = createHash('sha256').update(token).digest('base64url');
+      const key = hash('sha256', token, 'base64url');
       const known = verified.get(key);
       if (known !== undefined) {
         const fail = (reason: TokenFailureReason): TokenVerification => ({ ok: false, reason, jtiPrefix: known.jti.slice(0, 8) });

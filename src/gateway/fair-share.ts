@@ -3,8 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface FairShare {
-  /** Resolves once the container may have the event loop again. */
-  turn(): Promise<void>;
+  /** Undefined when the container may have the event loop now, else a promise that resolves once it may. */
+  turn(): Promise<void> | undefined;
   /** Counts `ms` of the loop spent on the container's behalf. */
   spent(ms: number): void;
   /** Runs `work`, counting the time it takes. */
@@ -34,12 +34,15 @@ export function createFairShare(options: { share?: number; burstMs?: number } = 
   };
 
   return {
-    async turn() {
+    turn() {
       drain();
-      while (level > burstMs) {
-        await sleep(Math.ceil((level - burstMs) / share));
-        drain();
-      }
+      if (level <= burstMs) return undefined;
+      return (async () => {
+        while (level > burstMs) {
+          await sleep(Math.ceil((level - burstMs) / share));
+          drain();
+        }
+      })();
     },
     spent,
     measure(work) {

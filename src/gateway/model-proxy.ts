@@ -109,8 +109,11 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     let metered: MeteredRequest | undefined;
     let reservation: Reservation | undefined;
     if (shapeEndpoint !== undefined) {
-      await share.turn();
-      if (res.destroyed) return;
+      const wait = share.turn();
+      if (wait !== undefined) {
+        await wait;
+        if (res.destroyed) return;
+      }
       const checked = share.measure(() => checkBody(body, { kind: provider.kind, endpoint: shapeEndpoint, serverTools: container.serverTools ?? [] }));
       if (checked.refusal !== undefined) {
         const message = checked.refusal === 'depth' ? `the request nests deeper than ${maxDepth} levels` : 'the request body is not a JSON object';

@@ -54,8 +54,33 @@ export function createBoundedAudit(audit: GatewayAudit, options: { cid: string; 
   };
 }
 
-/** A copy of `value` with long strings cut, long arrays shortened and deep nesting summarised. */
+/** `value` with long strings cut, long arrays shortened and deep nesting summarised: a copy, or `value` itself when it needs none of that. */
 export function clip(value: unknown, depth = 0): unknown {
+  return fitsAsIs(value, depth) ? value : clipped(value, depth);
+}
+
+/** True when clipping would change nothing: the gateway's own records (a call's figures) are copied once, by the audit trail. */
+function fitsAsIs(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return value.length <= maxStringChars;
+  if (typeof value !== 'object' || value === null) return true;
+  if (depth >= 4) return false;
+  // Only plain data is passed as it is; anything else (a Date, a Map, a class) is copied as it always was.
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (prototype !== Array.prototype || value.length > maxArrayItems) return false;
+    for (const item of value) if (!fitsAsIs(item, depth + 1)) return false;
+    return true;
+  }
+  if (prototype !== Object.prototype && prototype !== null) return false;
+  const keys = Object.keys(value);
+  if (keys.length > maxArrayItems) return false;
+  for (const key of keys) {
+    if (key.length > 64 || key === '__proto__' || !fitsAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+function clipped(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return value.length > maxStringChars ? `${value.slice(0, maxStringChars)}… (${value.length} characters)` : value;
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= 4) return '(nested value left out)';

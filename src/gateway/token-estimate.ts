@@ -96,7 +96,7 @@ export function requestTokenBound(body: Buffer, texts: readonly string[], attach
 /** Paces the slices: told the time each took, and waited on before the next (see FairShare). */
 export interface Pace {
   spent(ms: number): void;
-  turn(): Promise<void>;
+  turn(): Promise<void> | undefined;
 }
 
 /** Estimates the tokens of many texts, giving the event loop a turn every few milliseconds. */

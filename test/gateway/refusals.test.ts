@@ -3,6 +3,21 @@ import { describe, expect, it } from 'vitest';
 import { clip, createBoundedAudit } from '../../src/gateway/refusals.js';
 
 describe('the bounded audit hook', () => {
+  it('passes plain data that needs no clipping as it is, and copies anything else as before', () => {
+    const call = { provider: 'anthropic', status: 200, reported: { input: 10, output: 20 }, removedBetas: ['a', 'b'], error: undefined };
+    expect(clip(call)).toBe(call);
+    const date = new Date(0);
+    expect(clip({ at: date })).toEqual({ at: {} });
+    const long = { note: 'x'.repeat(201), ok: { kept: true } };
+    const copy = clip(long) as Record<string, unknown>;
+    expect(copy).not.toBe(long);
+    expect(copy.ok).toBe(long.ok);
+    expect(long.note).toHaveLength(201);
+    const named = JSON.parse('{"__proto__":{"polluted":true}}') as object;
+    expect(Object.keys(clip(named) as object)).toEqual(['__proto__']);
+    expect(clip(named)).not.toBe(named);
+  });
+
   it('clips long strings, long arrays and deep nesting', () => {
     const clipped = clip({ text: 'x'.repeat(500), list: Array.from({ length: 30 }, (_, n) => n), deep: { a: { b: { c: { d: { e: 1 } } } } } }) as Record<string, unknown>;
     expect(clipped.text).toBe(`${'x'.repeat(200)}… (500 characters)`);
