@@ -20,6 +20,7 @@ export function loadTokenCounter(): Promise<TokenCounter> {
  * without whitespace longer than this are not given to the tokenizer.
  */
 const longRun = /\S{100,}/g;
+const holdsLongRun = /\S{100}/;
 /** Text handed to the tokenizer at once; cut at whitespace, so counts match the whole text's. */
 const chunkChars = 16_384;
 /** The event loop gets a turn after this much counting, so other containers, the prompt and the audit go on. */
@@ -64,6 +65,8 @@ export function linearCounter(countTokens: TokenCounter): TokenCounter {
 
 /** Estimates a short text's tokens synchronously (stream deltas); linear in its length. */
 export function estimateTextTokens(text: string, countTokens: TokenCounter): number {
+  // Most texts (a stream's deltas, a short reply) are one piece: no long run, not longer than a chunk.
+  if (text.length <= chunkChars && (text.length < 100 || !holdsLongRun.test(text))) return text === '' ? 0 : countTokens(text);
   let total = 0;
   for (const piece of pieces(text)) total += piece.priced + (piece.text === '' ? 0 : countTokens(piece.text));
   return total;

@@ -130,6 +130,15 @@ describe('metering', () => {
     expect(estimateTextTokens(base64, countTokens)).toBeGreaterThanOrEqual(countTokens(base64.slice(0, 2_000)) * (base64.length / 2_000) * 0.9);
   });
 
+  it('estimates a text of one piece as the piece-by-piece estimate does, around each bound (a long run, a chunk)', async () => {
+    const word = (length: number): string => 'x'.repeat(length);
+    const texts = [
+      '', 'hello', ' word', `a ${word(98)} b`, `a ${word(99)} b`, `a ${word(100)} b`, word(99), word(100), word(101),
+      `${'ab '.repeat(5_461)}c`, `${'ab '.repeat(5_461)}cd`, `${'ab '.repeat(5_462)}`, `${'é '.repeat(8_200)}`, `tab\t${word(120)}\nnext`,
+    ];
+    for (const text of texts) expect(estimateTextTokens(text, countTokens), `${text.length} characters`).toBe(await estimateTokensSliced([text], countTokens));
+  });
+
   it('bounds the estimate from above without the tokenizer: every text file of a corpus project, and text made to break it', async () => {
     const project = unpackCorpus('taxonomy');
     let texts: string[];
