@@ -70,9 +70,9 @@ export function recordHash(record: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 
 }
 
 /**
- * A record the writer seals, in one serialisation of its data: the hash (`recordHash` of the same fields, whose canonical
- * form puts the keys in the order data, prev, seq, session, ts, type) and the line written to the log (the record's fields
- * in their usual order, the data in its canonical form, which verify reads back to the same hash).
+ * A record the writer seals: the hash (`recordHash` of the same fields, written out directly: the canonical form puts the
+ * keys in the order data, prev, seq, session, ts, type) and the line written to the log, byte for byte what
+ * JSON.stringify of the record gives (the data in its own key order, as people read it).
  */
 export function sealRecord(key: Uint8Array, fields: { seq: number; ts: string; session: string; type: string; prev: string }, data: unknown): { hash: string; hmac: string; line: string } {
   const canonical = canonicalJson(data);
@@ -83,7 +83,8 @@ export function sealRecord(key: Uint8Array, fields: { seq: number; ts: string; s
   const prev = JSON.stringify(fields.prev);
   const digest = hash('sha256', `{"data":${canonical},"prev":${prev},"seq":${seq},"session":${session},"ts":${ts},"type":${type}}`, 'hex');
   const hmac = hmacHex(key, digest);
-  return { hash: digest, hmac, line: `{"seq":${seq},"ts":${ts},"session":${session},"type":${type},"data":${canonical},"prev":${prev},"hash":"${digest}","hmac":"${hmac}"}\n` };
+  const written = JSON.stringify(data) ?? 'null';
+  return { hash: digest, hmac, line: `{"seq":${seq},"ts":${ts},"session":${session},"type":${type},"data":${written},"prev":${prev},"hash":"${digest}","hmac":"${hmac}"}\n` };
 }
 
 export function hmacHex(key: Uint8Array, text: string): string {
