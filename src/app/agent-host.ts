@@ -1,5 +1,5 @@
 // Puts the agents into the actor system: the task machine's effects, the approval prompt, /exec, /undo; heavy modules load on first use.
-import { randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { fromPromise, toPromise, type AnyActorRef } from 'xstate';
 import { taskMachine, type DraftPlanInput, type DraftPlanOutput, type RouteTaskInput, type RouteTaskOutput, type RunAttemptInput, type RunAttemptOutput, type TaskOutput } from '../../machines/task.machine.js';
 import type { SessionContext } from '../../machines/session.machine.js';
@@ -95,7 +95,7 @@ export function createAgentHost(options: AgentHostOptions) {
 
   const planSteps = async () => {
     const { createPlanSteps } = await import('../agents/actors.js');
-    return createPlanSteps({ config: agentConfig, memory, emit: sink, written: (file) => options.audit('file.written', { ...file }) });
+    return createPlanSteps({ config: agentConfig, memory, emit: sink, written: (file) => options.audit('file.written', writtenRecord(file)) });
   };
 
   const planLogic = createPlanLogic({
@@ -200,3 +200,13 @@ export function createAgentHost(options: AgentHostOptions) {
 }
 
 export type AgentHost = ReturnType<typeof createAgentHost>;
+
+/**
+ * What the audit trail keeps of a file a plan wrote: its path, the change and a fingerprint of what it holds now, never
+ * the contents (which the trail would otherwise carry whole, twice, with whatever secrets the redaction patterns miss).
+ */
+export function writtenRecord(file: { path: string; previous: string | null; next: string | null }): Record<string, unknown> {
+  const change = file.next === null ? 'deleted' : file.previous === null ? 'created' : 'changed';
+  if (file.next === null) return { path: file.path, change };
+  return { path: file.path, change, bytes: Buffer.byteLength(file.next, 'utf8'), sha256: hash('sha256', file.next, 'hex') };
+}

@@ -26,7 +26,7 @@ function summarize(type: string, data: unknown): string {
     case 'command.typed':
       return oneLine(String(d.text ?? ''));
     case 'file.written':
-      return `${String(d.path)} (${String(d.bytes)} bytes, sha256 ${String(d.sha256).slice(0, 12)}…)`;
+      return d.change === 'deleted' ? `${String(d.path)} deleted` : `${String(d.path)} (${String(d.change ?? 'written')}, ${String(d.bytes)} bytes, sha256 ${String(d.sha256).slice(0, 12)}…)`;
     case 'command.executed':
       return `${oneLine(String(d.command ?? ''))} → exit ${String(d.exitCode)} in ${String(d.durationMs)} ms`;
     case 'audit.checkpoint':

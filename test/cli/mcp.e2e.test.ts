@@ -1,5 +1,5 @@
 // MCP servers configured for cadre itself: /mcp, cadre config masking, and a task that reads through MCP and lands as an approved plan.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -63,4 +63,18 @@ it('/mcp lists the servers and their tools, cadre config masks their secrets, an
   const audit = (await runCli(['audit', 'show'], { cwd: project, home })).stdout;
   expect(audit).toMatch(/mcp__files__read_text_file/);
   expect(audit).not.toContain(token);
+  // The file the plan wrote is in the trail by path, change, size and fingerprint; its contents (before and after) are not.
+  expect(audit).toMatch(/file\.written +docs\/decisions\.md \(created, 39 bytes, sha256 [0-9a-f]{12}…\)/);
+  const logs: string[] = [];
+  for (const folder of [home, project]) {
+    for (const name of await readdir(folder, { recursive: true })) if (name.endsWith('.jsonl') && name.includes('audit')) logs.push(join(folder, name));
+  }
+  const written = [];
+  for (const log of logs) {
+    for (const line of (await readFile(log, 'utf8')).trim().split('\n')) {
+      const record = JSON.parse(line) as { type: string; data: unknown };
+      if (record.type === 'file.written') written.push(record.data);
+    }
+  }
+  expect(written).toEqual([{ path: 'docs/decisions.md', change: 'created', bytes: 39, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
 });
