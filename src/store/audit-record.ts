@@ -69,22 +69,12 @@ export function recordHash(record: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 
   return hash('sha256', canonicalJson({ seq, ts, session, type, data, prev }), 'hex');
 }
 
-/**
- * A record the writer seals: the hash (`recordHash` of the same fields, written out directly: the canonical form puts the
- * keys in the order data, prev, seq, session, ts, type) and the line written to the log, byte for byte what
- * JSON.stringify of the record gives (the data in its own key order, as people read it).
- */
+/** A record the writer seals: its hash, its HMAC and the line written to the log (the record's JSON). */
 export function sealRecord(key: Uint8Array, fields: { seq: number; ts: string; session: string; type: string; prev: string }, data: unknown): { hash: string; hmac: string; line: string } {
-  const canonical = canonicalJson(data);
-  const seq = JSON.stringify(fields.seq);
-  const ts = JSON.stringify(fields.ts);
-  const session = JSON.stringify(fields.session);
-  const type = JSON.stringify(fields.type);
-  const prev = JSON.stringify(fields.prev);
-  const digest = hash('sha256', `{"data":${canonical},"prev":${prev},"seq":${seq},"session":${session},"ts":${ts},"type":${type}}`, 'hex');
+  const { seq, ts, session, type, prev } = fields;
+  const digest = recordHash({ seq, ts, session, type, data, prev });
   const hmac = hmacHex(key, digest);
-  const written = JSON.stringify(data) ?? 'null';
-  return { hash: digest, hmac, line: `{"seq":${seq},"ts":${ts},"session":${session},"type":${type},"data":${written},"prev":${prev},"hash":"${digest}","hmac":"${hmac}"}\n` };
+  return { hash: digest, hmac, line: `${JSON.stringify({ seq, ts, session, type, data, prev, hash: digest, hmac })}\n` };
 }
 
 export function hmacHex(key: Uint8Array, text: string): string {
