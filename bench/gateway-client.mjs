@@ -21,11 +21,13 @@ function bodyOf(size) {
   return bodies.get(size);
 }
 
+/** `port` is a TCP port on 127.0.0.1 or, as a string, a Unix socket's path (the runner's way to the gateway). */
 function call(port, size) {
   agent ??= new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const { body, headers } = bodyOf(size);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/messages', headers, agent }, (res) => {
+    const where = typeof port === 'string' ? { socketPath: port } : { host: '127.0.0.1', port };
+    const req = http.request({ ...where, method: 'POST', path: '/v1/messages', headers, agent }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));

@@ -1,6 +1,8 @@
-// Gateway benchmark: added latency (p50, p99), the gateway's CPU per call (and against a plain Node HTTP pass-through), and throughput of streamed model calls through forwarder + gateway vs the upstream
+// Gateway benchmark: added latency (p50, p99), the gateway's CPU per call (and against a plain Node HTTP pass-through), and throughput of streamed model calls through the gateway vs the upstream
 // directly, with request bodies of 2 KB, 40 KB and 200 KB of real source text, each call recorded in a real audit trail;
-// medians over rounds, in one run.
+// medians over rounds, in one run. The runner's path is the one its model calls take: straight to the gateway's Unix
+// socket (CADRE_GATEWAY_SOCKET); the forwarder's path (its loopback port piped to the socket) is what other clients in
+// the container take, and is measured for throughput too.
 // Run after `npm run build`: node bench/gateway.mjs   (BENCH_LATENCY_RUNS, BENCH_THROUGHPUT_MS, BENCH_CONCURRENCY, BENCH_ROUNDS tune it;
 // BENCH_AUDIT=off leaves the audit trail out, to see the gateway's own cost apart from the writer's)
 import { execFileSync, fork, spawn } from 'node:child_process';
@@ -113,7 +115,7 @@ const forwarderProc = await child([join(root, 'dist', 'src', 'runner', 'forwarde
 const forwarder = forwarderProc.info;
 
 // The floor the gateway's CPU is read against, in the same rounds: a plain Node HTTP pass-through on its own socket (no
-// credential, checks, budget, metering or audit; the same server, keep-alive client and forwarder), sharing this process.
+// credential, checks, budget, metering or audit; the same server, keep-alive client and path), sharing this process.
 const passAgent = new http.Agent({ keepAlive: true });
 const passThrough = http.createServer((req, res) => {
   const chunks = [];
@@ -129,9 +131,8 @@ const passThrough = http.createServer((req, res) => {
     sent.end(body);
   });
 });
-await new Promise((resolve) => passThrough.listen(join(dir, 'pass-through.sock'), resolve));
-const passForwarderProc = await child([join(root, 'dist', 'src', 'runner', 'forwarder-main.js'), '--socket', join(dir, 'pass-through.sock')]);
-const passForwarder = passForwarderProc.info;
+const passSocket = join(dir, 'pass-through.sock');
+await new Promise((resolve) => passThrough.listen(passSocket, resolve));
 
 const client = fork(fileURLToPath(new URL('./gateway-client.mjs', import.meta.url)));
 client.send({ setup: { token, concurrency, throughputMs, text } });
@@ -165,6 +166,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const perSize = new Map(sizes.map((size) => [size, { direct: [], through: [], addedP50: [], addedP99: [], cpuMs: [] }]));
 const directRps = [];
 const throughRps = [];
+const forwarderRps = [];
 const cpuMsPerCall = [];
 const passRps = [];
 const passCpuMsPerCall = [];
@@ -173,7 +175,7 @@ const auditDrainMs = [];
 for (let round = 0; round < rounds; round += 1) {
   for (const size of sizes) {
     const direct = await latencies(upstreamPort, size);
-    const { result: through, cpuMsPerCall } = await withCpu(latencyRuns + 50, () => latencies(forwarder.modelPort, size));
+    const { result: through, cpuMsPerCall } = await withCpu(latencyRuns + 50, () => latencies(gateway.socketPath, size));
     const figures = perSize.get(size);
     figures.cpuMs.push(cpuMsPerCall);
     figures.direct.push(direct);
@@ -183,12 +185,12 @@ for (let round = 0; round < rounds; round += 1) {
   }
   directRps.push(await throughput(upstreamPort));
   const passBefore = process.cpuUsage();
-  const passRoundRps = await throughput(passForwarder.modelPort);
+  const passRoundRps = await throughput(passSocket);
   const passUsed = process.cpuUsage(passBefore);
   passCpuMsPerCall.push((passUsed.user + passUsed.system) / 1000 / (passRoundRps * (throughputMs / 1000)));
   passRps.push(passRoundRps);
   const before = process.cpuUsage();
-  const roundRps = await throughput(forwarder.modelPort);
+  const roundRps = await throughput(gateway.socketPath);
   const used = process.cpuUsage(before);
   // The gateway's own CPU time per call (this process holds only the gateway and its audit trail): what bounds its
   // throughput on one free core, whatever else the machine is running.
@@ -199,12 +201,14 @@ for (let round = 0; round < rounds; round += 1) {
   const drainStart = performance.now();
   while (auditPending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
   auditDrainMs.push(performance.now() - drainStart);
+  forwarderRps.push(await throughput(forwarder.modelPort));
+  while (auditPending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 const fmt = (ms) => `${ms.toFixed(3)} ms`;
 const kb = (size) => `${(size / 1024).toFixed(0)} KB`;
 const summary = {};
-console.log(`gateway benchmark (streamed Anthropic calls with bodies of real source text; container path = forwarder process → Unix socket → gateway → upstream process; load client in its own process; medians of ${rounds} rounds of ${latencyRuns} sequential calls per size and path)`);
+console.log(`gateway benchmark (streamed Anthropic calls with bodies of real source text; the runner's path = Unix socket → gateway → upstream process; load client in its own process; medians of ${rounds} rounds of ${latencyRuns} sequential calls per size and path)`);
 for (const size of sizes) {
   const figures = perSize.get(size);
   const row = {
@@ -217,9 +221,10 @@ for (const size of sizes) {
   const target = size === targets.atSize ? `  (target p50 < ${targets.addedP50Ms} ms, p99 < ${targets.addedP99Ms} ms)` : '';
   console.log(`  ${kb(size).padStart(6)}: direct p50 ${fmt(row.direct.p50)} p99 ${fmt(row.direct.p99)} | via gateway p50 ${fmt(row.through.p50)} p99 ${fmt(row.through.p99)} | added p50 ${fmt(row.added.p50)} p99 ${fmt(row.added.p99)} | gateway CPU ${fmt(row.gatewayCpuMs)} per call${target}`);
 }
-const rps = { direct: median(directRps), through: median(throughRps) };
-console.log(`  throughput (${kb(smallSize)} streamed, ${concurrency} concurrent, ${throughputMs} ms): direct ${rps.direct.toFixed(0)} req/s, via gateway ${rps.through.toFixed(0)} req/s (target ≥ ${targets.requestsPerSecond}); ratio ${(rps.through / rps.direct).toFixed(2)} of direct`);
-console.log(`  gateway CPU per small call under load: ${(median(cpuMsPerCall) * 1000).toFixed(0)} µs (≈ ${(1 / median(cpuMsPerCall) * 1000).toFixed(0)} calls/s on one free core; the client, forwarder and upstream run in other processes)`);
+const rps = { direct: median(directRps), through: median(throughRps), forwarder: median(forwarderRps) };
+console.log(`  throughput (${kb(smallSize)} streamed, ${concurrency} concurrent, ${throughputMs} ms): direct ${rps.direct.toFixed(0)} req/s, via gateway on the runner's path ${rps.through.toFixed(0)} req/s (target ≥ ${targets.requestsPerSecond}); ratio ${(rps.through / rps.direct).toFixed(2)} of direct`);
+console.log(`  throughput through the in-container forwarder's port (other clients in the container; one more process on the way): ${rps.forwarder.toFixed(0)} req/s`);
+console.log(`  gateway CPU per small call under load: ${(median(cpuMsPerCall) * 1000).toFixed(0)} µs (≈ ${(1 / median(cpuMsPerCall) * 1000).toFixed(0)} calls/s on one free core; the client and upstream run in other processes)`);
 const cpuRatios = cpuMsPerCall.map((ms, round) => ms / passCpuMsPerCall[round]);
 console.log(`  plain Node HTTP pass-through in the same rounds: ${median(passRps).toFixed(0)} req/s, ${(median(passCpuMsPerCall) * 1000).toFixed(0)} µs CPU per call; the gateway costs ${median(cpuRatios).toFixed(2)}× that (median of the rounds' ratios)`);
 const loads = (figures) => figures.map((load) => load.toFixed(2)).join(' ');
@@ -230,7 +235,6 @@ console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summa
 
 client.disconnect();
 forwarderProc.proc.kill('SIGTERM');
-passForwarderProc.proc.kill('SIGTERM');
 passThrough.close();
 passAgent.destroy();
 upstream.proc.kill('SIGTERM');

@@ -6,7 +6,7 @@ import { sandboxUser } from '../container/workspace.js';
 import type { RefusedHost } from '../container/install-failure.js';
 import { CadreError } from '../errors.js';
 import type { Budget } from './budget.js';
-import { containerGatewayEnv, containerMcpEnv } from './container-env.js';
+import { containerGatewayEnv, containerGatewaySocket, containerMcpEnv } from './container-env.js';
 import type { ContainerMcp } from '../mcp/for-containers.js';
 import { packageManagerSetting } from './host-package-config.js';
 import type { Credentials } from './credentials.js';
@@ -179,14 +179,17 @@ export function createGateways(options: GatewaysOptions) {
       if (!options_.keepFolder) await rm(socketDir(id), { recursive: true, force: true });
     }),
 
-    /** The runner's environment: the model through the forwarder, the JWT as the provider key, the container's own env. */
+    /**
+     * The runner's environment: the JWT as the provider key, the container's own env, and the gateway's socket, which the
+     * runner's own calls go to directly (the base URLs on the forwarder serve everything else in the container).
+     */
     runnerEnv(id: string, extra: Record<string, string>): Record<string, string> {
       const entry = open.get(id);
       if (!options.model) throw new CadreError('vm-agent.no-model', 'vm-agent needs a model, and none is configured.', { remedy: modelSetupHint });
       if (!entry) throw new CadreError('vm-agent.no-gateway', `Container ${id} has no gateway in this cadre process.`, { remedy: `Restart it with /vm-restart ${id}, then run the task again.` });
       const kind = options.model.provider.kind;
       const gatewayEnv = containerGatewayEnv({ provider: kind, token: entry.token });
-      return { ...extra, ...gatewayEnv, ...(options.mcp ? containerMcpEnv() : {}), CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
+      return { ...extra, ...gatewayEnv, ...(options.mcp ? containerMcpEnv() : {}), CADRE_GATEWAY_SOCKET: containerGatewaySocket, CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
     },
 
     async closeAll(): Promise<void> {

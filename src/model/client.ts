@@ -27,6 +27,8 @@ export interface ModelClientOptions {
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
   /** Waits between retries; injectable so tests need not sleep. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The HTTP client the provider's requests go through (the runner's goes over the gateway's socket); default: fetch. */
+  fetch?: typeof fetch;
 }
 
 const defaultRetry: RetryPolicy = { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 60_000, retryServerErrors: false };
@@ -46,18 +48,20 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function languageModel(resolved: ResolvedModel): LanguageModel {
+function languageModel(resolved: ResolvedModel, fetcher: typeof fetch | undefined): LanguageModel {
+  const through = fetcher ? { fetch: fetcher } : {};
   if (resolved.provider === 'anthropic') {
-    return createAnthropic({ apiKey: resolved.apiKey, ...(resolved.baseUrl ? { baseURL: resolved.baseUrl } : {}) })(resolved.model);
+    return createAnthropic({ apiKey: resolved.apiKey, ...(resolved.baseUrl ? { baseURL: resolved.baseUrl } : {}), ...through })(resolved.model);
   }
   if (resolved.provider === 'openai') {
-    return createOpenAI({ apiKey: resolved.apiKey, ...(resolved.baseUrl ? { baseURL: resolved.baseUrl } : {}) }).chat(resolved.model);
+    return createOpenAI({ apiKey: resolved.apiKey, ...(resolved.baseUrl ? { baseURL: resolved.baseUrl } : {}), ...through }).chat(resolved.model);
   }
   return createOpenAICompatible({
     name: 'openai-compatible',
     baseURL: resolved.baseUrl ?? '',
     includeUsage: true,
     ...(resolved.apiKey ? { apiKey: resolved.apiKey } : {}),
+    ...through,
   }).chatModel(resolved.model);
 }
 
@@ -70,7 +74,7 @@ function usageOf(usage: LanguageModelUsage): TokenUsage {
 export function createModelClient(resolved: ResolvedModel, options: ModelClientOptions = {}): ModelClient {
   // The SDK prints compatibility warnings straight to the console, which would tear the REPL's output.
   (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
-  const model = languageModel(resolved);
+  const model = languageModel(resolved, options.fetch);
   const policy = { ...defaultRetry, ...options.retry };
   const sleep = options.sleep ?? abortableSleep;
   const where = resolved.baseUrl ?? `the ${resolved.provider} API`;

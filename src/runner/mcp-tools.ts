@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { defineTool, ToolRefusal } from '../agents/tools/tool.js';
 import type { RunnerTool } from './tools/run-tool.js';
+import { gatewayFetch } from './socket-fetch.js';
 
 const listed = z.object({
   tools: z.array(z.object({
@@ -52,7 +53,7 @@ function withDeadline(signal: AbortSignal, ms: number): { signal: AbortSignal; d
 const tokenOf = (env: NodeJS.ProcessEnv): string => env.ANTHROPIC_API_KEY ?? env.OPENAI_API_KEY ?? '';
 
 async function gatewayRequest(url: string, env: NodeJS.ProcessEnv, init: { method: 'GET' | 'POST'; body?: string; signal: AbortSignal }): Promise<unknown> {
-  const response = await fetch(url, {
+  const response = await gatewayFetch(env)(url, {
     method: init.method,
     headers: { authorization: `Bearer ${tokenOf(env)}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(init.body === undefined ? {} : { body: init.body }),

@@ -43,6 +43,8 @@ async function pool(options: { containers: boolean; budgetLimit?: number }) {
 it('a server with containers: true is in the runner\'s environment and served under the container\'s JWT', async () => {
   const { env, ask } = await pool({ containers: true });
   expect(env.CADRE_MCP_URL).toBe('http://127.0.0.1:4100/cadre/mcp');
+  // The runner's own calls go to the socket directly; the forwarder's port serves everything else in the container.
+  expect(env.CADRE_GATEWAY_SOCKET).toBe('/run/cadre/gateway.sock');
   const listed = await ask('/cadre/mcp/tools');
   expect(listed.status).toBe(200);
   expect((JSON.parse(listed.body) as { tools: { name: string }[] }).tools.map((tool) => tool.name)).toContain('mcp__everything__echo');

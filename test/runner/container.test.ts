@@ -1,5 +1,6 @@
 // Real Docker: runVmAttempt execs the bundled runner in a sandbox container (no network, read-only root, /opt/cadre read-only),
-// which reaches the scripted model only through the gateway socket and the in-container forwarder.
+// which reaches the scripted model only through the gateway's socket: directly, as cadre starts it, or through the
+// in-container forwarder (the base URL every other client in the container is given).
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { newContainerId } from '../../src/container/labels.js';
 import { startContainer } from '../../src/container/start.js';
 import { prepareWorkspace, sandboxUser, type Workspace } from '../../src/container/workspace.js';
 import { CadreError } from '../../src/errors.js';
-import { containerGatewaySocket } from '../../src/runner/forwarder.js';
+import { containerGatewaySocket } from '../../src/gateway/container-env.js';
 import { realKey, startHarness, type Harness } from '../gateway/harness.js';
 import { execIn } from '../support/docker-exec.js';
 import { describeDocker, testDocker } from '../support/docker.js';
@@ -76,7 +77,7 @@ describeDocker('vm-agent attempts in a real sandbox container', () => {
       },
     }));
     await forwarderListening(dockerId);
-    env = { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: gateway.token, ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100' };
+    env = { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: gateway.token, ANTHROPIC_BASE_URL: 'http://127.0.0.1:4100', CADRE_GATEWAY_SOCKET: containerGatewaySocket };
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {
@@ -104,7 +105,9 @@ describeDocker('vm-agent attempts in a real sandbox container', () => {
 
   it('edits the workspace, runs git, is refused sudo, and resolves with the summary; the person saw it live', async () => {
     const shown: OutputEvent[] = [];
-    const result = await runVmAttempt({ docker, containerDockerId: dockerId, task: 'Say Hi', env, onEvent: (event) => shown.push(event) });
+    // The container's Node (18) talks to the gateway's socket itself: nothing listens at this base URL's port.
+    const direct = { ...env, ANTHROPIC_BASE_URL: 'http://127.0.0.1:4109' };
+    const result = await runVmAttempt({ docker, containerDockerId: dockerId, task: 'Say Hi', env: direct, onEvent: (event) => shown.push(event) });
     expect(result).toEqual({ summary: 'Greeting changed; sudo was refused, as expected.', usage: expect.objectContaining({ inputTokens: expect.any(Number) }) });
     expect(readFileSync(join(workspace.dir, 'src/greet.js'), 'utf8')).toBe('export const greet = () => "Hi";\n');
     const streamed = shown.flatMap((event) => (event.type === 'output.stream' ? [event.chunk] : [])).join('');
