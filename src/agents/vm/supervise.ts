@@ -16,7 +16,7 @@ export interface VmAttemptOptions {
   backoff?: { baseMs: number; maxRetries: number };
   /** 1 for the first attempt; later attempts tell the model that earlier work may be in the workspace. */
   attempt?: number;
-  /** The runner's model settings: CADRE_MODEL, the session JWT as ANTHROPIC_API_KEY or OPENAI_API_KEY, and the forwarder's base URL. */
+  /** The runner's model settings: CADRE_MODEL, the session JWT as ANTHROPIC_API_KEY or OPENAI_API_KEY, the gateway's socket (CADRE_GATEWAY_SOCKET) and the forwarder's base URL. */
   env: Record<string, string>;
   onEvent: OutputSink;
   /** Every runner event as parsed (tool calls, policy denials, usage), e.g. for the audit trail. */
