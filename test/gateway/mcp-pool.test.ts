@@ -8,6 +8,8 @@ import { createBudget } from '../../src/gateway/budget.js';
 import { openCredentials } from '../../src/gateway/credentials.js';
 import { createGateways } from '../../src/gateway/pool.js';
 import { createContainerMcp } from '../../src/mcp/for-containers.js';
+import { gatewayMcpTools } from '../../src/runner/mcp-tools.js';
+import { runRunnerTool } from '../../src/runner/tools/run-tool.js';
 import { configSchema } from '../../src/store/config-schema.js';
 import { everythingServer } from '../support/mcp-servers.js';
 import { requestOverSocket } from './harness.js';
@@ -37,7 +39,7 @@ async function pool(options: { containers: boolean; budgetLimit?: number }) {
   const ask = (path: string, body?: object) => requestOverSocket(join(home, 'run', 'vm-mcp', 'gateway.sock'), {
     method: body ? 'POST' : 'GET', path, headers: { authorization: `Bearer ${env.OPENAI_API_KEY ?? ''}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}),
   });
-  return { env, ask, budget, audit };
+  return { env, ask, budget, audit, socketPath: join(home, 'run', 'vm-mcp', 'gateway.sock') };
 }
 
 it('a server with containers: true is in the runner\'s environment and served under the container\'s JWT', async () => {
@@ -50,6 +52,18 @@ it('a server with containers: true is in the runner\'s environment and served un
   expect((JSON.parse(listed.body) as { tools: { name: string }[] }).tools.map((tool) => tool.name)).toContain('mcp__everything__echo');
   const called = await ask('/cadre/mcp/call', { server: 'everything', tool: 'echo', arguments: { message: 'hi' } });
   expect(JSON.parse(called.body)).toEqual({ output: 'Echo: hi', isError: false, truncated: false });
+}, 60_000);
+
+it('the runner lists and calls them over the gateway\'s socket, as its environment says (CADRE_GATEWAY_SOCKET here names the host\'s path)', async () => {
+  const { env, socketPath } = await pool({ containers: true });
+  // Nothing listens at CADRE_MCP_URL's port on the host: the socket carries the requests.
+  const tools = await gatewayMcpTools({ ...env, CADRE_MCP_URL: 'http://127.0.0.1:9/cadre/mcp', CADRE_GATEWAY_SOCKET: socketPath });
+  expect(tools.map((tool) => tool.name)).toContain('mcp__everything__echo');
+  const workspace = await mkdtemp(join(tmpdir(), 'cadre-mcp-workspace-'));
+  cleanups.push(() => rm(workspace, { recursive: true, force: true }));
+  const result = await runRunnerTool(tools, { id: 'c1', name: 'mcp__everything__echo', input: { message: 'over the socket' } }, { workspace, emit: () => undefined, signal: new AbortController().signal });
+  expect(result).toMatchObject({ output: 'Echo: over the socket' });
+  expect(result.isError).toBe(false);
 }, 60_000);
 
 it('once the session\'s budget is spent, an MCP call is refused before it reaches the server', async () => {
