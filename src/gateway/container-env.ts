@@ -1,9 +1,6 @@
 // The environment a sandbox container gets for the gateway: the JWT as the provider key, base URLs and proxies on the forwarder.
 import type { ProviderKind } from './providers.js';
 
-/** Where the gateway's socket is inside a container (its host folder is bind-mounted at /run/cadre). */
-export const containerGatewaySocket = '/run/cadre/gateway.sock';
-
 export const defaultForwarderPorts = { modelPort: 4100, proxyPort: 4101 } as const;
 
 /** The prefix of the gateway's MCP routes (origin-form, on the model port like model calls). */

@@ -6,7 +6,7 @@ import { sandboxUser } from '../container/workspace.js';
 import type { RefusedHost } from '../container/install-failure.js';
 import { CadreError } from '../errors.js';
 import type { Budget } from './budget.js';
-import { containerGatewayEnv, containerGatewaySocket, containerMcpEnv } from './container-env.js';
+import { containerGatewayEnv, containerMcpEnv } from './container-env.js';
 import type { ContainerMcp } from '../mcp/for-containers.js';
 import { packageManagerSetting } from './host-package-config.js';
 import type { Credentials } from './credentials.js';
@@ -17,6 +17,8 @@ import { modelSetupHint, resolveModel } from '../model/resolve.js';
 import type { Config } from '../store/config-schema.js';
 import { say, type OutputSink } from '../output.js';
 import { repositoryHost } from '../git/repository-url.js';
+// The forwarder's module is dependency-free (it runs on the container's own Node); the socket's place is named there.
+import { containerGatewaySocket } from '../runner/forwarder.js';
 
 /** The model the gateway forwards to (with the real key, which stays on the host) and the name the runner asks for. */
 export interface GatewayModel {

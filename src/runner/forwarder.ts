@@ -1,7 +1,8 @@
 // In-container forwarder: exposes the gateway's Unix socket on two loopback ports (model API, HTTP(S) proxy).
 // Dependency-free on purpose: it runs with the container's own Node.
 import net from 'node:net';
-import { containerGatewaySocket } from '../gateway/container-env.js';
+
+export const containerGatewaySocket = '/run/cadre/gateway.sock';
 
 export interface Forwarder {
   modelPort: number;

@@ -11,7 +11,7 @@ import { testDocker } from '../support/docker.js';
 import { ensureMinimalImage } from '../support/docker-images.js';
 import { containerGatewayEnv } from '../../src/gateway/container-env.js';
 import type { ProviderKind } from '../../src/gateway/providers.js';
-import { containerGatewaySocket } from '../../src/gateway/container-env.js';
+import { containerGatewaySocket } from '../../src/runner/forwarder.js';
 import { startLocalServer } from './harness.js';
 import type { Harness } from './harness.js';
 

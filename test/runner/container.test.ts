@@ -13,7 +13,7 @@ import { newContainerId } from '../../src/container/labels.js';
 import { startContainer } from '../../src/container/start.js';
 import { prepareWorkspace, sandboxUser, type Workspace } from '../../src/container/workspace.js';
 import { CadreError } from '../../src/errors.js';
-import { containerGatewaySocket } from '../../src/gateway/container-env.js';
+import { containerGatewaySocket } from '../../src/runner/forwarder.js';
 import { realKey, startHarness, type Harness } from '../gateway/harness.js';
 import { execIn } from '../support/docker-exec.js';
 import { describeDocker, testDocker } from '../support/docker.js';

@@ -13,7 +13,7 @@ import { startContainer } from '../../src/container/start.js';
 import { containerStatus, formatContainerStatus } from '../../src/container/status.js';
 import { prepareWorkspace, sandboxUser, type Workspace } from '../../src/container/workspace.js';
 import type { RunnerEvent } from '../../src/runner/events.js';
-import { containerGatewaySocket } from '../../src/gateway/container-env.js';
+import { containerGatewaySocket } from '../../src/runner/forwarder.js';
 import { realKey, startHarness, type Harness } from '../gateway/harness.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
