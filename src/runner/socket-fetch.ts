@@ -1,5 +1,5 @@
 // fetch over the gateway's Unix socket, for the runner's own calls (model, MCP): no hop through the in-container forwarder.
-// node:http, because the sandbox's Node is 18 (its built-in fetch cannot be given a socket; undici 7 needs Node 20.18).
+// node:http, because the runner's bundle targets the sandbox's Debian Node 18 too: its built-in fetch cannot be given a socket, and undici 7 needs Node 20.18.
 import http from 'node:http';
 import { Readable } from 'node:stream';
 

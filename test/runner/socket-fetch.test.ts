@@ -89,6 +89,19 @@ it('keeps one connection for calls in a row, and closes it once idle, before the
   expect(connections).toHaveLength(2);
 });
 
+it('a call that waits longer than the idle limit for its answer, or between two events, is not cut (a model thinks)', async () => {
+  const { path } = await socketServer((req, res) => {
+    req.resume();
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      setTimeout(() => res.end('data: last\n\n'), 300);
+    }, 300);
+  });
+  const response = await socketFetch(path, { idleSocketMs: 100 })('http://127.0.0.1/slow', { method: 'POST', body: '{}' });
+  expect(await response.text()).toBe('data: first\n\ndata: last\n\n');
+});
+
 it('an abort ends a request not yet answered, and a body being read, with an AbortError', async () => {
   const closed: string[] = [];
   const { path } = await socketServer((req, res) => {
