@@ -158,6 +158,25 @@ describe("the dependency check asks npm's registry", () => {
     expect(bodyParserFinding(report)?.message).toContain(ghsaBodyParser);
   });
 
+  it("says why npm gave no registry: a setting it will not print (a password in the URL), or no npm at all; never 'is npm installed?' for the first", async () => {
+    const password = 'pa55-in-the-registry-url';
+    withNpmrc([`registry=http://someone:${password}@${registry.host}/`]);
+    const protectedReport = await runAnalysis('security', options({ cache: false }));
+    expect(protectedReport.advisories).toMatchObject({ kind: 'bundled' });
+    const reason = protectedReport.advisories?.kind === 'bundled' ? protectedReport.advisories.reason : '';
+    expect(reason).toMatch(/npm would not print the setting: it is protected, as it holds a credential \(with the credential in a \/\/host\/:_authToken line of \.npmrc instead/);
+    expect(reason).not.toMatch(/installed/);
+    expect(everything(protectedReport)).not.toContain(password);
+    expect(registry.requests).toHaveLength(0);
+
+    withNpmrc([`registry=${registry.url}`]);
+    const emptyPath = mkdtempSync(join(tmpdir(), 'cadre-no-npm-'));
+    onTestFinished(() => rmSync(emptyPath, { recursive: true, force: true }));
+    const missing = await runAnalysis('security', { ...options({ cache: false }), env: { ...options().env, PATH: emptyPath } });
+    expect(missing.advisories?.kind === 'bundled' ? missing.advisories.reason : '').toMatch(/npm is not installed \(not found on PATH\)/);
+    expect(bodyParserFinding(missing)?.message).toContain(ghsaBodyParser);
+  });
+
   for (const [name, lockfile, locked] of [
     ['koa-typescript-rest', 'package-lock.json v1', { koa: ['2.13.1'], 'koa-router': ['7.4.0'] }],
     ['shadcn-admin', 'pnpm-lock.yaml v9', { react: ['19.2.5'], vite: ['8.0.8'] }],

@@ -2,7 +2,7 @@
 // `audit` and `offline` settings allow asking, and the credential npm would send there (never logged or reported).
 import { lstat, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { packageManagerSetting } from '../../../gateway/host-package-config.js';
+import { packageManagerAnswer, packageManagerSetting } from '../../../gateway/host-package-config.js';
 
 export type NpmAuditConfig =
   | { kind: 'ask'; registry: URL; authorization: string | null }
@@ -30,9 +30,10 @@ export function prefetchNpmAuditConfig(root: string, env: NodeJS.ProcessEnv): vo
 
 /** The registry, audit and offline settings npm has for `root` (its .npmrc, the user's, the global one, the environment, npm's defaults). */
 export async function npmAuditConfig(root: string, env: NodeJS.ProcessEnv): Promise<NpmAuditConfig> {
-  const settings = settingsOf(await packageManagerSetting('npm', settingsQuery, { cwd: root, env }));
+  const answer = await packageManagerAnswer('npm', settingsQuery, { cwd: root, env });
+  const settings = settingsOf(answer.value);
   const registryText = settings.get('registry');
-  if (!registryText) return { kind: 'skip', reason: 'npm did not say which registry it uses (is npm installed?)' };
+  if (!registryText) return { kind: 'skip', reason: `npm did not say which registry it uses${answer.failure ? `: ${answer.failure}` : ''}` };
   if (settings.get('audit') === 'false') return { kind: 'skip', reason: "npm's audit setting is false" };
   if (settings.get('offline') === 'true') return { kind: 'skip', reason: "npm's offline setting is true" };
   let registry: URL;
