@@ -54,50 +54,38 @@ export function createBoundedAudit(audit: GatewayAudit, options: { cid: string; 
   };
 }
 
-/** `value` with long strings cut, long arrays shortened and deep nesting summarised: a copy, or `value` itself when it needs none of that. */
+/**
+ * `value` with long strings cut, long arrays shortened and deep nesting summarised. Plain data that needs none of that is
+ * returned as it is (the gateway's own records, a call's figures, are copied once, by the audit trail); anything else (a
+ * Date, a Map, a class, a key named __proto__) is copied.
+ */
 export function clip(value: unknown, depth = 0): unknown {
-  return fitsAsIs(value, depth) ? value : clipped(value, depth);
-}
-
-/** True when clipping would change nothing: the gateway's own records (a call's figures) are copied once, by the audit trail. */
-function fitsAsIs(value: unknown, depth: number): boolean {
-  if (typeof value === 'string') return value.length <= maxStringChars;
-  if (typeof value !== 'object' || value === null) return true;
-  if (depth >= 4) return false;
-  // Only plain data is passed as it is; anything else (a Date, a Map, a class) is copied as it always was.
-  const prototype: unknown = Object.getPrototypeOf(value);
-  if (Array.isArray(value)) {
-    if (prototype !== Array.prototype || value.length > maxArrayItems) return false;
-    for (const item of value) if (!fitsAsIs(item, depth + 1)) return false;
-    return true;
-  }
-  if (prototype !== Object.prototype && prototype !== null) return false;
-  const keys = Object.keys(value);
-  if (keys.length > maxArrayItems) return false;
-  for (const key of keys) {
-    if (key.length > 64 || key === '__proto__' || !fitsAsIs((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
-}
-
-function clipped(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return value.length > maxStringChars ? `${value.slice(0, maxStringChars)}… (${value.length} characters)` : value;
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= 4) return '(nested value left out)';
+  const prototype: unknown = Object.getPrototypeOf(value);
   if (Array.isArray(value)) {
     const items = value.slice(0, maxArrayItems).map((item) => clip(item, depth + 1));
-    return value.length > maxArrayItems ? [...items, `(${value.length - maxArrayItems} more)`] : items;
+    if (value.length > maxArrayItems) return [...items, `(${value.length - maxArrayItems} more)`];
+    return prototype === Array.prototype && items.every((item, index) => item === value[index]) ? value : items;
   }
-  const out: Record<string, unknown> = {};
   const keys = Object.keys(value);
   const kept = Math.min(keys.length, maxArrayItems);
+  // Copied from the first key that needs it on (or from the start, for anything but plain data with few keys).
+  let out: Record<string, unknown> | undefined = (prototype === Object.prototype || prototype === null) && kept === keys.length ? undefined : {};
   for (let index = 0; index < kept; index += 1) {
     const key = keys[index]!;
     const name = key.length > 64 ? key.slice(0, 64) : key;
-    const child = clip((value as Record<string, unknown>)[key], depth + 1);
+    const original: unknown = (value as Record<string, unknown>)[key];
+    const child = clip(original, depth + 1);
+    if (out === undefined) {
+      if (child === original && name === key && name !== '__proto__') continue;
+      out = {};
+      for (const before of keys.slice(0, index)) out[before] = (value as Record<string, unknown>)[before];
+    }
     // Defined, not assigned: a key named __proto__ would otherwise set the copy's prototype and vanish from the record.
     if (name === '__proto__') Object.defineProperty(out, name, { value: child, enumerable: true, writable: true, configurable: true });
     else out[name] = child;
   }
-  return out;
+  return out ?? value;
 }
