@@ -70,7 +70,7 @@ export function recordHash(record: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 
 /**
  * The SHA-256 of `canonicalJson({ seq, ts, session, type, data, prev })`, given the data's canonical JSON: the fields
  * written out in sorted key order (data, prev, seq, session, ts, type), a missing one left out as canonicalJson leaves it.
- * The writer serialises a record's data once, for the hash and for its line.
+ * The writer hashes a record without building its object and walking it again.
  */
 function hashOf(fields: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 'type' | 'prev'>, dataJson: string | undefined): string {
   const { seq, ts, session, type, prev } = fields;
@@ -90,15 +90,15 @@ function hashOf(fields: Pick<AuditRecord, 'seq' | 'ts' | 'session' | 'type' | 'p
 }
 
 /**
- * A record the writer seals: its hash, its HMAC and the line written to the log (the record's JSON, its data in canonical
- * form: the same value, keys sorted).
+ * A record the writer seals: its hash, its HMAC and the line written to the log: the record's JSON, its data's keys in
+ * the order the code wrote them (what people read in the log and in `cadre audit show`; the hash does not depend on it).
  */
 export function sealRecord(key: Uint8Array, fields: { seq: number; ts: string; session: string; type: string; prev: string }, data: unknown): { hash: string; hmac: string; line: string } {
   const { seq, ts, session, type, prev } = fields;
-  const dataJson = canonicalJson(data);
-  const digest = hashOf(fields, dataJson);
+  const digest = hashOf(fields, data === undefined ? undefined : canonicalJson(data));
   const hmac = hmacHex(key, digest);
-  const line = `{"seq":${JSON.stringify(seq)},"ts":${JSON.stringify(ts)},"session":${JSON.stringify(session)},"type":${JSON.stringify(type)},"data":${dataJson},"prev":${JSON.stringify(prev)},"hash":"${digest}","hmac":"${hmac}"}\n`;
+  const dataLine = JSON.stringify(data);
+  const line = `{"seq":${JSON.stringify(seq)},"ts":${JSON.stringify(ts)},"session":${JSON.stringify(session)},"type":${JSON.stringify(type)},${dataLine === undefined ? '' : `"data":${dataLine},`}"prev":${JSON.stringify(prev)},"hash":"${digest}","hmac":"${hmac}"}\n`;
   return { hash: digest, hmac, line };
 }
 

@@ -78,6 +78,8 @@ describe('audit record hash', () => {
         const read = JSON.parse(sealed.line) as AuditRecord;
         expect(Object.keys(read)).toEqual(['seq', 'ts', 'session', 'type', 'data', 'prev', 'hash', 'hmac']);
         expect(read).toEqual({ ...fields, data, hash: sealed.hash, hmac: sealed.hmac });
+        // The data as the code wrote it, its keys in their order: what people read in the log.
+        expect(sealed.line).toContain(`"data":${JSON.stringify(data)},"prev":`);
         // What verify does with the line: the data read back hashes as the data sealed.
         expect(recordHash(read)).toBe(sealed.hash);
         expect(sealed.hmac).toBe(hmacHex(key, sealed.hash));
