@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { once } from 'node:events';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { GCProfiler } from 'node:v8';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -168,6 +169,8 @@ const directRps = [];
 const throughRps = [];
 const forwarderRps = [];
 const cpuMsPerCall = [];
+const promotedPerCall = [];
+const gcPauseShare = [];
 const passRps = [];
 const passCpuMsPerCall = [];
 const auditBacklog = [];
@@ -190,12 +193,21 @@ for (let round = 0; round < rounds; round += 1) {
   passCpuMsPerCall.push((passUsed.user + passUsed.system) / 1000 / (passRoundRps * (throughputMs / 1000)));
   passRps.push(passRoundRps);
   const before = process.cpuUsage();
+  const gcProfiler = new GCProfiler();
+  gcProfiler.start();
   const roundRps = await throughput(gateway.socketPath);
+  const gcs = gcProfiler.stop().statistics;
   const used = process.cpuUsage(before);
   // The gateway's own CPU time per call (this process holds only the gateway and its audit trail): what bounds its
   // throughput on one free core, whatever else the machine is running.
   cpuMsPerCall.push((used.user + used.system) / 1000 / (roundRps * (throughputMs / 1000)));
   throughRps.push(roundRps);
+  // What the calls leave to the garbage collector: bytes promoted to the old generation by minor GCs (a call's state
+  // should die young), and the share of the round spent in GC pauses.
+  const oldSpace = (spaces) => spaces.find((space) => space.spaceName === 'old_space').spaceUsedSize;
+  const roundCalls = roundRps * (throughputMs / 1000);
+  promotedPerCall.push(gcs.filter((gc) => gc.gcType === 'Scavenge').reduce((sum, gc) => sum + oldSpace(gc.afterGC.heapSpaceStatistics) - oldSpace(gc.beforeGC.heapSpaceStatistics), 0) / roundCalls);
+  gcPauseShare.push(gcs.reduce((sum, gc) => sum + gc.cost, 0) / 1000 / throughputMs);
   auditBacklog.push(auditPending);
   // The next round starts with the trail caught up, as the rounds before it did.
   const drainStart = performance.now();
@@ -225,13 +237,14 @@ const rps = { direct: median(directRps), through: median(throughRps), forwarder:
 console.log(`  throughput (${kb(smallSize)} streamed, ${concurrency} concurrent, ${throughputMs} ms): direct ${rps.direct.toFixed(0)} req/s, via gateway on the runner's path ${rps.through.toFixed(0)} req/s (target ≥ ${targets.requestsPerSecond}); ratio ${(rps.through / rps.direct).toFixed(2)} of direct`);
 console.log(`  throughput through the in-container forwarder's port (other clients in the container; one more process on the way): ${rps.forwarder.toFixed(0)} req/s`);
 console.log(`  gateway CPU per small call under load: ${(median(cpuMsPerCall) * 1000).toFixed(0)} µs (≈ ${(1 / median(cpuMsPerCall) * 1000).toFixed(0)} calls/s on one free core; the client and upstream run in other processes)`);
+console.log(`  garbage collection in the gateway's process under load: ${(median(promotedPerCall) / 1024).toFixed(1)} KB promoted to the old generation per call by minor GCs, ${(median(gcPauseShare) * 100).toFixed(1)}% of the time in GC pauses`);
 const cpuRatios = cpuMsPerCall.map((ms, round) => ms / passCpuMsPerCall[round]);
 console.log(`  plain Node HTTP pass-through in the same rounds: ${median(passRps).toFixed(0)} req/s, ${(median(passCpuMsPerCall) * 1000).toFixed(0)} µs CPU per call; the gateway costs ${median(cpuRatios).toFixed(2)}× that (median of the rounds' ratios)`);
 const loads = (figures) => figures.map((load) => load.toFixed(2)).join(' ');
 console.log(`  load average (1, 5, 15 min): ${loads(loadAtStart)} at the start, ${loads(loadavg())} at the end (${cpus().length} cores, shared)`);
 if (!auditOn) console.log('  audit trail: off (BENCH_AUDIT=off)');
 else console.log(`  audit trail: ${auditWritten} records on disk; after each throughput run ${median(auditBacklog)} records were still waiting, written in ${median(auditDrainMs).toFixed(0)} ms`);
-console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), passThrough: { rps: median(passRps), cpuMsPerCall: median(passCpuMsPerCall), gatewayRatio: median(cpuRatios) }, loadavg: loadavg(), audit: auditOn && { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
+console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), gc: { promotedBytesPerCall: median(promotedPerCall), pauseShare: median(gcPauseShare) }, passThrough: { rps: median(passRps), cpuMsPerCall: median(passCpuMsPerCall), gatewayRatio: median(cpuRatios) }, loadavg: loadavg(), audit: auditOn && { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
 
 client.disconnect();
 forwarderProc.proc.kill('SIGTERM');
