@@ -106,7 +106,7 @@ export function sealRecord(key: Uint8Array, fields: { seq: number; ts: string; s
 const blockBytes = 64;
 /** Texts up to this many UTF-16 units (at most 3 UTF-8 bytes each) are written into the key's scratch buffer. */
 const scratchChars = 85;
-/** Per key: the key XORed with the inner and outer pads, each followed by room for what is hashed after it. */
+/** Per key object (a key is never changed in place): the key XORed with the inner and outer pads, each followed by room for what is hashed after it. */
 const padsByKey = new WeakMap<Uint8Array, { inner: Buffer; outer: Buffer }>();
 
 function padsFor(key: Uint8Array): { inner: Buffer; outer: Buffer } {
