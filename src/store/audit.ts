@@ -20,9 +20,13 @@ export interface AuditWriter {
   close(): Promise<AuditRecord>;
 }
 
-/** A new audit session id, sortable by time: `20261121T165531Z-3f9a1c`. */
+/**
+ * A new audit session id, sortable by time to the millisecond: `20261121T165531.123Z-3f9a1c`. Two sessions started in the
+ * same second (a script running cadre twice) sort in the order they started; with seconds only, their random suffixes
+ * ordered them and `cadre audit show` could show the earlier one as the newest.
+ */
 export function newAuditSessionId(now: Date = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+  const stamp = now.toISOString().replace(/[-:]/g, '');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { liveMarkerFile } from '../../src/store/audit-live.js';
 import { genesisHash, recordHash, type AuditRecord } from '../../src/store/audit-record.js';
 import { verifyAuditFile } from '../../src/store/audit-verify.js';
-import { auditFileFor, createAuditWriter, formatAuditForPeople, newAuditSessionId } from '../../src/store/audit.js';
+import { auditFileFor, createAuditWriter, currentAuditFile, formatAuditForPeople, newAuditSessionId } from '../../src/store/audit.js';
+import { resolvePaths } from '../../src/store/paths.js';
 import { secretSamples } from './secrets.js';
 import { tempDir } from './temp.js';
 
@@ -188,10 +189,30 @@ describe('audit log', () => {
 });
 
 describe('audit file naming', () => {
-  it('names logs by sortable session ids', () => {
+  it('names logs by session ids sortable to the millisecond', () => {
     const id = newAuditSessionId(new Date('2026-11-21T16:55:31.123Z'));
-    expect(id).toMatch(/^20261121T165531Z-[0-9a-f]{6}$/);
+    expect(id).toMatch(/^20261121T165531\.123Z-[0-9a-f]{6}$/);
     expect(auditFileFor('/a', id)).toBe(`${join('/a', id)}.jsonl`);
     expect(() => auditFileFor('/a', '../x')).toThrow();
+  });
+
+  it('shows the newest of logs started in the same second: the one started last, whatever the random suffixes', async () => {
+    const home = await tempDir();
+    const { auditDir } = resolvePaths({ cwd: home, env: { CADRE_HOME: home } });
+    // The random suffixes set against the start order: the earlier sessions' are the largest there are.
+    const withSuffix = (id: string, suffix: string): string => id.replace(/-[0-9a-f]{6}$/, `-${suffix}`);
+    const ids = [
+      withSuffix(newAuditSessionId(new Date('2026-11-21T16:55:31.020Z')), 'ffffff'),
+      withSuffix(newAuditSessionId(new Date('2026-11-21T16:55:31.480Z')), 'fffffe'),
+      withSuffix(newAuditSessionId(new Date('2026-11-21T16:55:31.950Z')), '000000'),
+    ];
+    for (const id of ids) {
+      const writer = await createAuditWriter({ file: auditFileFor(auditDir, id), key, session: id });
+      await writer.append('session.started', { cwd: home });
+      await writer.close();
+    }
+    expect(currentAuditFile({ cwd: home, env: { CADRE_HOME: home } })).toBe(auditFileFor(auditDir, ids[2]!));
+    // A log from before ids carried milliseconds, started in an earlier second, still sorts before them.
+    expect([auditFileFor(auditDir, ids[0]!), auditFileFor(auditDir, '20261121T165530Z-ffffff')].sort()[0]).toBe(auditFileFor(auditDir, '20261121T165530Z-ffffff'));
   });
 });
