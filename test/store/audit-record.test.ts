@@ -1,5 +1,5 @@
 // The hashed form of an audit record stays byte for byte what older cadre wrote: canonical JSON and record hashes against golden values.
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -86,15 +86,6 @@ describe('audit record hash', () => {
       });
     } finally {
       project.dispose();
-    }
-  });
-
-  it("signs as node's createHmac does, for keys and texts of every length around its block and its scratch buffer", () => {
-    const texts = ['', 'a', 'f'.repeat(64), '€'.repeat(85), '€'.repeat(86), 'x'.repeat(85), 'x'.repeat(86), 'lone \ud800 surrogate', '😀 emoji', 'é'.repeat(10_000)];
-    for (const length of [0, 1, 16, 32, 63, 64, 65, 100, 200]) {
-      const key = new Uint8Array(randomBytes(length));
-      // Twice each: the second call reuses the pads and the scratch the first one wrote.
-      for (const text of [...texts, ...[...texts].reverse()]) expect(hmacHex(key, text), `key of ${length} bytes, ${text.length} chars`).toBe(createHmac('sha256', key).update(text).digest('hex'));
     }
   });
 
