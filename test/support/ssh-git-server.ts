@@ -19,7 +19,7 @@ export interface SshGitServer {
  */
 export async function startSshGitServer(options: { reposDir: string; authorizedKey: string }): Promise<SshGitServer> {
   const { utils, Server } = ssh2;
-  const hostKey = utils.generateKeyPairSync('ed25519');
+  const hostKey = ed25519Pair();
   const allowed = utils.parseKey(options.authorizedKey);
   if (allowed instanceof Error) throw allowed;
   const commands: string[] = [];
@@ -65,6 +65,20 @@ export async function startSshGitServer(options: { reposDir: string; authorizedK
 
 /** A throw-away ed25519 client key pair: the private key in OpenSSH format, the public key line. */
 export function throwAwayKey(): { privateKey: string; publicKey: string } {
-  const pair = ssh2.utils.generateKeyPairSync('ed25519');
+  const pair = ed25519Pair();
   return { privateKey: pair.private, publicKey: pair.public };
+}
+
+/**
+ * An ed25519 key pair from ssh2 that ssh2 itself (and OpenSSH) can read back. ssh2 1.x strips every leading zero byte of the
+ * public key it writes, so about one pair in 256 comes out malformed (mscdex/ssh2#1390, #1513): a full CI run met it as
+ * "Cannot parse privateKey: Malformed OpenSSH private key" when the SSH server started. Such a pair is drawn again.
+ */
+export function ed25519Pair(): { private: string; public: string } {
+  for (;;) {
+    const pair = ssh2.utils.generateKeyPairSync('ed25519');
+    const pub = ssh2.utils.parseKey(pair.public);
+    const priv = ssh2.utils.parseKey(pair.private);
+    if (!(pub instanceof Error) && !(priv instanceof Error) && pub.getPublicSSH().length === 51) return pair;
+  }
 }
