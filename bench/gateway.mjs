@@ -94,6 +94,8 @@ const credentials = await openCredentials({ keysDir: join(dir, 'keys') });
 const auditLog = await createAuditWriter({ file: join(dir, 'audit', 'bench.jsonl'), key: await loadAuditKey(join(dir, 'keys')), session: 'bench' });
 let auditPending = 0;
 let auditWritten = 0;
+// Off for the round that measures the gateway without its trail (see auditCost), so the trail's share is read in the same run.
+let recording = true;
 const { token } = credentials.issueContainerToken({ session: 'bench', cid: 'bench', deadline: new Date(Date.now() + 3_600_000) });
 const gateway = await startGateway({
   socketPath: join(dir, 'gateway.sock'),
@@ -103,7 +105,7 @@ const gateway = await startGateway({
   budget: createBudget({ limit: Number.MAX_SAFE_INTEGER }),
   audit: (type, data) => {
     if (data.error !== undefined || (typeof data.status === 'number' && data.status >= 400)) console.error('gateway:', type, JSON.stringify(data));
-    if (!auditOn) return;
+    if (!auditOn || !recording) return;
     auditPending += 1;
     auditLog.append(type, data).then(() => {
       auditPending -= 1;
@@ -175,6 +177,8 @@ const passRps = [];
 const passCpuMsPerCall = [];
 const auditBacklog = [];
 const auditDrainMs = [];
+const unrecordedRps = [];
+const unrecordedCpuMsPerCall = [];
 for (let round = 0; round < rounds; round += 1) {
   for (const size of sizes) {
     const direct = await latencies(upstreamPort, size);
@@ -213,6 +217,17 @@ for (let round = 0; round < rounds; round += 1) {
   const drainStart = performance.now();
   while (auditPending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
   auditDrainMs.push(performance.now() - drainStart);
+  if (auditOn) {
+    // The same gateway with its audit hook returning at once: what writing the trail (redacting, sealing, writing with
+    // O_SYNC, the live marker) costs per call, next to the round above.
+    recording = false;
+    const offBefore = process.cpuUsage();
+    const offRps = await throughput(gateway.socketPath);
+    const offUsed = process.cpuUsage(offBefore);
+    recording = true;
+    unrecordedRps.push(offRps);
+    unrecordedCpuMsPerCall.push((offUsed.user + offUsed.system) / 1000 / (offRps * (throughputMs / 1000)));
+  }
   forwarderRps.push(await throughput(forwarder.modelPort));
   while (auditPending > 0) await new Promise((resolve) => setTimeout(resolve, 5));
 }
@@ -243,8 +258,12 @@ console.log(`  plain Node HTTP pass-through in the same rounds: ${median(passRps
 const loads = (figures) => figures.map((load) => load.toFixed(2)).join(' ');
 console.log(`  load average (1, 5, 15 min): ${loads(loadAtStart)} at the start, ${loads(loadavg())} at the end (${cpus().length} cores, shared)`);
 if (!auditOn) console.log('  audit trail: off (BENCH_AUDIT=off)');
-else console.log(`  audit trail: ${auditWritten} records on disk; after each throughput run ${median(auditBacklog)} records were still waiting, written in ${median(auditDrainMs).toFixed(0)} ms`);
-console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), gc: { promotedBytesPerCall: median(promotedPerCall), pauseShare: median(gcPauseShare) }, passThrough: { rps: median(passRps), cpuMsPerCall: median(passCpuMsPerCall), gatewayRatio: median(cpuRatios) }, loadavg: loadavg(), audit: auditOn && { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs) }, targets }));
+else {
+  console.log(`  audit trail: ${auditWritten} records on disk; after each throughput run ${median(auditBacklog)} records were still waiting, written in ${median(auditDrainMs).toFixed(0)} ms`);
+  const costs = cpuMsPerCall.map((ms, round) => ms - unrecordedCpuMsPerCall[round]);
+  console.log(`  the same gateway with its audit hook off, in the same rounds: ${median(unrecordedRps).toFixed(0)} req/s, ${(median(unrecordedCpuMsPerCall) * 1000).toFixed(0)} µs CPU per call; writing the trail costs ${(median(costs) * 1000).toFixed(0)} µs per call (${(100 * median(costs.map((cost, round) => cost / cpuMsPerCall[round]))).toFixed(0)}% of the gateway's CPU; medians of the rounds)`);
+}
+console.log(JSON.stringify({ bench: 'gateway', rounds, latencyRuns, sizes: summary, rps, cpuMsPerCall: median(cpuMsPerCall), gc: { promotedBytesPerCall: median(promotedPerCall), pauseShare: median(gcPauseShare) }, passThrough: { rps: median(passRps), cpuMsPerCall: median(passCpuMsPerCall), gatewayRatio: median(cpuRatios) }, loadavg: loadavg(), audit: auditOn && { written: auditWritten, backlog: median(auditBacklog), drainMs: median(auditDrainMs), hookOff: { rps: median(unrecordedRps), cpuMsPerCall: median(unrecordedCpuMsPerCall) }, costMsPerCall: median(cpuMsPerCall.map((ms, round) => ms - unrecordedCpuMsPerCall[round])) }, targets }));
 
 client.disconnect();
 forwarderProc.proc.kill('SIGTERM');
