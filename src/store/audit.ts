@@ -30,6 +30,17 @@ export function newAuditSessionId(now: Date = new Date()): string {
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
+/**
+ * Orders logs by name, which is their start time. Ids from before they carried milliseconds
+ * (`20261121T165531Z-3f9a1c`) sort as the second's first millisecond, so the log of the session an upgrade started in the
+ * same second (`…165531.906Z-…`) counts as the newer one (by name alone `.` sorts before `Z`).
+ */
+function byStart(a: string, b: string): number {
+  const key = (name: string): string => name.replace(/^(\d{8}T\d{6})Z-/, '$1.000Z-');
+  const [left, right] = [key(a), key(b)];
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
 /** Logs live one per session: `<auditDir>/<session>.jsonl`. */
 export function auditFileFor(auditDir: string, session: string): string {
   if (!/^[A-Za-z0-9._-]{1,128}$/.test(session) || session.startsWith('.')) {
@@ -47,7 +58,7 @@ export function currentAuditFile({ cwd, env, session }: { cwd: string; env: Reco
   if (session !== undefined) return auditFileFor(auditDir, session);
   let names: string[] = [];
   try {
-    names = readdirSync(auditDir).filter((name) => name.endsWith('.jsonl')).sort();
+    names = readdirSync(auditDir).filter((name) => name.endsWith('.jsonl')).sort(byStart);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }

@@ -215,4 +215,17 @@ describe('audit file naming', () => {
     // A log from before ids carried milliseconds, started in an earlier second, still sorts before them.
     expect([auditFileFor(auditDir, ids[0]!), auditFileFor(auditDir, '20261121T165530Z-ffffff')].sort()[0]).toBe(auditFileFor(auditDir, '20261121T165530Z-ffffff'));
   });
+
+  it('shows the log of a session started after an upgrade, in the same second as one whose id has no milliseconds', async () => {
+    const home = await tempDir();
+    const { auditDir } = resolvePaths({ cwd: home, env: { CADRE_HOME: home } });
+    // The older cadre's id carries the second only; by name alone '.' sorts before 'Z' and the older log looked newest.
+    const ids = ['20261124T165337Z-3f9a1c', newAuditSessionId(new Date('2026-11-24T16:53:37.906Z'))];
+    for (const id of ids) {
+      const writer = await createAuditWriter({ file: auditFileFor(auditDir, id), key, session: id });
+      await writer.append('session.started', { cwd: home });
+      await writer.close();
+    }
+    expect(currentAuditFile({ cwd: home, env: { CADRE_HOME: home } })).toBe(auditFileFor(auditDir, ids[1]!));
+  });
 });
