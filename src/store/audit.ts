@@ -36,9 +36,13 @@ export function newAuditSessionId(now: Date = new Date()): string {
  * same second (`…165531.906Z-…`) counts as the newer one (by name alone `.` sorts before `Z`).
  */
 function byStart(a: string, b: string): number {
-  const key = (name: string): string => name.replace(/^(\d{8}T\d{6})Z-/, '$1.000Z-');
-  const [left, right] = [key(a), key(b)];
+  const left = startKey(a);
+  const right = startKey(b);
   return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function startKey(name: string): string {
+  return name.replace(/^(\d{8}T\d{6})Z-/, '$1.000Z-');
 }
 
 /** Logs live one per session: `<auditDir>/<session>.jsonl`. */

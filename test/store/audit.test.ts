@@ -212,20 +212,24 @@ describe('audit file naming', () => {
       await writer.close();
     }
     expect(currentAuditFile({ cwd: home, env: { CADRE_HOME: home } })).toBe(auditFileFor(auditDir, ids[2]!));
-    // A log from before ids carried milliseconds, started in an earlier second, still sorts before them.
-    expect([auditFileFor(auditDir, ids[0]!), auditFileFor(auditDir, '20261121T165530Z-ffffff')].sort()[0]).toBe(auditFileFor(auditDir, '20261121T165530Z-ffffff'));
   });
 
-  it('shows the log of a session started after an upgrade, in the same second as one whose id has no milliseconds', async () => {
+  it('orders logs whose ids have no milliseconds (older cadre) by their second among the new ones', async () => {
     const home = await tempDir();
     const { auditDir } = resolvePaths({ cwd: home, env: { CADRE_HOME: home } });
-    // The older cadre's id carries the second only; by name alone '.' sorts before 'Z' and the older log looked newest.
-    const ids = ['20261124T165337Z-3f9a1c', newAuditSessionId(new Date('2026-11-24T16:53:37.906Z'))];
-    for (const id of ids) {
-      const writer = await createAuditWriter({ file: auditFileFor(auditDir, id), key, session: id });
-      await writer.append('session.started', { cwd: home });
-      await writer.close();
-    }
-    expect(currentAuditFile({ cwd: home, env: { CADRE_HOME: home } })).toBe(auditFileFor(auditDir, ids[1]!));
+    const newest = async (...ids: string[]): Promise<string> => {
+      for (const id of ids) {
+        const writer = await createAuditWriter({ file: auditFileFor(auditDir, id), key, session: id });
+        await writer.append('session.started', { cwd: home });
+        await writer.close();
+      }
+      return currentAuditFile({ cwd: home, env: { CADRE_HOME: home } });
+    };
+    // An upgrade in the middle of a second: the older cadre's log, then the new one's. By name alone '.' sorts before 'Z'
+    // and the older log looked newest.
+    const upgraded = newAuditSessionId(new Date('2026-11-24T16:53:37.906Z'));
+    expect(await newest('20261124T165337Z-3f9a1c', upgraded)).toBe(auditFileFor(auditDir, upgraded));
+    // An older cadre run again a second later (a downgrade): its log is the newest.
+    expect(await newest('20261124T165338Z-000000')).toBe(auditFileFor(auditDir, '20261124T165338Z-000000'));
   });
 });

@@ -69,6 +69,9 @@ export function throwAwayKey(): { privateKey: string; publicKey: string } {
   return { privateKey: pair.private, publicKey: pair.public };
 }
 
+/** An ed25519 public key in SSH wire form: the length-prefixed name `ssh-ed25519`, then the length-prefixed 32-byte key. */
+export const ed25519PublicBlobBytes = 4 + 'ssh-ed25519'.length + 4 + 32;
+
 /**
  * An ed25519 key pair from ssh2 that ssh2 itself (and OpenSSH) can read back. ssh2 1.x strips every leading zero byte of the
  * public key it writes, so about one pair in 256 comes out malformed (mscdex/ssh2#1390, #1513): a full CI run met it as
@@ -79,6 +82,6 @@ export function ed25519Pair(): { private: string; public: string } {
     const pair = ssh2.utils.generateKeyPairSync('ed25519');
     const pub = ssh2.utils.parseKey(pair.public);
     const priv = ssh2.utils.parseKey(pair.private);
-    if (!(pub instanceof Error) && !(priv instanceof Error) && pub.getPublicSSH().length === 51) return pair;
+    if (!(pub instanceof Error) && !(priv instanceof Error) && pub.getPublicSSH().length === ed25519PublicBlobBytes) return pair;
   }
 }

@@ -2,7 +2,7 @@
 // pair in 256 malformed, which failed a full CI run when the server started with such a host key.
 import ssh2 from 'ssh2';
 import { describe, expect, it } from 'vitest';
-import { ed25519Pair, throwAwayKey } from './ssh-git-server.js';
+import { ed25519Pair, ed25519PublicBlobBytes, throwAwayKey } from './ssh-git-server.js';
 
 describe('ed25519 key pairs for the SSH git server', () => {
   it('are all readable, host keys and client keys (2,000 drawn: the bad ones come about one in 256)', () => {
@@ -13,7 +13,7 @@ describe('ed25519 key pairs for the SSH git server', () => {
       for (const text of [host.private, host.public, client.privateKey, client.publicKey]) {
         const key = ssh2.utils.parseKey(text);
         if (key instanceof Error) unreadable.push(key.message);
-        else if (key.getPublicSSH().length !== 4 + 'ssh-ed25519'.length + 4 + 32) unreadable.push(`public key of ${key.getPublicSSH().length} bytes`);
+        else if (key.getPublicSSH().length !== ed25519PublicBlobBytes) unreadable.push(`public key of ${key.getPublicSSH().length} bytes`);
       }
     }
     expect(unreadable).toEqual([]);
