@@ -1,5 +1,6 @@
-// VM exec benchmark: a command the agent runs with run-command (the real runner bundle in a hardened sandbox container, its
-// tool.call → tool.result seen on the host) against a plain `docker exec` of the same command, in the same run.
+// VM exec benchmark: a command the agent runs with run-command (the real runner bundle in a sandbox container cadre itself
+// starts: its image, workspace and start.ts; its tool.call → tool.result seen on the host) against a plain `docker exec` of
+// the same command in the same container, in the same run.
 // Run after `npm run build`: node bench/vm-exec.mjs   (BENCH_RUNS commands; BENCH_REPO names the corpus project)
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -7,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,7 +49,7 @@ http.createServer((req, res) => {
   });
 }).listen(4100, '127.0.0.1');`;
 
-async function corpusCheckout(dir) {
+async function corpusCheckout(dir, into) {
   const { projects } = JSON.parse(readFileSync(join(corpus, 'MANIFEST.json'), 'utf8'));
   const entry = projects.find((project) => project.name === repoName);
   if (!entry) throw new Error(`the corpus has no project named ${repoName}`);
@@ -56,6 +57,13 @@ async function corpusCheckout(dir) {
   if (createHash('sha256').update(readFileSync(archive)).digest('hex') !== entry.archive.sha256) throw new Error(`${archive} differs from MANIFEST.json`);
   await run('tar', ['-xzf', archive, '-C', dir]);
   const work = join(dir, repoName);
+  // Into the workspace cadre prepared (its own filesystem, sized by the disk limit), as a clone would be.
+  await run('cp', ['-a', `${work}/.`, into]);
+  rmSync(work, { recursive: true, force: true });
+  return checkIn(into);
+}
+
+async function checkIn(work) {
   const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
   await run('git', ['init', '-q', '-b', 'main'], { cwd: work });
   await run('git', ['add', '-A'], { cwd: work });
@@ -87,18 +95,30 @@ async function runnerCommandTimes(containerId) {
 }
 
 async function main() {
-  const bundle = join(root, 'dist', 'runner');
-  if (!existsSync(join(bundle, 'cadre-runner.mjs'))) throw new Error('dist/runner is missing: run `npm run build` first');
+  const dist = join(root, 'dist', 'src');
+  if (!existsSync(join(root, 'dist', 'runner', 'cadre-runner.mjs'))) throw new Error('dist/runner is missing: run `npm run build` first');
+  const load = (file) => import(pathToFileURL(join(dist, file)).href);
+  const { createDockerClient } = await load('container/docker-client.js');
+  const { buildSandboxImage } = await load('container/sandbox-image.js');
+  const { prepareWorkspace } = await load('container/workspace.js');
+  const { startContainer } = await load('container/start.js');
+  const { cleanUp } = await load('container/lifecycle.js');
+  const { newContainerId } = await load('container/labels.js');
+  const { defaultLimits } = await load('container/limits.js');
+  const { runnerBundleBind } = await load('agents/vm/bundle.js');
+  const docker = createDockerClient();
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const image = `cadre-sandbox:${version}`;
+  // The image cadre runs (cadre-sandbox:<version>-<recipe>), built here if this machine has none yet.
+  const { image } = await buildSandboxImage({ docker, version, onEvent: (event) => event.type === 'output.message' && console.error(event.text) });
   const scratch = mkdtempSync(join(tmpdir(), 'cadre-bench-exec-'));
+  const id = newContainerId([]);
   let containerId = '';
   try {
-    const workspace = await corpusCheckout(scratch);
-    // The isolation cadre gives its containers (start.ts), with the runner bundle where cadre mounts it.
-    containerId = await run('docker', ['run', '-d', '--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--network', 'none',
-      '--user', '1000:1000', '--memory', '2g', '--cpus', '2', '--pids-limit', '512', '--tmpfs', '/tmp:rw,nosuid,nodev,size=256m',
-      '-w', '/workspace', '-v', `${workspace}:/workspace:rw`, '-v', `${bundle}:/opt/cadre:ro`, image, 'sleep', 'infinity']);
+    const workspace = await prepareWorkspace({ workspacesDir: join(scratch, 'workspaces'), id, diskBytes: defaultLimits.diskBytes });
+    await corpusCheckout(scratch, workspace.dir);
+    // The container cadre starts (start.ts: its isolation and limits), with the runner bundle where cadre mounts it.
+    const installation = { id: `bench-${process.pid}`, home: scratch };
+    containerId = (await startContainer({ docker, spec: { id, session: 'bench', installation, repoUrl: repoName, image, workspace, limits: defaultLimits, binds: [runnerBundleBind(join(root, 'dist', 'runner'))] } })).dockerId;
     await run('docker', ['exec', '-d', containerId, 'node', '-e', modelScript]);
     await new Promise((resolve) => setTimeout(resolve, 500));
 
@@ -118,7 +138,7 @@ async function main() {
     console.log(`  ratio: ${(figures.agent / figures.docker).toFixed(2)}x (target <= ${target}x)`);
     console.log(JSON.stringify({ bench: 'vm-exec', repo: repoName, runs, agent, plain, figures, target }));
   } finally {
-    if (containerId) await run('docker', ['rm', '-f', containerId]).catch(() => undefined);
+    if (containerId) await cleanUp({ docker, id, deleteWorkspace: true }).catch((error) => console.error(`bench/vm-exec: cleaning up ${id}: ${error.message}`));
     rmSync(scratch, { recursive: true, force: true });
   }
 }
