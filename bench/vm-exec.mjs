@@ -6,12 +6,11 @@ import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { loadBuilt, root, sandboxKit } from './sandbox-kit.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = join(root, '..', 'shared', 'corpus');
 const repoName = process.env.BENCH_REPO ?? 'nestjs-boilerplate';
 const runs = Math.max(5, Number(process.env.BENCH_RUNS ?? 15));
@@ -95,21 +94,9 @@ async function runnerCommandTimes(containerId) {
 }
 
 async function main() {
-  const dist = join(root, 'dist', 'src');
   if (!existsSync(join(root, 'dist', 'runner', 'cadre-runner.mjs'))) throw new Error('dist/runner is missing: run `npm run build` first');
-  const load = (file) => import(pathToFileURL(join(dist, file)).href);
-  const { createDockerClient } = await load('container/docker-client.js');
-  const { buildSandboxImage } = await load('container/sandbox-image.js');
-  const { prepareWorkspace } = await load('container/workspace.js');
-  const { startContainer } = await load('container/start.js');
-  const { cleanUp } = await load('container/lifecycle.js');
-  const { newContainerId } = await load('container/labels.js');
-  const { defaultLimits } = await load('container/limits.js');
-  const { runnerBundleBind } = await load('agents/vm/bundle.js');
-  const docker = createDockerClient();
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  // The image cadre runs (cadre-sandbox:<version>-<recipe>), built here if this machine has none yet.
-  const { image } = await buildSandboxImage({ docker, version, onEvent: (event) => event.type === 'output.message' && console.error(event.text) });
+  const { docker, image, prepareWorkspace, startContainer, cleanUp, newContainerId, defaultLimits } = await sandboxKit();
+  const { runnerBundleBind } = await loadBuilt('agents/vm/bundle.js');
   const scratch = mkdtempSync(join(tmpdir(), 'cadre-bench-exec-'));
   const id = newContainerId([]);
   let containerId = '';

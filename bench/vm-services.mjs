@@ -1,14 +1,12 @@
 // VM services benchmark: time to a ready sandbox (workspace, clone of a corpus project, locked-down start) with one service
 // container health-checked beside it (postgres, mysql, redis in turn) against the same path without, medians of alternating runs.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { serveGit } from './git-http.mjs';
+import { loadBuilt, root, sandboxKit } from './sandbox-kit.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist', 'src', 'container');
 const runs = Number(process.env.BENCH_SERVICE_RUNS ?? 3);
 const services = (process.env.BENCH_SERVICES ?? 'postgres,mysql,redis').split(',');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -28,24 +26,12 @@ function corpusRepository(dir) {
 }
 
 async function main() {
-  const load = (file) => import(join(dist, file));
-  const { createDockerClient } = await load('docker-client.js');
-  const { buildSandboxImage } = await load('sandbox-image.js');
-  const { buildServicesImage } = await load('services/image.js');
-  const { ensureServices, removeServices } = await load('services/runtime.js');
-  const { serviceNetworkName } = await load('services/spec.js');
-  const { prepareWorkspace } = await load('workspace.js');
-  const { cloneRepository } = await load('clone.js');
-  const { startContainer } = await load('start.js');
-  const { cleanUp } = await load('lifecycle.js');
-  const { newContainerId } = await load('labels.js');
-  const { defaultLimits } = await load('limits.js');
-
-  const docker = createDockerClient();
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const say = (event) => event.type === 'output.message' && console.error(event.text);
-  const { image } = await buildSandboxImage({ docker, version, onEvent: say });
-  const { image: servicesImage } = await buildServicesImage({ docker, onEvent: say });
+  const { docker, image, prepareWorkspace, startContainer, cleanUp, newContainerId, defaultLimits } = await sandboxKit();
+  const { buildServicesImage } = await loadBuilt('container/services/image.js');
+  const { ensureServices, removeServices } = await loadBuilt('container/services/runtime.js');
+  const { serviceNetworkName } = await loadBuilt('container/services/spec.js');
+  const { cloneRepository } = await loadBuilt('container/clone.js');
+  const { image: servicesImage } = await buildServicesImage({ docker, onEvent: (event) => event.type === 'output.message' && console.error(event.text) });
   const scratch = mkdtempSync(join(tmpdir(), 'cadre-bench-services-'));
   corpusRepository(scratch);
   const server = await serveGit(join(scratch, 'repos'));

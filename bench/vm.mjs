@@ -4,16 +4,14 @@
 // same run. Run after `npm run build`: node bench/vm.mjs (BENCH_REPO names the corpus project, BENCH_RUNS the rounds; medians).
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { resultOrError, startPipedCadre } from './cadre-pipe.mjs';
 import { serveGit } from './git-http.mjs';
+import { root, sandboxKit } from './sandbox-kit.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist', 'src', 'container');
 const corpus = join(root, '..', 'shared', 'corpus');
 const repoName = process.env.BENCH_REPO ?? 'nestjs-boilerplate';
 const runs = Math.max(5, Number(process.env.BENCH_RUNS ?? 7));
@@ -56,13 +54,7 @@ function hardenedRunArgs(image, dir, limits) {
 }
 
 async function main() {
-  if (!existsSync(join(dist, 'start.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-  const { createDockerClient } = await import(join(dist, 'docker-client.js'));
-  const { buildSandboxImage } = await import(join(dist, 'sandbox-image.js'));
-  const { defaultLimits } = await import(join(dist, 'limits.js'));
-  const docker = createDockerClient();
-  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const { image } = await buildSandboxImage({ docker, version, onEvent: (event) => event.type === 'output.message' && console.error(event.text) });
+  const { image, defaultLimits } = await sandboxKit();
 
   const scratch = mkdtempSync(join(tmpdir(), 'cadre-bench-vm-'));
   const repo = await corpusRepository(scratch, repoName);
