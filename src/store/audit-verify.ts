@@ -1,5 +1,6 @@
 // Verifies an audit log: sequence, hash chain, HMACs, the final checkpoint; names the first bad record.
 import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAuditKey } from './audit-key.js';
 import { liveWriter } from './audit-live.js';
 import { resolvePaths } from './paths.js';
@@ -61,6 +62,22 @@ export function scanAuditText(text: string, key: Uint8Array): AuditScan {
   return { ok: true, count: lines.length, lastHash: prev, sealed, session };
 }
 
+/** Reads of a live log whose last line is not whole yet, before it is checked as it stands: at once, then with a wait between. */
+const tailRereads = { immediate: 5, waited: 50, waitMs: 20 };
+
+/**
+ * The log's text. The writer appends a batch of records in one write, and a read can meet that write in part (the kernel
+ * copies it page by page): while a live writer is appending, a last line without its newline is read again until it is
+ * whole, for about a second; a tail that stays cut is then checked as it stands, and reported.
+ */
+async function readLog(file: string, live: boolean): Promise<string> {
+  for (let reread = 0; ; reread += 1) {
+    const text = await readFile(file, 'utf8');
+    if (!live || text === '' || text.endsWith('\n') || reread >= tailRereads.immediate + tailRereads.waited) return text;
+    if (reread >= tailRereads.immediate) await sleep(tailRereads.waitMs);
+  }
+}
+
 /**
  * Verifies a log file. A log must end with a checkpoint, unless a live marker signed with
  * the key names a process that is still running (the session is in progress); a log
@@ -71,7 +88,7 @@ export async function verifyAuditFile(file: string, key: Uint8Array): Promise<Au
   // after it holds at least that head unless its end was cut (read the other way round, records written in between made
   // an intact live log look cut).
   const writer = await liveWriter(file, key);
-  const scan = scanAuditText(await readFile(file, 'utf8'), key);
+  const scan = scanAuditText(await readLog(file, writer !== undefined), key);
   if (!scan.ok) return scan;
   if (scan.sealed) return { ok: true, count: scan.count, live: false };
   if (writer !== undefined) {

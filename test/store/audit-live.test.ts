@@ -1,10 +1,10 @@
 // The live marker under load: rewritten in place while readers read it, it never reads as "no live writer"; verify during a burst never reports a cut.
 import { randomBytes } from 'node:crypto';
-import { open, readFile, stat, writeFile } from 'node:fs/promises';
+import { appendFile, open, readFile, stat, writeFile } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { liveMarkerFile, liveWriter, openLiveMarker } from '../../src/store/audit-live.js';
-import { genesisHash } from '../../src/store/audit-record.js';
+import { genesisHash, sealRecord } from '../../src/store/audit-record.js';
 import { verifyAuditFile } from '../../src/store/audit-verify.js';
 import { auditFileFor, createAuditWriter, newAuditSessionId } from '../../src/store/audit.js';
 import { tempDir } from './temp.js';
@@ -86,6 +86,42 @@ describe('audit live marker', () => {
     for (const verdict of verdicts) expect(verdict).toMatchObject({ ok: true, live: true });
     await writer.close();
     expect(await verifyAuditFile(file, key)).toEqual({ ok: true, count: 961, live: false });
+  });
+
+  /** A live log as the writer leaves it between batches: `count` sealed records, its marker naming this process and that head. */
+  async function liveLog(count: number): Promise<{ file: string; next: string; release: () => Promise<void> }> {
+    const session = newAuditSessionId();
+    const file = auditFileFor(await tempDir(), session);
+    let prev = genesisHash;
+    const seal = (seq: number): string => {
+      const sealed = sealRecord(key, { seq, ts: new Date().toISOString(), session, type: 'gateway.call', prev }, { status: 200, tokensIn: seq, path: '/v1/messages'.repeat(40) });
+      prev = sealed.hash;
+      return sealed.line;
+    };
+    let text = '';
+    for (let seq = 1; seq <= count; seq += 1) text += seal(seq);
+    await writeFile(file, text);
+    const marker = await openLiveMarker(file, key, { startedAt: new Date().toISOString(), count, lastHash: prev });
+    return { file, next: seal(count + 1), release: () => marker.remove() };
+  }
+
+  it('verify meets a batch half written (a reader can see one write of the log in part) and reads again: live and intact, not cut', async () => {
+    const { file, next, release } = await liveLog(3);
+    // The first part of the next record is on disk, the rest lands 30 ms later: what a read sees in the middle of one write.
+    await appendFile(file, next.slice(0, 200));
+    const finishing = setTimeout(() => void appendFile(file, next.slice(200)), 30);
+    expect(await verifyAuditFile(file, key)).toEqual({ ok: true, count: 4, live: true });
+    clearTimeout(finishing);
+    await release();
+  });
+
+  it('verify reports a live log whose last line stays cut, after reading it again for about a second', async () => {
+    const { file, next, release } = await liveLog(3);
+    await appendFile(file, next.slice(0, 200));
+    const started = performance.now();
+    expect(await verifyAuditFile(file, key)).toMatchObject({ ok: false, seq: 4, reason: expect.stringMatching(/not valid JSON/) });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await release();
   });
 
   it('takes a marker that is not an object, or unsigned but naming a live process, for no live writer, and says so quickly', async () => {
