@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import semver from 'semver';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { githubSnapshotName, parseSnapshot, snapshotAdvisories } from '../../../src/capabilities/analysis/security/snapshot.js';
+import { parseAdvisoryExport } from '../../../src/capabilities/analysis/security/advisories.js';
+import { githubSnapshotName, loadBundledAdvisories, parseSnapshot, snapshotAdvisories } from '../../../src/capabilities/analysis/security/snapshot.js';
 import { isCadreError } from '../../../src/errors.js';
 
 const repository = resolve(import.meta.dirname, '../../..');
@@ -33,6 +34,13 @@ describe('the bundled snapshot', () => {
     expect(semver.satisfies('4.19.2', redirect?.vulnerable ?? '')).toBe(false);
     const template = advisories.find((advisory) => advisory.aliases.includes('CVE-2022-29078'));
     expect(template).toMatchObject({ packageName: 'ejs', patched: '>=3.1.7', severity: 'Critical' });
+  });
+
+  it('is completed by the compressed nodejs/security-wg list for packages the GitHub snapshot does not cover', async () => {
+    const { advisories } = await loadBundledAdvisories(parseAdvisoryExport);
+    const older = advisories.filter((advisory) => advisory.id.startsWith('security-wg-'));
+    expect(older.length).toBeGreaterThan(400);
+    expect(older.find((advisory) => advisory.id === 'security-wg-378')).toMatchObject({ packageName: '626', aliases: ['CVE-2018-3727'] });
   });
 
   it('refuses a file that is not gzip, not JSON, or not a snapshot, saying what is wrong and what to do', () => {

@@ -1,7 +1,7 @@
 // The bundled advisory snapshots: GitHub's reviewed npm advisories (scripts/advisory-snapshot.mjs), and the older
 // nodejs/security-wg list for packages a partial GitHub snapshot does not cover. Read only when the security analysis runs.
 import { access, readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import semver from 'semver';
@@ -23,7 +23,7 @@ export type Advisory = {
 
 const dataFolder = join('src', 'capabilities', 'data', 'advisories');
 export const githubSnapshotName = 'github-npm.json.gz';
-export const securityWgSnapshotName = 'security-wg-npm.json';
+export const securityWgSnapshotName = 'security-wg-npm.json.gz';
 
 type Interval = { introduced: string; fixed?: string; lastAffected?: string };
 type SnapshotAdvisory = { id: string; package: string; aliases: string[]; severity: 'critical' | 'high' | 'moderate' | 'low'; summary: string; ranges: Interval[]; versions: string[] };
@@ -119,17 +119,26 @@ export function snapshotAdvisories(snapshot: Snapshot): Advisory[] {
   });
 }
 
+function snapshotDamaged(file: string, why: string, cause?: unknown): CadreError {
+  return new CadreError('advisories.snapshot-invalid', `The bundled advisory snapshot ${file} is damaged: ${why}.`, {
+    remedy: basename(file) === githubSnapshotName ? 'Reinstall cadre, or regenerate the snapshot with scripts/advisory-snapshot.mjs from a clone of github/advisory-database.' : 'Reinstall cadre.',
+    ...(cause ? { cause } : {}),
+  });
+}
+
+/** The text of a bundled snapshot (every one is gzip-compressed), or a clear error when it is not compressed text. */
+function gunzipped(bytes: Buffer, file: string): string {
+  try {
+    return gunzipSync(bytes).toString('utf8');
+  } catch (error) {
+    throw snapshotDamaged(file, 'it is not gzip-compressed', error);
+  }
+}
+
 /** Reads a snapshot file (gzip-compressed JSON), refusing anything that is not one with a clear error. */
 export function parseSnapshot(bytes: Buffer, file: string): Snapshot {
-  const invalid = (why: string, cause?: unknown): CadreError => new CadreError('advisories.snapshot-invalid', `The bundled advisory snapshot ${file} is damaged: ${why}.`, {
-    remedy: 'Reinstall cadre, or regenerate the snapshot with scripts/advisory-snapshot.mjs from a clone of github/advisory-database.', ...(cause ? { cause } : {}),
-  });
-  let text: string;
-  try {
-    text = gunzipSync(bytes).toString('utf8');
-  } catch (error) {
-    throw invalid('it is not gzip-compressed', error);
-  }
+  const invalid = (why: string, cause?: unknown): CadreError => snapshotDamaged(file, why, cause);
+  const text = gunzipped(bytes, file);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -151,6 +160,7 @@ export async function loadBundledAdvisories(parseExport: (text: string) => Advis
   const generated = typeof snapshot.generated === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(snapshot.generated) ? snapshot.generated : null;
   if (snapshot.source.complete) return { advisories: github, generated };
   const covered = new Set(github.map((advisory) => advisory.packageName));
-  const older = parseExport(await readFile(await dataPath(securityWgSnapshotName), 'utf8'));
+  const olderFile = await dataPath(securityWgSnapshotName);
+  const older = parseExport(gunzipped(await readFile(olderFile), olderFile));
   return { advisories: [...github, ...older.filter((advisory) => !covered.has(advisory.packageName))], generated };
 }
