@@ -100,8 +100,9 @@ async function main() {
   const scratch = mkdtempSync(join(tmpdir(), 'cadre-bench-exec-'));
   const id = newContainerId([]);
   let containerId = '';
+  let workspace;
   try {
-    const workspace = await prepareWorkspace({ workspacesDir: join(scratch, 'workspaces'), id, diskBytes: defaultLimits.diskBytes });
+    workspace = await prepareWorkspace({ workspacesDir: join(scratch, 'workspaces'), id, diskBytes: defaultLimits.diskBytes });
     await corpusCheckout(scratch, workspace.dir);
     // The container cadre starts (start.ts: its isolation and limits), with the runner bundle where cadre mounts it.
     const installation = { id: `bench-${process.pid}`, home: scratch };
@@ -125,7 +126,8 @@ async function main() {
     console.log(`  ratio: ${(figures.agent / figures.docker).toFixed(2)}x (target <= ${target}x)`);
     console.log(JSON.stringify({ bench: 'vm-exec', repo: repoName, runs, agent, plain, figures, target }));
   } finally {
-    if (containerId) await cleanUp({ docker, id, deleteWorkspace: true }).catch((error) => console.error(`bench/vm-exec: cleaning up ${id}: ${error.message}`));
+    // The container when it was started, and the workspace's filesystem (a loop mount) in any case.
+    if (workspace) await cleanUp({ docker, id, workspace, deleteWorkspace: true }).catch((error) => console.error(`bench/vm-exec: cleaning up ${id}: ${error.message}`));
     rmSync(scratch, { recursive: true, force: true });
   }
 }
