@@ -30,8 +30,23 @@ export interface LiveMarker {
 
 /** The marker is padded to at least this many bytes, so a rewrite in place always covers the one before. */
 const markerWidth = 256;
+
+/** How often a reader reads a file again that it met in the middle of a write: so many times at once, then so many with a wait between. */
+export interface Rereads {
+  immediate: number;
+  waited: number;
+  waitMs: number;
+}
+
 /** Reads of a torn or unsigned marker whose named process lives, before it counts as no live writer; then a wait between reads. */
-const markerRereads = { immediate: 5, waited: 20, waitMs: 2 };
+const markerRereads: Rereads = { immediate: 5, waited: 20, waitMs: 2 };
+
+/** After read number `reread` (from 0): false once the rereads are spent; otherwise true, after the wait its turn takes. */
+export async function readAgain(reread: number, rereads: Rereads): Promise<boolean> {
+  if (reread >= rereads.immediate + rereads.waited) return false;
+  if (reread >= rereads.immediate) await sleep(rereads.waitMs);
+  return true;
+}
 
 export function liveMarkerFile(logFile: string): string {
   return `${logFile}.live`;
@@ -110,7 +125,6 @@ export async function liveWriter(logFile: string, key: Uint8Array): Promise<({ p
     if (marker !== undefined) return isAlive(marker.pid) ? marker : undefined;
     // The pid leads the marker and is the same in every rewrite, so even a half-rewritten marker names its writer.
     const named = /^\{"pid":(\d+),/.exec(text)?.[1];
-    if (named === undefined || !isAlive(Number(named)) || reread >= markerRereads.immediate + markerRereads.waited) return undefined;
-    if (reread >= markerRereads.immediate) await sleep(markerRereads.waitMs);
+    if (named === undefined || !isAlive(Number(named)) || !(await readAgain(reread, markerRereads))) return undefined;
   }
 }

@@ -1,8 +1,7 @@
 // Verifies an audit log: sequence, hash chain, HMACs, the final checkpoint; names the first bad record.
 import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAuditKey } from './audit-key.js';
-import { liveWriter } from './audit-live.js';
+import { liveWriter, readAgain, type Rereads } from './audit-live.js';
 import { resolvePaths } from './paths.js';
 import { checkpointSignature, checkpointType, genesisHash, recordHash, hmacHex, sameDigest, type AuditRecord } from './audit-record.js';
 
@@ -63,7 +62,7 @@ export function scanAuditText(text: string, key: Uint8Array): AuditScan {
 }
 
 /** Reads of a live log whose last line is not whole yet, before it is checked as it stands: at once, then with a wait between. */
-const tailRereads = { immediate: 5, waited: 50, waitMs: 20 };
+const tailRereads: Rereads = { immediate: 5, waited: 50, waitMs: 20 };
 
 /**
  * The log's text. The writer appends a batch of records in one write, and a read can meet that write in part (the kernel
@@ -73,8 +72,7 @@ const tailRereads = { immediate: 5, waited: 50, waitMs: 20 };
 async function readLog(file: string, live: boolean): Promise<string> {
   for (let reread = 0; ; reread += 1) {
     const text = await readFile(file, 'utf8');
-    if (!live || text === '' || text.endsWith('\n') || reread >= tailRereads.immediate + tailRereads.waited) return text;
-    if (reread >= tailRereads.immediate) await sleep(tailRereads.waitMs);
+    if (!live || text === '' || text.endsWith('\n') || !(await readAgain(reread, tailRereads))) return text;
   }
 }
 
