@@ -9,6 +9,29 @@ const describe = (settings: ContainerSettings, formatSize: (bytes: number) => st
   `memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, timeout ${settings.timeoutMinutes} min, env ${Object.keys(settings.env).join(', ') || '-'}, ` +
   `services ${settings.services?.join(', ') || '-'}, network ${settings.networkIsolation ? 'isolated (no egress)' : `repository host, registries${settings.allowedDomains.length ? `, ${settings.allowedDomains.join(', ')}` : ''}`}`;
 
+/** The changed defaults in the config file's shape (`vm.*`). */
+function configValues(settings: ContainerSettings, changed: readonly (keyof ContainerSettings)[]): Record<string, unknown> {
+  const mib = 1024 ** 2;
+  const all: Record<keyof ContainerSettings, unknown> = {
+    memoryBytes: ['memory', settings.memoryBytes % 1024 ** 3 === 0 ? `${settings.memoryBytes / 1024 ** 3}GB` : `${Math.round(settings.memoryBytes / mib)}MB`],
+    cpus: ['cpu', settings.cpus],
+    timeoutMinutes: ['timeoutMinutes', settings.timeoutMinutes],
+    env: ['env', settings.env],
+    networkIsolation: ['networkIsolation', settings.networkIsolation],
+    allowedDomains: ['allowedDomains', settings.allowedDomains],
+    services: ['services', settings.services ?? []],
+  };
+  return Object.fromEntries(changed.map((key) => all[key] as [string, unknown]));
+}
+
+/** Writes `vm` values into the user's config file; returns its path. */
+async function saveDefaults(cwd: string, vm: Record<string, unknown>): Promise<string> {
+  const [{ resolvePaths }, { saveUserConfigValues }] = await Promise.all([import('../store/paths.js'), import('../store/config-save.js')]);
+  const file = resolvePaths({ cwd, env: process.env }).userConfigFile;
+  await saveUserConfigValues(file, { vm });
+  return file;
+}
+
 export const vmConfigCommand = defineCommand({
   name: 'vm-config',
   summary: 'Set memory, CPU, timeout, env and network rules for containers',
@@ -21,7 +44,7 @@ export const vmConfigCommand = defineCommand({
     networkIsolation: z.boolean().optional().describe('allow no network at all'),
     allowedDomains: z.string().optional().describe('extra domains, comma-separated (*.domain for subdomains)'),
     services: z.string().optional().describe('service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none'),
-    warmPool: z.string().optional().describe('containers kept started ahead of /vm-create, 0 to 8 (0: none); the config\'s vm.warmPool keeps it'),
+    warmPool: z.string().optional().describe('containers kept started ahead of /vm-create, 0 to 8 (0: none); saved as vm.warmPool in your config'),
     container: z.string().optional().describe('apply to this container instead of the defaults'),
   }),
   run: async ({ container, warmPool, ...change }, ctx) => {
@@ -30,10 +53,11 @@ export const vmConfigCommand = defineCommand({
       if (!/^[0-8]$/.test(warmPool.trim())) throw new CadreError('vm.config-usage', `--warm-pool takes a whole number from 0 to 8, not "${warmPool}".`, { remedy: '/vm-config --warm-pool 2 keeps two containers started; 0 keeps none', exitCode: exitCodes.usage });
       const size = Number(warmPool.trim());
       ctx.runtime.vm.setWarmPool(size);
+      const savedIn = await saveDefaults(ctx.cwd, { warmPool: size });
       ctx.runtime.audit('vm.config', { scope: 'warm-pool', size });
-      ctx.emit(result('vm.config', { scope: 'warm-pool', warmPool: size }, size === 0
+      ctx.emit(result('vm.config', { scope: 'warm-pool', warmPool: size, savedIn }, `${size === 0
         ? 'Warm pool: none (spares nobody took are removed).'
-        : `Warm pool: ${size} container${size === 1 ? '' : 's'} kept started with the defaults for new containers, filled in the background; /vm-create takes one when its settings fit and no services are asked. /vm-status shows how many are ready.`));
+        : `Warm pool: ${size} container${size === 1 ? '' : 's'} kept started with the defaults for new containers, filled in the background; /vm-create takes one when its settings fit and no services are asked. /vm-status shows how many are ready.`} Saved in ${savedIn}.`));
       if (Object.values(change).every((value) => value === undefined)) return;
     }
     const { applySettingsChange } = await import('../container/settings.js');
@@ -41,8 +65,11 @@ export const vmConfigCommand = defineCommand({
     if (!container) {
       const { settings, changed } = await applySettingsChange(ctx.runtime.vm.defaults(), change);
       ctx.runtime.vm.setDefaults(settings);
+      // Defaults outlive the process (the next `cadre -c` or prompt uses them): they go into the user's own config file.
+      const savedIn = changed.length ? await saveDefaults(ctx.cwd, configValues(settings, changed)) : undefined;
       if (changed.length) ctx.runtime.audit('vm.config', { scope: 'defaults', changed });
-      ctx.emit(result('vm.config', { scope: 'defaults', settings, changed }, `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describe(settings, formatSize)}`));
+      ctx.emit(result('vm.config', { scope: 'defaults', settings, changed, ...(savedIn ? { savedIn } : {}) },
+        `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describe(settings, formatSize)}${savedIn ? `\nSaved in ${savedIn}: later sessions use these defaults too.` : ''}`));
       return;
     }
     const vm = await ctx.runtime.vm.engine();

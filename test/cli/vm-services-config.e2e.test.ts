@@ -25,3 +25,33 @@ it('/vm-config --services mongodb says MongoDB is not in Debian and what to do; 
   const unknown = await cadreJson(['/vm-config --services cassandra']);
   expect(unknown.events.find((e) => e.type === 'output.error')).toMatchObject({ code: 'vm.unknown-service', message: 'Unknown service: cassandra.' });
 });
+
+it('/vm-config in one cadre process sets the defaults of the next one: saved in the user config, other keys kept', async () => {
+  const { project, home } = await tempProject('cadre-vm-config-persist-');
+  const { mkdir, readFile, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const configFile = join(home, 'config.json');
+  await mkdir(home, { recursive: true });
+  await writeFile(configFile, `${JSON.stringify({ model: { provider: 'offline' }, vm: { cpu: 1 } })}\n`, { mode: 0o600 });
+  const events = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; kind?: string; data?: { settings?: { services?: string[]; memoryBytes?: number; cpus?: number }; savedIn?: string } });
+  const first = await runCli(['--json', '-c', '/vm-config --services postgres --memory 768MB'], { cwd: project, home });
+  expect(first.code).toBe(0);
+  expect(events(first.stdout).find((e) => e.kind === 'vm.config')?.data?.savedIn).toBe(configFile);
+  const second = await runCli(['--json', '-c', '/vm-config'], { cwd: project, home });
+  expect(events(second.stdout).find((e) => e.kind === 'vm.config')?.data?.settings).toMatchObject({ services: ['postgres'], memoryBytes: 768 * 1024 ** 2, cpus: 1 });
+  const saved = JSON.parse(await readFile(configFile, 'utf8')) as { model: unknown; vm: unknown };
+  expect(saved).toEqual({ model: { provider: 'offline' }, vm: { cpu: 1, services: ['postgres'], memory: '768MB' } });
+});
+
+it('/vm-config leaves a user config it cannot parse as it is and says so', async () => {
+  const { project, home } = await tempProject('cadre-vm-config-broken-');
+  const { mkdir, readFile, writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const configFile = join(home, 'config.json');
+  await mkdir(home, { recursive: true });
+  const broken = '{ "vm": { "cpu": 1, } ';
+  await writeFile(configFile, broken);
+  const ran = await runCli(['--json', '-c', '/vm-config --services redis'], { cwd: project, home });
+  expect(ran.code).toBe(2);
+  expect(await readFile(configFile, 'utf8')).toBe(broken);
+});
