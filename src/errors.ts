@@ -8,6 +8,8 @@ export const exitCodes = {
   notAvailable: 3,
   /** `cadre policy check`: the policy denies the command or path. */
   policyDenied: 4,
+  /** `cadre audit verify`: the log is intact up to where its session crashed (no closing record; the crash is on record). */
+  auditCrashed: 5,
   interrupted: 130,
 } as const;
 

@@ -64,7 +64,7 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     );
   audit
     .command('verify [file]')
-    .description('check the hash chain and signatures: exit 0 when intact, 1 naming the first bad record')
+    .description('check the hash chain and signatures: exit 0 when intact, 1 naming the first bad record, 5 when the session ended by a crash (intact up to it)')
     .action(async (file: string | undefined, _options: unknown, command: Command) =>
       withSink(command, setExitCode, async (sink, globals) => {
         const { currentAuditFile } = await import('../store/audit.js');
@@ -74,6 +74,11 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
         if (verdict.ok) {
           sink(result('audit.verify', { file: target, ...verdict }, `✔ ${target}: intact (${verdict.count} records${verdict.live ? ', still being written' : ''}).`));
           return exitCodes.ok;
+        }
+        if ('crashed' in verdict) {
+          const cut = verdict.partialLine ? '; the crash cut its last line mid-record' : '';
+          sink({ type: 'output.error', code: 'audit.crashed', message: `${target}: ended by a crash at ${verdict.at} (cadre pid ${verdict.pid} stopped without closing it), records up to ${verdict.count} intact${cut}.`, remedy: 'Nothing was edited: the session stopped before it could write its closing record. /resume the kept session (cadre offers it at the next start) to carry on.' });
+          return exitCodes.auditCrashed;
         }
         sink({ type: 'output.error', code: 'audit.tampered', message: `${target}: record ${verdict.seq} (line ${verdict.line}) is not intact: ${verdict.reason}.`, remedy: 'The log was edited, reordered or cut after it was written; keep this copy as evidence.' });
         return exitCodes.commandFailed;

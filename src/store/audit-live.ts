@@ -96,7 +96,7 @@ export async function openLiveMarker(logFile: string, key: Uint8Array, head: Aud
 }
 
 /** The marker's fields when `text` is a marker signed with `key` for `logFile`. */
-function signedMarker(text: string, logFile: string, key: Uint8Array): ({ pid: number } & AuditHead) | undefined {
+function signedMarker(text: string, logFile: string, key: Uint8Array): ({ pid: number; startedAt: string } & AuditHead) | undefined {
   let marker: Partial<LiveMarkerFields>;
   try {
     marker = JSON.parse(text) as Partial<LiveMarkerFields>;
@@ -109,7 +109,7 @@ function signedMarker(text: string, logFile: string, key: Uint8Array): ({ pid: n
   const lastHash = marker.lastHash ?? genesisHash;
   if (typeof pid !== 'number' || typeof startedAt !== 'string' || typeof hmac !== 'string' || typeof count !== 'number' || typeof lastHash !== 'string') return undefined;
   if (!sameDigest(hmac, markerSignature(key, logFile, { pid, startedAt, count, lastHash }))) return undefined;
-  return { pid, count, lastHash };
+  return { pid, startedAt, count, lastHash };
 }
 
 /** The process still writing `logFile` and the head it last recorded, when a validly signed marker names a live process. */
@@ -122,9 +122,19 @@ export async function liveWriter(logFile: string, key: Uint8Array): Promise<({ p
       return undefined;
     }
     const marker = signedMarker(text, logFile, key);
-    if (marker !== undefined) return isAlive(marker.pid) ? marker : undefined;
+    if (marker !== undefined) return isAlive(marker.pid) ? { pid: marker.pid, count: marker.count, lastHash: marker.lastHash } : undefined;
     // The pid leads the marker and is the same in every rewrite, so even a half-rewritten marker names its writer.
     const named = /^\{"pid":(\d+),/.exec(text)?.[1];
     if (named === undefined || !isAlive(Number(named)) || !(await readAgain(reread, markerRereads))) return undefined;
   }
+}
+
+/**
+ * The writer of `logFile` when it died without sealing it: a validly signed marker (only cadre holds the key) that names a
+ * process no longer running. That marker is cadre's record of the crash and of how far the log was written before it.
+ */
+export async function crashedWriter(logFile: string, key: Uint8Array): Promise<({ pid: number; startedAt: string } & AuditHead) | undefined> {
+  const text = await readFile(liveMarkerFile(logFile), 'utf8').catch(() => undefined);
+  const marker = text === undefined ? undefined : signedMarker(text, logFile, key);
+  return marker !== undefined && !isAlive(marker.pid) ? marker : undefined;
 }

@@ -1,13 +1,15 @@
 // Verifies an audit log: sequence, hash chain, HMACs, the final checkpoint; names the first bad record.
 import { readFile } from 'node:fs/promises';
 import { loadAuditKey } from './audit-key.js';
-import { liveWriter, readAgain, type Rereads } from './audit-live.js';
+import { crashedWriter, liveWriter, readAgain, type Rereads } from './audit-live.js';
 import { resolvePaths } from './paths.js';
 import { checkpointSignature, checkpointType, genesisHash, recordHash, hmacHex, sameDigest, type AuditRecord } from './audit-record.js';
 
 export type AuditVerdict =
   | { ok: true; count: number; /** No checkpoint yet, and the process writing the log is alive. */ live: boolean }
-  | { ok: false; seq: number; line: number; reason: string };
+  | { ok: false; seq: number; line: number; reason: string }
+  /** No checkpoint because its cadre (pid) died: every record up to `count` is intact; `at` is the last one's time. */
+  | { ok: false; crashed: true; count: number; at: string; pid: number; /** The final line was cut mid-record by the crash. */ partialLine: boolean };
 
 /** The chain state after reading a log's lines, or the first problem found. */
 export type AuditScan =
@@ -78,16 +80,18 @@ async function readLog(file: string, live: boolean): Promise<string> {
 
 /**
  * Verifies a log file. A log must end with a checkpoint, unless a live marker signed with
- * the key names a process that is still running (the session is in progress); a log
- * without a checkpoint and without a live writer was truncated, or its session crashed.
+ * the key names a process that is still running (the session is in progress). A log
+ * without a checkpoint whose signed marker names a process that is gone ended by a crash
+ * (crashVerdict); one without either was truncated.
  */
 export async function verifyAuditFile(file: string, key: Uint8Array): Promise<AuditVerdict> {
   // The head is read before the log: the writer records a head only once the records up to it are written, so a log read
   // after it holds at least that head unless its end was cut (read the other way round, records written in between made
   // an intact live log look cut).
   const writer = await liveWriter(file, key);
-  const scan = scanAuditText(await readLog(file, writer !== undefined), key);
-  if (!scan.ok) return scan;
+  const text = await readLog(file, writer !== undefined);
+  const scan = scanAuditText(text, key);
+  if (!scan.ok) return (writer === undefined ? await crashVerdict(file, text, key) : undefined) ?? scan;
   if (scan.sealed) return { ok: true, count: scan.count, live: false };
   if (writer !== undefined) {
     // The writer records its head apart after every record: a live log shorter than that head was cut.
@@ -99,6 +103,8 @@ export async function verifyAuditFile(file: string, key: Uint8Array): Promise<Au
     }
     return { ok: true, count: scan.count, live: true };
   }
+  const crash = await crashVerdict(file, text, key);
+  if (crash) return crash;
   const seq = scan.count + 1;
   return {
     ok: false,
@@ -106,6 +112,37 @@ export async function verifyAuditFile(file: string, key: Uint8Array): Promise<Au
     line: seq,
     reason: `the log ends after seq ${scan.count} without a checkpoint and no live cadre is writing it: records were truncated, or the session crashed`,
   };
+}
+
+/**
+ * The verdict for a log whose cadre crashed, when cadre recorded the crash (its signed live marker names a process that is
+ * gone) and the log bears it out: every record intact, none sealed, at least as many as the marker's head and the record at
+ * that head the one it names. Only a final line cut mid-record (no newline, not JSON) is excused, as the write the crash
+ * interrupted. Anything else, or no crash on record, is left to be reported as tampering.
+ */
+async function crashVerdict(file: string, text: string, key: Uint8Array): Promise<AuditVerdict | undefined> {
+  const crashed = await crashedWriter(file, key);
+  if (crashed === undefined) return undefined;
+  const cut = text !== '' && !text.endsWith('\n') ? text.lastIndexOf('\n') + 1 : text.length;
+  const partialLine = cut < text.length && !parsesAsJson(text.slice(cut));
+  const whole = partialLine ? text.slice(0, cut) : text;
+  const scan = scanAuditText(whole, key);
+  if (!scan.ok || scan.sealed || scan.count < crashed.count) return undefined;
+  const lines = whole.split('\n').filter((line) => line !== '');
+  const atHead = scanAuditText(lines.slice(0, crashed.count).map((line) => `${line}\n`).join(''), key);
+  if (!atHead.ok || atHead.lastHash !== crashed.lastHash) return undefined;
+  const last = lines.at(-1);
+  const at = last === undefined ? crashed.startedAt : String((JSON.parse(last) as { ts?: unknown }).ts);
+  return { ok: false, crashed: true, count: scan.count, at, pid: crashed.pid, partialLine };
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Verifies `file` with the host's audit key (found through CADRE_HOME or the XDG data folder; never created here). */
