@@ -29,6 +29,7 @@ import { createBudget } from '../gateway/budget.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
 import { packageManagerRegistryHosts, registryHostsOf } from '../gateway/registries.js';
+import { packageManagerEnv } from '../container/package-manager-env.js';
 import { containerCaPath, createGateways, gatewayModel, hostCaBundle, hostNpmRegistry } from '../gateway/pool.js';
 import { workspaceChanges, type WorkspaceChanges } from '../git/workspace-changes.js';
 import { createContainerMcp } from '../mcp/for-containers.js';
@@ -145,7 +146,7 @@ export async function createVmEngine(options: VmEngineOptions) {
     bindsFor: (id) => [gateways.bind(id)],
     envFor: (input) => {
       const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
-      return { ...input.env, ...proxies, ...caEnv, ...(registry ? { npm_config_registry: registry, YARN_REGISTRY: registry } : {}) };
+      return { ...input.env, ...proxies, ...caEnv, ...packageManagerEnv({ proxy: proxies.HTTPS_PROXY!, registry, caPath: caBundle ? containerCaPath : undefined }) };
     },
     onCleanedUp: (id) => gateways.close(id),
   });

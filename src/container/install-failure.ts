@@ -24,21 +24,36 @@ export function failedScript(output: string): { pkg: string; script?: string; co
   return undefined;
 }
 
+/** Hosts a tool in the container tried to reach on its own (DNS lookups and connections that never met the gateway), from its output. */
+export function directConnections(output: string): { host: string; code: string }[] {
+  const text = stripVTControlCharacters(output);
+  const found = new Map<string, string>();
+  for (const match of text.matchAll(/getaddrinfo (EAI_AGAIN|ENOTFOUND) ([A-Za-z0-9.-]{1,253})/g)) found.set(match[2]!, match[1]!);
+  for (const match of text.matchAll(/connect (ECONNREFUSED|ENETUNREACH|EHOSTUNREACH|ETIMEDOUT) ([0-9a-fA-F.:[\]]{2,64}:\d{1,5})/g)) {
+    if (!/^127\.0\.0\.1:|^\[?::1\]?:/.test(match[2]!)) found.set(match[2]!, match[1]!);
+  }
+  return [...found].slice(0, 5).map(([host, code]) => ({ host, code }));
+}
+
 /** The error of a failed install: the refused hosts and the failing script when there are any, never a guess at the allowlist. */
 export function explainInstallFailure(input: { id: string; command: string[]; exitCode: number; output: string; refused: RefusedHost[]; ignoreScripts: boolean }): CadreError {
   const { id } = input;
   const hosts = [...new Map(input.refused.map((entry) => [entry.host, entry])).values()];
   const script = failedScript(input.output);
+  const direct = hosts.length ? [] : directConnections(input.output);
   const who = script ? `the ${script.script ?? 'install'} script of ${script.pkg}${script.command ? ` (${script.command.slice(0, 120)})` : ''}` : undefined;
   const parts = [`${input.command.join(' ')} failed in ${id} (exit ${input.exitCode}).`];
   if (hosts.length) {
     parts.push(`The gateway refused ${hosts.map((entry) => `${entry.host}:${entry.port} (${entry.reason})`).join(', ')}${who ? `; ${who} failed` : ''}.`);
+  } else if (direct.length) {
+    parts.push(`It tried to reach ${direct.map((entry) => `${entry.host} (${entry.code})`).join(', ')} directly, not through the gateway's proxy: the sandbox has no network or DNS of its own, so such a connection fails there before the allowlist is asked${who ? `; ${who} failed` : ''}.`);
   } else {
-    parts.push(`No egress was refused while it ran, so the allowlist is not the cause${who ? `; ${who} failed` : ''}: read its output above.`);
+    parts.push(`No egress was refused while it ran and its output shows no failed connection, so the allowlist is not the cause${who ? `; ${who} failed` : ''}: read its output above.`);
   }
   const remedies: string[] = [];
   if (hosts.length) remedies.push(`allow ${hosts.length > 1 ? 'them' : 'it'} with /vm-config --allowed-domains "${hosts.map((entry) => entry.host).join(',')}" --container ${id}, then run /vm-install-deps again`);
   if (!input.ignoreScripts && (who || hosts.length)) remedies.push(`or skip the dependencies' install scripts with /vm-install-deps --ignore-scripts --container ${id}`);
+  if (direct.length) remedies.push(`the tool that made the connection ignores the proxy variables the container has (HTTPS_PROXY, npm_config_registry and each package manager's own): give it its proxy setting with /vm-config --env "NAME=value" --container ${id}, or install with a package manager that uses them`);
   if (!remedies.length) remedies.push('fix what its output names (a lockfile out of date, a version the registry does not have), then run /vm-install-deps again');
   return new CadreError('vm.install-failed', parts.join(' '), { remedy: remedies.join(', ') });
 }
