@@ -10,6 +10,7 @@ import { mcpRoutePrefix } from './container-env.js';
 import type { Credentials } from './credentials.js';
 import type { BoundedAudit } from './refusals.js';
 import { readBody } from './request-body.js';
+import { scrubText, secretForms, type SecretForms } from './scrub.js';
 
 
 const maxBodyBytes = 1 << 20;
@@ -29,6 +30,8 @@ export interface McpProxyOptions {
   container: { cid: string; session: string; jti?: string };
   budget: Budget;
   audit: BoundedAudit;
+  /** The gateway's other secrets (the host's model key), removed from replies with the MCP servers' own. */
+  hostSecrets: readonly string[];
 }
 
 export interface McpProxy {
@@ -42,22 +45,24 @@ const refusalStatus: Record<string, number> = {
   method: 405, 'too-large': 413, 'invalid-request': 400, budget: 429, busy: 429, unavailable: 502, failed: 502, timeout: 504,
 };
 
-const send = (res: ServerResponse, status: number, body: object): void => {
+/** Sends `body` as JSON with every secret form removed: a tool's output, a server's error or its tool list may quote one. */
+const send = (res: ServerResponse, status: number, body: object, secrets: SecretForms): void => {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  res.end(scrubText(JSON.stringify(body), secrets));
 };
 
 export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const { mcp, credentials, container, budget, audit } = options;
   const inFlight = new Set<AbortController>();
+  const secrets = secretForms([...(mcp?.secrets ?? []), ...options.hostSecrets]);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const route = (req.url ?? '').split('?')[0]?.slice(mcpRoutePrefix.length) ?? '';
     const refuse = (reason: string, message: string, data: Record<string, unknown> = {}): void => {
       req.resume();
       audit.refusal(reason === 'authentication' ? 'gateway.auth-failed' : 'gateway.mcp-refused', reason, { reason, route: route.slice(0, 40), ...data });
-      send(res, refusalStatus[reason] ?? 400, { error: { code: reason, message: `cadre gateway: ${message}` } });
+      send(res, refusalStatus[reason] ?? 400, { error: { code: reason, message: `cadre gateway: ${message}` } }, secrets);
     };
     const caller = authenticateContainer(credentials, container, req.headers);
     if (!caller.ok) return refuse('authentication', `the container credential was refused (${caller.reason})`, { cause: caller.reason, jti: caller.jti });
@@ -69,7 +74,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       req.resume();
       const tools = await mcp.list();
       audit.record('gateway.mcp-tools', { cid: container.cid, jti, servers: mcp.servers, tools: tools.length });
-      send(res, 200, { tools });
+      send(res, 200, { tools }, secrets);
       return;
     }
     if (route !== 'call') return refuse('not-found', `${mcpRoutePrefix}${route} is not an MCP route (tools, call)`, { jti });
@@ -103,19 +108,21 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const started = performance.now();
     try {
       const result = await mcp.call(parsed.server, parsed.tool, parsed.arguments, { signal: controller.signal });
-      const truncated = result.text.length > maxMcpOutputChars;
+      // Scrubbed before it is cut: a cut through a secret would leave its first part.
+      const text = scrubText(result.text, secrets);
+      const truncated = text.length > maxMcpOutputChars;
       const output = truncated
-        ? `${result.text.slice(0, maxMcpOutputChars)}\n… [output cut by the gateway: ${result.text.length - maxMcpOutputChars} more characters; ask for less]`
-        : result.text;
-      audit.record('gateway.mcp-call', { cid: container.cid, ...call, status: 200, isError: result.isError, outputChars: result.text.length, truncated, ms: Math.round(performance.now() - started) });
-      send(res, 200, { output, isError: result.isError, truncated });
+        ? `${text.slice(0, maxMcpOutputChars)}\n… [output cut by the gateway: ${text.length - maxMcpOutputChars} more characters; ask for less]`
+        : text;
+      audit.record('gateway.mcp-call', { cid: container.cid, ...call, status: 200, isError: result.isError, outputChars: text.length, truncated, ms: Math.round(performance.now() - started) });
+      send(res, 200, { output, isError: result.isError, truncated }, secrets);
     } catch (error) {
       const ms = Math.round(performance.now() - started);
       if (error instanceof ContainerMcpRefusal) return refuse(error.reason, error.message, { ...call, ms });
-      const message = error instanceof Error ? error.message : String(error);
+      const message = scrubText(error instanceof Error ? error.message : String(error), secrets);
       const reason = /timed out|timeout|took longer/i.test(message) ? 'timeout' : 'failed';
       audit.record('gateway.mcp-call', { cid: container.cid, ...call, status: refusalStatus[reason], error: message, ms });
-      send(res, refusalStatus[reason] ?? 502, { error: { code: reason, message: `cadre gateway: ${parsed.server}/${parsed.tool} failed: ${message}` } });
+      send(res, refusalStatus[reason] ?? 502, { error: { code: reason, message: `cadre gateway: ${parsed.server}/${parsed.tool} failed: ${message}` } }, secrets);
     } finally {
       inFlight.delete(controller);
     }
@@ -125,7 +132,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     handle(req, res) {
       handle(req, res).catch((error: unknown) => {
         audit.record('gateway.error', { cid: container.cid, route: 'mcp', error: error instanceof Error ? error.message : String(error) });
-        send(res, 502, { error: { code: 'failed', message: 'cadre gateway: the MCP call failed inside the gateway.' } });
+        send(res, 502, { error: { code: 'failed', message: 'cadre gateway: the MCP call failed inside the gateway.' } }, secrets);
       });
     },
     close() {

@@ -6,6 +6,7 @@ import type { Budget, Reservation, TokenUsage } from './budget.js';
 import { responseHeaders } from './forward-headers.js';
 import { beyondSlack, chargeFor, createUsageTracker, type CallEnd, type MeteredRequest } from './metering.js';
 import { errorBody, type GatewayErrorKind, type ProviderKind, type UpstreamTarget } from './providers.js';
+import { createScrubber, scrubHeaders, type SecretForms } from './scrub.js';
 import { createSseReader } from './sse.js';
 import type { TokenCounter } from './token-estimate.js';
 
@@ -19,6 +20,8 @@ export interface CallContext {
   budget: Budget;
   countTokens: TokenCounter;
   idleTimeoutMs: number;
+  /** Every form of the host key the upstream could quote: none of them leaves in a reply's bytes or headers. */
+  secrets: SecretForms;
   /** Records the call's audit entry once it is charged. */
   audit: (data: Record<string, unknown>) => void;
   reject: (res: ServerResponse, kind: GatewayErrorKind, message: string) => void;
@@ -97,6 +100,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
   const readEvents = createSseReader((data) => tracker.observeData(data), () => tracker.done());
   const json: Buffer[] = [];
   let jsonBytes = 0;
+  const scrubber = createScrubber(context.secrets);
   const abandon = (): void => {
     abandoned = true;
     controller?.abort(new UpstreamAbandoned());
@@ -122,7 +126,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
       });
       return;
     }
-    res.writeHead(status, responseHeaders(headers));
+    res.writeHead(status, scrubHeaders(responseHeaders(headers), context.secrets));
     isStream = String(headers['content-type'] ?? '').includes('text/event-stream');
   };
 
@@ -135,7 +139,7 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
         tracker.done();
       }
     }
-    finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut', undefined, () => res.end());
+    finish(status >= 400 ? 'refused' : tracker.finished() || !metered ? 'completed' : 'upstream-cut', undefined, () => res.end(scrubber.end()));
   };
 
   // What the upstream sent in one read leaves in one write, with the end of the reply when its last bytes were in it
@@ -157,12 +161,14 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
       jsonBytes += chunk.length;
       if (jsonBytes <= maxMeteredJsonBytes) json.push(chunk);
     }
+    const out = scrubber.push(chunk);
+    if (out.length === 0) return;
     if (!corked && socket) {
       corked = true;
       socket.cork();
       process.nextTick(uncork);
     }
-    if (!res.write(chunk) && controller) {
+    if (!res.write(out) && controller) {
       const paused = controller;
       paused.pause();
       res.once('drain', () => paused.resume());

@@ -15,6 +15,7 @@ import type { GatewayErrorKind, MeteredEndpoint, ProviderConfig } from './provid
 import type { BoundedAudit } from './refusals.js';
 import { readBody, scanJson } from './request-body.js';
 import { checkRequestShape, maxDepth, type ShapeOptions, type ShapeResult } from './request-shape.js';
+import { secretForms } from './scrub.js';
 import { estimateTokensSliced, requestTokenBound, type TokenCounter } from './token-estimate.js';
 
 export interface ModelProxyOptions {
@@ -70,7 +71,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   };
 
   const callContext = {
-    provider: provider.kind, upstream, budget, countTokens, reject,
+    provider: provider.kind, upstream, budget, countTokens, reject, secrets: secretForms([provider.apiKey]),
     idleTimeoutMs: options.upstreamIdleTimeoutMs ?? 600_000,
     audit: (data: Record<string, unknown>) => audit.record('gateway.call', data),
   };

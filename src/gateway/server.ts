@@ -98,7 +98,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const egress = createEgressProxy({ decide, audit, cid: container.cid, idleTimeoutMs: limits.tunnelIdleTimeoutMs ?? 600_000 });
   const countTokens = await loadTokenCounter();
   const model = createModelProxy({ ...limits, provider: options.provider, credentials: options.credentials, container, budget: options.budget, audit, countTokens });
-  const mcp = createMcpProxy({ mcp: options.mcp, credentials: options.credentials, container, budget: options.budget, audit });
+  const mcp = createMcpProxy({ mcp: options.mcp, credentials: options.credentials, container, budget: options.budget, audit, hostSecrets: [options.provider.apiKey] });
 
   const server = http.createServer({
     requestTimeout: limits.requestTimeoutMs ?? 120_000,

@@ -30,6 +30,8 @@ export class ContainerMcpRefusal extends Error {
 export interface ContainerMcp {
   /** The servers offered to containers. */
   readonly servers: readonly string[];
+  /** What their configuration holds that a server could print (env and header values, URL credentials): the gateway removes them from replies. */
+  readonly secrets: readonly string[];
   list(): Promise<ContainerMcpTool[]>;
   /** Calls one offered tool; refusals are ContainerMcpRefusal, a time-out or a server's failure an Error. */
   call(server: string, tool: string, args: Record<string, unknown>, options: { signal: AbortSignal }): Promise<{ text: string; isError: boolean }>;
@@ -67,6 +69,7 @@ export function createContainerMcp(options: { servers: Record<string, McpServerC
 
   return {
     servers: names,
+    secrets: Object.values(chosen).flatMap(configuredSecrets),
     async list() {
       return (await manager.served()).filter(offered).map((served) => ({
         name: agentToolName(served.server, served.tool.name),
@@ -96,4 +99,13 @@ export function createContainerMcp(options: { servers: Record<string, McpServerC
     },
     close: () => manager.close(),
   };
+}
+
+/** A server's env and header values, the token after an auth scheme (`Bearer …`), and the password and query values of its URL. */
+function configuredSecrets(config: McpServerConfig): string[] {
+  const values = 'url' in config ? Object.values(config.headers) : Object.values(config.env);
+  const tokens = values.flatMap((value) => /^\w+\s+(\S+)$/.exec(value.trim())?.[1] ?? []);
+  if (!('url' in config)) return [...values, ...tokens];
+  const url = new URL(config.url);
+  return [...values, ...tokens, ...(url.password === '' ? [] : [decodeURIComponent(url.password)]), ...url.searchParams.values()];
 }

@@ -32,7 +32,7 @@ export interface Harness {
 }
 
 export async function startHarness(input: {
-  provider: Omit<ProviderConfig, 'apiKey'>;
+  provider: Omit<ProviderConfig, 'apiKey'> & { apiKey?: string };
   budgetLimit?: number;
   container?: Partial<GatewayOptions['container']>;
   options?: Partial<Pick<GatewayOptions, 'allowLoopbackUpstreams' | 'registryHosts' | 'resolver' | 'limits' | 'mcp'>>;
@@ -49,7 +49,7 @@ export async function startHarness(input: {
   const gateway = await startGateway({
     socketPath: join(dir, 'run', 'gateway.sock'),
     container,
-    provider: { ...input.provider, apiKey: realKey },
+    provider: { apiKey: realKey, ...input.provider },
     credentials,
     budget,
     audit: (type, data) => audit.push({ type, data }),
