@@ -82,8 +82,6 @@ export interface RunAttemptInput {
   taskId: string; agent: AgentName; text: string; attempt: number; specialist: string | null;
   /** vm-agent: the container the task was submitted for. */
   containerId: string | null;
-  /** The task's backoff, for what an attempt retries itself (a model's 429 or 5xx): base doubled per retry, at most maxRetries. */
-  retryBaseMs: number; maxRetries: number;
 }
 export interface RunAttemptOutput { summary: string }
 
@@ -276,7 +274,6 @@ export const taskMachine = setup({
             input: ({ context }) => ({
               taskId: context.taskId, agent: context.agent, text: context.text,
               attempt: context.attempt, specialist: context.specialist, containerId: context.containerId,
-              retryBaseMs: context.retryBaseMs, maxRetries: context.maxRetries,
             }),
             onDone: { target: '#task.succeeded', actions: { type: 'recordSuccess', params: ({ event }) => ({ output: event.output }) } },
             onError: [

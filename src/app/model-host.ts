@@ -99,10 +99,8 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       const entry = await current();
       entry.client ??= (async () => {
         if (entry.resolved.provider === 'offline') return null;
-        const { createModelClient } = await import('../model/client.js');
-        return createModelClient(entry.resolved, {
-          onRetry: (info) => sink(say(`${info.reason}: retrying in ${Math.ceil(info.delayMs / 1000)} s (attempt ${info.attempt}).`, 'warn')),
-        });
+        const [{ createModelClient }, { retryNotice }] = await Promise.all([import('../model/client.js'), import('../model/retry.js')]);
+        return createModelClient(entry.resolved, { onRetry: (notice) => sink(say(`${retryNotice(notice)}.`, 'warn')) });
       })();
       return entry.client;
     },

@@ -1,37 +1,25 @@
-// The ModelClient over the AI SDK: Anthropic, OpenAI (chat completions) and OpenAI-compatible servers, with 429 (and optionally 5xx) retry.
+// The ModelClient over the AI SDK: Anthropic, OpenAI (chat completions) and OpenAI-compatible servers, with the one retry policy (429, 5xx, 529, mid-stream overload).
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
 import { CadreError } from '../errors.js';
-import { retryAfterMs, retryRefused, toModelError } from './errors.js';
+import { failureBrief, isTransient, retryAfterMs, toModelError } from './errors.js';
 import { toModelMessages, toToolSet } from './messages.js';
 import type { ResolvedModel } from './resolve.js';
+import { defaultRetryPolicy, retryDelayMs, type RetryNotice, type RetryPolicy } from './retry.js';
 import { defaultStallTimeoutMs, watchStalls } from './stall.js';
 import type { ModelClient, ModelRequest, ModelStreamPart, TokenUsage } from './types.js';
 
-export interface RetryPolicy {
-  /** Retries after a 429 before giving up (default 3). */
-  maxRetries: number;
-  /** First backoff when the server sends no retry-after (default 1 s), doubled each time. */
-  initialDelayMs: number;
-  /** Longest wait cadre accepts, retry-after included (default 60 s). */
-  maxDelayMs: number;
-  /** Whether a 5xx (the provider's server error or overload) is retried too, with the same backoff (default: only 429). */
-  retryServerErrors: boolean;
-}
-
 export interface ModelClientOptions {
   retry?: Partial<RetryPolicy>;
-  /** Told before each wait, so the user sees why nothing happens. */
-  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** Told before each wait, so the person sees why nothing happens (retryNotice words it). */
+  onRetry?: (notice: RetryNotice) => void;
   /** Waits between retries; injectable so tests need not sleep. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The HTTP client the provider's requests go through (the runner's goes over the gateway's socket); default: fetch. */
   fetch?: typeof fetch;
 }
-
-const defaultRetry: RetryPolicy = { maxRetries: 3, initialDelayMs: 1000, maxDelayMs: 60_000, retryServerErrors: false };
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -70,12 +58,17 @@ function usageOf(usage: LanguageModelUsage): TokenUsage {
   return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, ...(cached > 0 ? { cachedInputTokens: cached } : {}) };
 }
 
+/** The last failure of a call tried `calls` times, saying so. */
+function gaveUp(error: CadreError, calls: number): CadreError {
+  return new CadreError(error.code, `${error.message.replace(/\.?$/, '')} (${calls} calls failed; cadre stopped trying).`, { cause: error.cause, remedy: error.remedy, exitCode: error.exitCode });
+}
+
 /** Creates the client for a resolved model. Errors surface as CadreError `model.*`. */
 export function createModelClient(resolved: ResolvedModel, options: ModelClientOptions = {}): ModelClient {
   // The SDK prints compatibility warnings straight to the console, which would tear the REPL's output.
   (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
   const model = languageModel(resolved, options.fetch);
-  const policy = { ...defaultRetry, ...options.retry };
+  const policy = { ...defaultRetryPolicy, ...options.retry };
   const sleep = options.sleep ?? abortableSleep;
   const where = resolved.baseUrl ?? `the ${resolved.provider} API`;
 
@@ -131,12 +124,11 @@ export function createModelClient(resolved: ResolvedModel, options: ModelClientO
             ? new CadreError('model.cancelled', 'The model request was cancelled.', { cause: raw, exitCode: 130 })
             : toModelError(raw, resolved.provider, where);
           // Only a request that produced nothing may be repeated: a half-streamed turn is not replayed.
-          const retryable = error.code === 'model.rate-limited' || (policy.retryServerErrors && error.code === 'model.server');
-          if (!retryable || yielded || retry >= policy.maxRetries || retryRefused(raw)) throw error;
-          const asked = retryAfterMs(raw);
-          const delayMs = Math.min(asked ?? policy.initialDelayMs * 2 ** retry, policy.maxDelayMs);
-          if (asked !== undefined && asked > policy.maxDelayMs) throw error;
-          options.onRetry?.({ attempt: retry + 1, delayMs, reason: error.message });
+          const delayMs = !yielded && error.code !== 'model.cancelled' && isTransient(raw) && retry < policy.maxRetries
+            ? retryDelayMs(policy, retry, retryAfterMs(raw))
+            : undefined;
+          if (delayMs === undefined) throw retry === 0 || error.code === 'model.cancelled' ? error : gaveUp(error, retry + 1);
+          options.onRetry?.({ retry: retry + 1, maxRetries: policy.maxRetries, delayMs, reason: failureBrief(raw) });
           await sleep(delayMs, request.signal);
         }
       }

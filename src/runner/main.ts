@@ -10,6 +10,7 @@ import { runnerExitCodes, type RunnerEvent } from './events.js';
 import { runVmAgentLoop, type RunnerOutcome } from './loop.js';
 import { gatewayMcpTools } from './mcp-tools.js';
 import { runnerModel } from './model.js';
+import { defaultRetryPolicy, retryNotice } from '../model/retry.js';
 import { runnerTools } from './tools/index.js';
 
 /** Where the workspace is; CADRE_RUNNER_WORKSPACE exists for tests on the host only. */
@@ -55,7 +56,10 @@ async function main(): Promise<void> {
         'retry-base-ms': { type: 'string' }, 'max-retries': { type: 'string' },
       },
     });
-    backoff = { baseMs: positiveInteger(values['retry-base-ms'], 'retry-base-ms', 2_000), maxRetries: Number(values['max-retries'] ?? 2) };
+    backoff = {
+      baseMs: positiveInteger(values['retry-base-ms'], 'retry-base-ms', defaultRetryPolicy.initialDelayMs),
+      maxRetries: Number(values['max-retries'] ?? defaultRetryPolicy.maxRetries),
+    };
     if (!Number.isInteger(backoff.maxRetries) || backoff.maxRetries < 0) throw new Error(`--max-retries must be a whole number, got ${values['max-retries']}`);
     taskId = values['task-id'];
     if (taskId !== undefined && !taskIdPattern.test(taskId)) throw new Error(`--task-id must be letters, digits and dashes, got ${taskId}`);
@@ -74,10 +78,11 @@ async function main(): Promise<void> {
   let model;
   try {
     workspace = realpathSync(workspaceRoot);
-    // A 429 or 5xx from the model is waited out with the task's own backoff (base doubled per retry), within this attempt.
+    // A 429, 5xx or mid-stream overload is waited out here with cadre's one retry policy (the host's too); the task does not
+    // retry a model failure again (src/agents/vm/tasks.ts), so a failing provider gets at most 1 + maxRetries calls.
     model = runnerModel(process.env, {
-      retry: { initialDelayMs: backoff.baseMs, maxRetries: backoff.maxRetries, retryServerErrors: true },
-      onRetry: ({ attempt: retry, delayMs, reason }) => void emit({ type: 'progress', message: `${reason.replace(/\.?$/, '')}; trying again in ${Math.round(delayMs / 100) / 10} s (retry ${retry} of ${backoff.maxRetries}).` }),
+      retry: { initialDelayMs: backoff.baseMs, maxRetries: backoff.maxRetries },
+      onRetry: (notice) => void emit({ type: 'progress', message: `${retryNotice(notice)}.` }),
     });
   } catch (error) {
     const failed = isCadreError(error)

@@ -6,6 +6,7 @@ import { expect, it } from 'vitest';
 import { taskMachine, type RunAttemptInput, type RunAttemptOutput } from '../../machines/task.machine.js';
 import { followRunner } from '../../src/agents/vm/follow.js';
 import { runVmTaskAttempt, type VmAttemptRunner } from '../../src/agents/vm/tasks.js';
+import type { OutputEvent } from '../../src/output.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { realKey, startHarness } from '../gateway/harness.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
@@ -23,6 +24,7 @@ async function runTask(options: { env: Record<string, string>; killed: number; m
   const workspace = makeGitWorkspace({ 'README.md': '# demo\n' });
   cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
   const attempts: number[] = [];
+  const shown: string[] = [];
   const runLocally: VmAttemptRunner = async ({ task, attempt, signal }) => {
     attempts.push(attempt);
     const runner = startRunner({ bundle: runnerBundle(), workspace, env: options.env, args: ['--task', task, '--attempt', String(attempt)] });
@@ -32,7 +34,8 @@ async function runTask(options: { env: Record<string, string>; killed: number; m
       stdout: runner.child.stdout!,
       stderr: runner.child.stderr!,
       exited: async () => ({ exitCode: await exitCode }),
-      onEvent: (event) => {
+      onEvent: (event: OutputEvent) => {
+        if (event.type === 'output.message') shown.push(event.text);
         if (attempt > options.killed || event.type !== 'output.message' || !event.text.startsWith('vm-agent started')) return;
         const calling = setInterval(() => {
           if (options.model.requests.length < attempt) return;
@@ -51,7 +54,7 @@ async function runTask(options: { env: Record<string, string>; killed: number; m
   actor.start();
   actor.send({ type: 'task.slot.granted' });
   const done = await waitFor(actor, (snapshot) => snapshot.status === 'done', { timeout: 30_000 });
-  return { output: done.output!, attempts };
+  return { output: done.output!, attempts, shown };
 }
 
 const modelEnv = (url: string) => ({ CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: url });
@@ -91,4 +94,22 @@ it('the budget exhausted mid-task ends the task as budget-exhausted, without ret
   const { output, attempts } = await runTask({ env, killed: 0, model });
   expect(output).toMatchObject({ status: 'budget-exhausted', attempts: [] });
   expect(attempts).toEqual([1]);
+}, 40_000);
+
+it('a provider that keeps failing through the gateway: 4 calls in all, one count the person can read, and the task fails once', async () => {
+  const model = await startModelServer({ script: { turns: Array.from({ length: 12 }, () => ({ error: { status: 529, message: 'Overloaded' } })) }, requiredApiKey: realKey });
+  cleanups.push(model.close);
+  const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: model.url }, options: { allowLoopbackUpstreams: true } });
+  cleanups.push(gateway.close);
+  const forwarder = await startForwarder({ socketPath: gateway.socketPath });
+  cleanups.push(forwarder.close);
+  const env = { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: gateway.token, ANTHROPIC_BASE_URL: `http://127.0.0.1:${forwarder.modelPort}` };
+  const { output, attempts, shown } = await runTask({ env, killed: 0, model });
+  expect(model.requests).toHaveLength(4);
+  expect(attempts).toEqual([1]);
+  expect(output.status).toBe('failed');
+  expect(output.attempts).toEqual([{ attempt: 1, cause: expect.stringMatching(/anthropic is overloaded \(529\): Overloaded \(4 calls failed; cadre stopped trying\)/) }]);
+  expect(shown.filter((line) => line.includes('retrying')).map((line) => line.replace(/ in [\d.]+ s\.$/, ''))).toEqual(
+    [1, 2, 3].map((n) => `model call failed (529 overloaded: Overloaded); retrying ${n} of 3`),
+  );
 }, 40_000);

@@ -53,7 +53,9 @@ export function anthropicStream(reply: ModelReply, model: string, turn: number):
   const stop_reason = reply.toolCalls?.length ? 'tool_use' : 'end_turn';
   emit('message_delta', { delta: { stop_reason, stop_sequence: null }, usage: { output_tokens: usage.outputTokens } });
   emit('message_stop', {});
-  return chunks;
+  if (!reply.streamError) return chunks;
+  const { type, message, afterChunks = 1 } = reply.streamError;
+  return [...chunks.slice(0, afterChunks), { event: 'error', data: { type: 'error', error: { type, message } } }];
 }
 
 /** The non-streaming Messages reply. */

@@ -30,7 +30,9 @@ export function openaiStream(reply: ModelReply, model: string, turn: number, inc
   chunks.push(chunk({}, reply.toolCalls?.length ? 'tool_calls' : 'stop'));
   if (includeUsage) chunks.push({ data: { ...base, choices: [], usage: openaiUsage(reply) } });
   chunks.push({ data: '[DONE]' });
-  return chunks;
+  if (!reply.streamError) return chunks;
+  const { type, message, afterChunks = 1 } = reply.streamError;
+  return [...chunks.slice(0, afterChunks), { data: { error: { message, type, param: null, code: null } } }];
 }
 
 /** The non-streaming completion. */

@@ -21,6 +21,8 @@ const replySchema = z.object({
   delayMs: z.number().int().nonnegative().optional(),
   /** Send this many chunks, then nothing more while keeping the connection open (a stalled stream). */
   stallAfterChunks: z.number().int().nonnegative().optional(),
+  /** After this many chunks (default 1: the stream's start), an error event instead of the rest (Anthropic's `event: error`, OpenAI's `error` chunk). */
+  streamError: z.object({ type: z.string(), message: z.string(), afterChunks: z.number().int().nonnegative().optional() }).optional(),
 });
 
 /** An HTTP failure served instead of a reply (401, 429, 500, a 400 "context too long", …). */

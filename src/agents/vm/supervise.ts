@@ -12,8 +12,6 @@ export interface VmAttemptOptions {
   task: string;
   /** The task's id: its attempts share the conversation the runner keeps in the workspace's .git, so a retry continues it. */
   taskId?: string;
-  /** The task's backoff: a model's 429 or 5xx is retried within the attempt, base doubled per retry. */
-  backoff?: { baseMs: number; maxRetries: number };
   /** 1 for the first attempt; later attempts tell the model that earlier work may be in the workspace. */
   attempt?: number;
   /** The runner's model settings: CADRE_MODEL, the session JWT as ANTHROPIC_API_KEY or OPENAI_API_KEY, the gateway's socket (CADRE_GATEWAY_SOCKET) and the forwarder's base URL. */
@@ -35,8 +33,7 @@ export interface VmAttemptOptions {
  */
 export async function runVmAttempt(options: VmAttemptOptions): Promise<VmAttemptResult> {
   options.signal?.throwIfAborted();
-  const args = ['--task', options.task, ...(options.taskId ? ['--task-id', options.taskId] : []), '--attempt', String(options.attempt ?? 1), ...(options.maxTurns !== undefined ? ['--max-turns', String(options.maxTurns)] : []),
-    ...(options.backoff ? ['--retry-base-ms', String(options.backoff.baseMs), '--max-retries', String(options.backoff.maxRetries)] : [])];
+  const args = ['--task', options.task, ...(options.taskId ? ['--task-id', options.taskId] : []), '--attempt', String(options.attempt ?? 1), ...(options.maxTurns !== undefined ? ['--max-turns', String(options.maxTurns)] : [])];
   const runner = await startRunner({ docker: options.docker, containerDockerId: options.containerDockerId, args, env: options.env, ...(options.runnerPath ? { runnerPath: options.runnerPath } : {}) });
   const onAbort = (): void => runner.stop();
   options.signal?.addEventListener('abort', onAbort, { once: true });

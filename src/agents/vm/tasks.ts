@@ -12,6 +12,7 @@ import type { VmHost } from '../../app/vm-host.js';
 import type { ContainerRecord } from '../../container/records.js';
 import type { OomRecord } from '../../container/oom.js';
 import { createContainerRestarts } from './restarts.js';
+import { isFinalModelFailure } from '../../model/retry.js';
 
 export interface VmTasksOptions {
   vm: VmHost;
@@ -31,7 +32,8 @@ function auditRunnerEvent(audit: VmTasksOptions['audit'], taskId: string, contai
 export type VmAttemptRunner = (attempt: { task: string; attempt: number; signal: AbortSignal }) => Promise<VmAttemptResult>;
 
 /**
- * The task machine's runAttempt for vm-agent. A failed attempt rejects (the task retries it); an exhausted budget is
+ * The task machine's runAttempt for vm-agent. A failed attempt rejects (the task retries it, unless the model provider failed:
+ * the runner retried that already); an exhausted budget is
  * told through `budgetExhausted` instead (the session ends the task as budget-exhausted), and the attempt waits to be stopped.
  */
 export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptInput, signal: AbortSignal, budgetExhausted: () => void): Promise<RunAttemptOutput> {
@@ -40,6 +42,8 @@ export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptIn
     // Usage is not taken from the runner's report: the gateway charges every call, and the session counts those charges.
     return { summary: result.summary };
   } catch (error) {
+    // The runner's model client already retried the provider with the one retry policy: a task attempt more would multiply its calls.
+    if (isCadreError(error) && isFinalModelFailure(error.code)) throw Object.assign(error, { retryable: false });
     if (!isCadreError(error) || error.code !== 'budget.exhausted') throw error;
     budgetExhausted();
     return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(error), { once: true }));
@@ -104,7 +108,6 @@ export function createVmTasks(options: VmTasksOptions) {
     const { runVmAttempt } = await import('./supervise.js');
     const inContainer: VmAttemptRunner = (request) => runVmAttempt({
       docker: engine.docker, containerDockerId: record.dockerId, env, taskId: input.taskId, ...request,
-      backoff: { baseMs: input.retryBaseMs, maxRetries: input.maxRetries },
       // Once the attempt is stopped (cancelled, timed out), its task is reported ended: what the dying runner still says is not shown.
       onEvent: (event) => {
         if (!signal.aborted) sink(event);
