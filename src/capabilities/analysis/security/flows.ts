@@ -48,6 +48,8 @@ export type SecurityFacts = {
   acceptsForms: boolean;
   /** Allows every origin with CORS; `credentials` when cookies are allowed too. */
   corsAnyOrigin: { line: number; column: number; credentials: boolean } | null;
+  /** Sends Access-Control-Allow-Credentials: true by hand (with an origin header set anywhere in the file). */
+  corsCredentials?: boolean;
   /** Templates: raw outputs, judged once it is known what the views are rendered with. */
   outputs?: TemplateOutput[];
 };
@@ -128,7 +130,7 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
         }
       }
       recordRender(node, context, taint, ancestors, security, flowsOf, lineOf);
-      recordWebFacts(node, scope, security, lineOf, file);
+      recordWebFacts(node, scope, security, lineOf, file, (value) => reflectsOrigin(value, taint, ancestors));
     } else if (node.type === 'AssignmentExpression') {
       const left = child(node, 'left');
       const property = left?.type === 'MemberExpression' ? identifierName(child(left, 'property')) : null;
@@ -287,6 +289,10 @@ function sinkContext(scope: FileScope, taint: Taint, responseParam: Map<AstNode,
       const root = memberPath(node)?.split('.')[0] ?? '';
       return responseNamesHere.has(root) || responseNames.test(root);
     },
+    objectLiteral: (node) => {
+      const value = follow(node);
+      return value?.type === 'ObjectExpression' ? value : null;
+    },
     originModule: (node) => {
       const value = follow(node);
       const callee = value?.type === 'CallExpression' || value?.type === 'NewExpression' ? child(value, 'callee') : value;
@@ -333,7 +339,7 @@ function recordRender(call: AstNode, context: SinkContext, taint: Taint, ancesto
 }
 
 /** CORS for any origin, and SameSite on the session cookie (set in the options of session middleware). */
-function recordWebFacts(call: AstNode, scope: FileScope, security: SecurityFacts, lineOf: (node: AstNode) => number, file: SourceFile): void {
+function recordWebFacts(call: AstNode, scope: FileScope, security: SecurityFacts, lineOf: (node: AstNode) => number, file: SourceFile, fromRequest: (value: AstNode | null) => boolean): void {
   const callee = calleePath(call) ?? '';
   const args = children(call, 'arguments');
   const option = (options: AstNode | undefined, key: string): AstNode | null => {
@@ -348,8 +354,11 @@ function recordWebFacts(call: AstNode, scope: FileScope, security: SecurityFacts
   const options = /\.register$/.test(callee) ? args[1] : args[0];
   if ((/(?:^|\.)(?:cors|enableCors)$/.test(callee) || /\.register$/.test(callee)) && anyOrigin(options)) {
     security.corsAnyOrigin ??= { line: lineOf(call), column: file.at(call).column, credentials: isTrue(option(options, 'credentials')) };
-  } else if (/\.(?:setHeader|header|set)$/.test(callee) && /^access-control-allow-origin$/i.test(staticString(args[0] ?? null) ?? '') && staticString(args[1] ?? null) === '*') {
+  } else if (/\.(?:setHeader|header|set)$/.test(callee) && /^access-control-allow-origin$/i.test(staticString(args[0] ?? null) ?? '') && (staticString(args[1] ?? null) === '*' || fromRequest(args[1] ?? null))) {
     security.corsAnyOrigin ??= { line: lineOf(call), column: file.at(call).column, credentials: false };
+  }
+  if (/\.(?:setHeader|header|set)$/.test(callee) && /^access-control-allow-credentials$/i.test(staticString(args[0] ?? null) ?? '') && (isTrue(args[1] ?? null) || staticString(args[1] ?? null) === 'true')) {
+    security.corsCredentials = true;
   }
   const module = moduleOfCallee(call, scope) ?? (/\.register$/.test(callee) && args[0] ? moduleOfName(scope, memberPath(args[0])?.split('.')[0] ?? '') : null);
   if (!module || !sessionModules.test(module)) return;
@@ -360,6 +369,15 @@ function recordWebFacts(call: AstNode, scope: FileScope, security: SecurityFacts
     }
     return node === call || node.type !== 'CallExpression';
   });
+}
+
+/**
+ * The allowed origin is whatever the request says (its Origin header, a query parameter), not checked against a list
+ * first: no `if (allowed.includes(origin))` or ternary around the header.
+ */
+function reflectsOrigin(value: AstNode | null, taint: Taint, ancestors: readonly AstNode[]): boolean {
+  if (!value || !taint.isTainted(value, ancestors)) return false;
+  return !ancestors.some((ancestor) => ancestor.type === 'IfStatement' || ancestor.type === 'ConditionalExpression' || ancestor.type === 'SwitchStatement');
 }
 
 function checkJsx(node: AstNode, scope: FileScope, taint: Taint, ancestors: readonly AstNode[], report: (node: AstNode, meta: RuleMeta, severity: Severity, message: string) => void): void {

@@ -31,7 +31,12 @@ const nestRouteDecorators = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'A
 const nestInputDecorators = new Set(['Body', 'Query', 'Param', 'Headers', 'Req', 'Request', 'Ip', 'HostParam', 'UploadedFile', 'UploadedFiles', 'Cookies', 'Args', 'Payload', 'MessageBody']);
 /** Middleware, guards and helpers whose names say they authenticate. */
 export const authName = /auth|login|logged|passport|jwt|guard|protect|verify(?:Token|User)|require(?:User|Login|Auth|Role)|ensure|isAdmin|permission|roles?\b|acl/i;
-const serverSideRequestFields = /^(?:req|request|ctx)\.(?:session|user|isAuthenticated|state\.user)\b/;
+/** What an authenticated request carries: the session, the logged-in user, or the cookie the handler reads its credential from. */
+const serverSideRequestFields = /^(?:req|request|ctx)\.(?:session|user|isAuthenticated|state\.user|cookies|signedCookies|headers\.cookie)\b/;
+/** Checking a token or credential: `jwt.verify(token, key)`, `jose.jwtVerify`, `passport.authenticate(…)`. */
+const verifiesCredential = /(?:^|\.)(?:verify|jwtVerify|authenticate|verifyIdToken|verifySessionCookie)$/;
+/** Middleware that serves requests itself (a GraphQL endpoint runs mutations over POST). */
+const requestServers = /^(?:express-graphql|graphql-http(?:\/.*)?|@apollo\/server(?:\/.*)?|apollo-server-express|graphql-yoga|@graphql-yoga\/\w+|postgraphile|json-server)$/;
 
 type LineOf = (node: AstNode) => number;
 
@@ -90,7 +95,7 @@ function registration(call: AstNode, scope: FileScope, roles: Roles, lineOf: Lin
   if (!routeMethods.has(method)) return;
   const object = child(callee, 'object');
   if (object?.type === 'ThisExpression') return;
-  const chainedPath = object?.type === 'CallExpression' && identifierName(child(child(object, 'callee') ?? object, 'property')) === 'route' ? staticString(children(object, 'arguments')[0] ?? null) : null;
+  const chainedPath = routeOfChain(object);
   const pathArgument = chainedPath === null && args[0] && isPathLike(args[0]) ? args[0] : null;
   const path = chainedPath ?? (pathArgument ? staticString(pathArgument) ?? '(pattern)' : null);
   if (path === null && method !== 'use') return;
@@ -101,16 +106,31 @@ function registration(call: AstNode, scope: FileScope, roles: Roles, lineOf: Lin
       const module = moduleOf(handler, scope);
       if (module) roles.mounted.push(module);
       if (module && parsesForms(handler, module)) roles.acceptsForms = true;
-      if (authName.test(describe(handler))) fileUsesAuth.value = true;
+      if (authenticates(handler, scope)) fileUsesAuth.value = true;
     }
+    const server = pathArgument ? handlers.find((handler) => requestServers.test(moduleOf(handler, scope) ?? '')) : undefined;
+    if (server) roles.routes.push({ method: 'ALL', path: path ?? '', line: lineOf(call), authenticated: handlers.some((handler) => handler !== server && authenticates(handler, scope)) });
   }
   if (!handlers.some((handler) => inlineFunction(handler, scope) !== null || importedCallable(handler, scope) !== null)) return;
   for (const handler of handlers) bindHandler(handler, scope, roles, lineOf(call));
   if (method === 'use') return;
   const last = handlers.at(-1) as AstNode;
   const middleware = handlers.slice(0, -1);
-  const authenticated = middleware.some((handler) => authName.test(describe(handler))) || checksSession(inlineFunction(last, scope));
+  const authenticated = middleware.some((handler) => authenticates(handler, scope)) || checksSession(inlineFunction(last, scope));
   roles.routes.push({ method: method === 'del' ? 'DELETE' : method.toUpperCase(), path: path ?? '', line: lineOf(call), authenticated });
+}
+
+/** The path of `router.route('/x')` under a chain of verbs (`router.route('/x').get(a).post(b)`), or null. */
+function routeOfChain(object: AstNode | null): string | null {
+  let current = object;
+  while (current?.type === 'CallExpression') {
+    const callee = child(current, 'callee');
+    const name = callee?.type === 'MemberExpression' ? identifierName(child(callee, 'property')) ?? '' : '';
+    if (name === 'route') return staticString(children(current, 'arguments')[0] ?? null) ?? '(pattern)';
+    if (!routeMethods.has(name) || name === 'use') return null;
+    current = child(callee as AstNode, 'object');
+  }
+  return null;
 }
 
 function objectRoute(options: AstNode, scope: FileScope, roles: Roles, lineOf: LineOf): void {
@@ -192,7 +212,16 @@ function describe(node: AstNode): string {
   return memberPath(node) ?? '';
 }
 
-/** The handler reads the session or the logged-in user, or hands the request to a helper named like an auth check. */
+/**
+ * A middleware authenticates when it checks the session, a cookie or a token: judged from its body when it is written
+ * in this file (an `ensureUpload` that checks a file is not authentication), by its name only when its body is elsewhere.
+ */
+function authenticates(handler: AstNode, scope: FileScope): boolean {
+  const local = functionTypes.has(handler.type) ? handler : handler.type === 'Identifier' ? scope.localFunctions.get(handler.name as string) ?? null : null;
+  return local ? checksSession(local) : authName.test(describe(handler));
+}
+
+/** The handler reads the session, the logged-in user or the credential cookie, verifies a token, or hands the request to a helper named like an auth check. */
 function checksSession(fn: AstNode | null): boolean {
   if (!fn) return false;
   let found = false;
@@ -205,6 +234,7 @@ function checksSession(fn: AstNode | null): boolean {
     });
     if (node.type === 'MemberExpression' && !written && serverSideRequestFields.test(memberPath(node) ?? '')) found = true;
     if (node.type === 'CallExpression' && authName.test(calleePath(node) ?? '') && children(node, 'arguments').some((argument) => /^(?:req|request|ctx)$/.test(identifierName(argument) ?? ''))) found = true;
+    if (node.type === 'CallExpression' && verifiesCredential.test(calleePath(node) ?? '')) found = true;
     return undefined;
   });
   return found;

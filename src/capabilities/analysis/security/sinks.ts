@@ -1,5 +1,5 @@
 // Where untrusted input must not arrive: SQL, NoSQL, shells, eval and template compilers, file paths, redirects, outgoing URLs, XPath, XML parsers with entities, logs, HTML responses, JWT key material.
-import { type AstNode, calleePath, child, children, identifierName, staticString } from '../../../project/ast.js';
+import { type AstNode, calleePath, child, children, identifierName, memberPath, staticString } from '../../../project/ast.js';
 import type { RuleMeta, Severity } from '../types.js';
 import type { FileScope } from './scope.js';
 
@@ -45,6 +45,8 @@ export type SinkContext = {
   staticText: (node: AstNode | null) => string;
   /** The value is text (a literal, template, concatenation, or a request field), not an object or a call's result, which res.send serialises as JSON. */
   isStringLike: (node: AstNode | null) => boolean;
+  /** The object literal a value is, following local variables (`const query = { … }; find(query)`), or null. */
+  objectLiteral: (node: AstNode | null) => AstNode | null;
   /** The module a local value was made by (`const logger = log4js.getLogger()` → log4js), following local variables. */
   originModule: (node: AstNode | null) => string | null;
   /** The file runs in a browser (components, client folders). */
@@ -99,9 +101,7 @@ export function sinksOfCall(call: AstNode, context: SinkContext): SinkCheck[] {
       push(first, injectionRules.sql, 'Critical', `SQL text passed to ${callee}() is built from request input.`);
     }
   }
-  if (mongoMethods.test(callee) && first.type === 'ObjectExpression' && !children(first, 'properties').some((property) => /^(?:where|include|attributes|select|relations|order)$/.test(identifierName(child(property, 'key')) ?? ''))) {
-    for (const value of mongoValues(first)) push(value, injectionRules.nosql, 'High', `A query filter passed to ${callee}() takes request input as is; an object such as {"$ne": null} changes the query.`, true);
-  }
+  if (mongoMethods.test(callee)) checkMongoFilter(first, callee, module, context, push);
   const commandModule = module !== null && /^(?:node:)?child_process$|^shelljs$|^execa$|^zx$|^cross-spawn$/.test(module);
   if (/(?:^|\.)(?:exec|execSync)$|^execa(?:Command)?(?:Sync)?$|^\$$/.test(callee) && (commandModule || /^(?:child_process|cp|childProcess|shell|shelljs)\.|^(?:exec|execSync|execa\w*|\$)$/.test(callee)) && !sqlMethodsAlwaysSql.test(callee)) {
     push(first, injectionRules.command, 'Critical', `The command run by ${callee}() contains request input; a shell interprets it.`);
@@ -192,6 +192,49 @@ function isRelativePath(leading: string | null): boolean {
 /** A URL that starts with a fixed origin ("https://api.example.com/…", or a path of this site) keeps its host whatever follows. */
 function isFixedOrigin(leading: string | null): boolean {
   return leading !== null && (/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+[/?#]/i.test(leading) || /^\/(?:[^/\\]|$)/.test(leading));
+}
+
+/** ORM options objects (Sequelize, TypeORM, Prisma) are not MongoDB filters. */
+const ormOptionKeys = /^(?:where|include|attributes|select|relations|order)$/;
+/** Array and collection helpers share the method names (`items.find(fn)`, `_.find(list, fn)`). */
+/** Methods whose first argument is the whole filter (not a field name, as `where('name')` or `distinct('field')` take). */
+const wholeFilterMethods = /\.(?:find|findOne|findOneAndUpdate|findOneAndDelete|findOneAndReplace|updateOne|updateMany|deleteOne|deleteMany|countDocuments|replaceOne)$/;
+const collectionModules = /^(?:lodash(?:\.\w+)?|underscore|ramda|lodash-es)$/;
+
+/**
+ * A MongoDB filter: written inline, built in a variable first (`const query = { $where: … }; find(query)`), or a request
+ * object passed whole (`find(req.body)`). `$where` runs JavaScript in the database, so text built from input there is
+ * code injection, whatever operators the rest of the filter carries.
+ */
+function checkMongoFilter(first: AstNode, callee: string, module: string | null, context: SinkContext, push: (value: AstNode | null, meta: RuleMeta, severity: Severity, message: string, coercionSanitizes?: boolean) => void): void {
+  if (module !== null && collectionModules.test(module)) return;
+  const filter = context.objectLiteral(first);
+  if (!filter) {
+    // Route parameters are always strings; only bodies and query strings can carry objects.
+    const whole = (first.type === 'MemberExpression' || first.type === 'Identifier') && wholeFilterMethods.test(callee) && !/(?:^|\.)params\b/.test(memberPath(first) ?? '');
+    if (whole) push(first, injectionRules.nosql, 'High', `The query filter passed to ${callee}() is request input as is; an object such as {"$ne": null} or {"$where": …} changes the query.`, true);
+    return;
+  }
+  if (children(filter, 'properties').some((property) => ormOptionKeys.test(identifierName(child(property, 'key')) ?? ''))) return;
+  // `const query = {}; query.title = req.body.title; find(query)`: the filter is filled in field by field.
+  if (filter !== first && children(filter, 'properties').length === 0) push(first, injectionRules.nosql, 'High', `A query filter passed to ${callee}() is filled in from request input as is; an object such as {"$ne": null} changes the query.`, true);
+  for (const property of children(filter, 'properties')) {
+    const key = identifierName(child(property, 'key')) ?? staticString(child(property, 'key'));
+    const value = child(property, 'value');
+    if (key === '$where' && value && value.type !== 'ObjectExpression') {
+      push(value, injectionRules.nosql, 'Critical', `The $where clause passed to ${callee}() is JavaScript built from request input; the database runs it.`);
+    }
+  }
+  const values = mongoValues(filter).filter((value) => !isStringValued(value) && !children(filter, 'properties').some((property) => (identifierName(child(property, 'key')) ?? staticString(child(property, 'key'))) === '$where' && child(property, 'value') === value));
+  for (const value of values) push(value, injectionRules.nosql, 'High', `A query filter passed to ${callee}() takes request input as is; an object such as {"$ne": null} changes the query.`, true);
+}
+
+/** Values that are text whatever the input: route parameters, concatenations and templates, string methods' results. */
+function isStringValued(value: AstNode): boolean {
+  if (value.type === 'TemplateLiteral' || (value.type === 'BinaryExpression' && value.operator === '+')) return true;
+  if (/(?:^|\.)params?\.\w+$/.test(memberPath(value) ?? '')) return true;
+  const callee = value.type === 'CallExpression' ? calleePath(value) ?? '' : '';
+  return /^(?:String|Number|parseInt|parseFloat|encodeURIComponent)$|\.(?:substr|substring|slice|toString|trim|toLowerCase|toUpperCase|replace|padStart|padEnd|normalize)$/.test(callee);
 }
 
 function mongoValues(filter: AstNode): AstNode[] {
