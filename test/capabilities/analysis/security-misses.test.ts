@@ -51,6 +51,15 @@ describe('CSRF routes declared as router.route(p).get(…).post(…)', () => {
   });
 });
 
+describe('cookie authentication decided from what the middleware does', () => {
+  it('secDevLabs Tic-Tac-Toe: its cookie-JWT check still authenticates the game route once it is no longer named verifyJWT', async () => {
+    const root = copyFixture('secdevlabs-tictactoe');
+    const file = join(root, 'src', 'app.js');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/\bverifyJWT\b/g, 'gate'));
+    expect(await found(root, 'security/csrf')).toEqual(['Medium src/app.js:56']);
+  });
+});
+
 describe('CORS that reflects any origin with credentials is its own finding', () => {
   it('codeql CWE-346 tst.js: the origin taken from the request and sent back with credentials', async () => {
     // The file's own marking: line 13 (origin from the query string, credentials true) is the first NOT OK; the checked origins (ifs) are OK.
