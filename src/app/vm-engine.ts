@@ -26,6 +26,7 @@ import { listServices, removeServices, type ServiceRecord } from '../container/s
 import { workspacePaths } from '../container/workspace.js';
 import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import { createBudget } from '../gateway/budget.js';
+import { openCallJournal, settleInterruptedCalls } from '../gateway/call-journal.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
 import { packageManagerRegistryHosts, registryHostsOf } from '../gateway/registries.js';
@@ -104,8 +105,17 @@ export async function createVmEngine(options: VmEngineOptions) {
   const [credentials, installation] = await Promise.all([openCredentials({ keysDir: paths.keysDir }), loadInstallation(paths.dataDir)]);
   const runDir = join(paths.dataDir, 'run');
   const sessionContext = () => options.session().getSnapshot().context as { name: string; budget: { limit: number; used: number } };
+  // Model calls in flight, written before each is sent: what a kill -9 of cadre leaves there, the next start charges.
+  const journalDir = join(paths.dataDir, 'journal');
+  await settleInterruptedCalls(journalDir, {
+    session: sessionContext().name,
+    audit: (call) => audit('gateway.call', { ...call, end: 'interrupted', reserved: call.input + call.output, tokensIn: call.input, tokensOut: call.output, error: 'cadre ended (killed) while the call was in flight; charged its reservation' }),
+    charge: (call) => options.session().send({ type: 'budget.used', tokens: call.input + call.output, inputTokens: call.input, outputTokens: call.output }),
+  }).catch((error: unknown) => sink(say(`The gateway's journal of calls in flight could not be read (${error instanceof Error ? error.message : String(error)}); calls a crash interrupted are not charged.`, 'warn')));
+  const journal = openCallJournal(journalDir);
   // The session holds the one budget figure: the gateways reserve against what it says is used.
   const budget = createBudget({
+    journal,
     account: { used: () => sessionContext().budget.used, limit: () => sessionContext().budget.limit },
     onEvent: (event) => {
       // Every settled gateway call, whatever became of its task: the one source of the session's vm-agent usage.
@@ -467,6 +477,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       for (const id of held()) options.root().send({ type: 'container.forget', containerId: id });
       await gateways.closeAll();
       await mcp?.close();
+      journal.close();
       await releaseMyClaims(runDir);
     },
   };

@@ -1,4 +1,5 @@
-// A session's token budget: reserve input + output cap before a model call, settle a charge after it; never overshoots.
+// A session's token budget: reserve a safe bound of input + output cap before a model call, settle what it cost after it.
+import type { CallJournal, CallLabel } from './call-journal.js';
 
 export const defaultTokenBudget = 50_000;
 
@@ -45,32 +46,41 @@ export interface Budget {
    * Holds `input` + `output` tokens, lowering `output` to what remains after the input; refuses a
    * call whose input (plus one output token) does not fit. Checked and taken in one synchronous step.
    */
-  reserve(input: number, output: number): ReserveResult;
+  reserve(input: number, output: number, label?: CallLabel): ReserveResult;
   /**
    * The fast path of `reserve`, for a call whose input is only bounded from above: holds `bound` input tokens and the
    * whole `output` when both fit, else returns undefined (count exactly, then `reserve`). Since the bound is at least the
    * estimate `reserve` would be given, a call taken here is one `reserve` would have taken with the same output cap.
    * The reservation stays loose until `tighten` lowers its input to `exactInput()`.
    */
-  reserveLoose(bound: number, output: number, exactInput: () => Promise<number>): Reservation | undefined;
+  reserveLoose(bound: number, output: number, exactInput: () => Promise<number>, label?: CallLabel): Reservation | undefined;
   /** Lowers a loose reservation to its exact input; undefined when it is exact already. Resolves to the reservation as it stands. */
   tighten(reservation: Reservation): Promise<Reservation> | undefined;
   /** Tightens every loose reservation (before a call near the limit is capped or refused because of what they hold). */
   tightenAll(): Promise<void>;
   /**
-   * Releases the reservation and charges `charge`, never more than the reservation (the excess is
-   * returned so it can be reported). Settling twice is a no-op and charges nothing. The reservation is looked up by its
-   * id, so a copy taken before it was tightened settles what the budget holds now.
+   * Releases the reservation and charges `charge`, capped at the reservation (the gateway's own figures), but never less
+   * than `billed`, what the provider reported: a provider that bills more than was reserved is charged in full, so the
+   * next calls see it (`beyond`: what was charged past the reservation; `excess`: what of `charge` was not charged).
+   * Settling twice is a no-op and charges nothing. The reservation is looked up by its id, so a copy taken before it was
+   * tightened settles what the budget holds now.
    */
-  settle(reservation: Reservation, charge: TokenUsage): { charged: TokenUsage; excess: number };
+  settle(reservation: Reservation, charge: TokenUsage, billed?: TokenUsage): { charged: TokenUsage; excess: number; beyond: number };
   snapshot(): BudgetSnapshot;
 }
 
 /**
- * Creates a budget. Calls run on one event loop, so concurrent calls can hold at most `limit`
- * tokens between them, and since no call is charged more than it reserved, `used` never passes `limit`.
+ * Creates a budget. Calls run on one event loop, so concurrent calls can hold at most `limit` tokens between them; a call
+ * is charged more than it reserved only when its provider bills more, so with reservations that bound what the provider
+ * bills (see input-count.ts), `used` never passes `limit`.
  */
-export function createBudget(options: { limit?: number; account?: BudgetAccount; onEvent?: (event: BudgetEvent) => void } = {}): Budget {
+export function createBudget(options: {
+  limit?: number;
+  account?: BudgetAccount;
+  onEvent?: (event: BudgetEvent) => void;
+  /** Where each labelled reservation is written before its call is sent, and its end once it is settled (see call-journal.ts). */
+  journal?: CallJournal;
+} = {}): Budget {
   const ownLimit = options.limit ?? defaultTokenBudget;
   if (!Number.isSafeInteger(ownLimit) || ownLimit <= 0) throw new RangeError(`token budget must be a positive integer, got ${ownLimit}`);
   const emit = options.onEvent ?? (() => undefined);
@@ -92,10 +102,16 @@ export function createBudget(options: { limit?: number; account?: BudgetAccount;
   };
   const whole = (value: number): number => (Number.isFinite(value) && value > 0 ? Math.ceil(value) : 0);
 
-  const hold = (input: number, output: number): Reservation => {
+  // Reservations written to the journal: their end is written when they are settled.
+  const journaled = new Set<number>();
+  const hold = (input: number, output: number, label: CallLabel | undefined): Reservation => {
     const reservation: Reservation = { id: nextId++, input, output, tokens: input + output };
     open.set(reservation.id, reservation);
     reserved += reservation.tokens;
+    if (label !== undefined && options.journal !== undefined) {
+      options.journal.started(reservation.id, label, { input, output });
+      journaled.add(reservation.id);
+    }
     return reservation;
   };
 
@@ -119,7 +135,7 @@ export function createBudget(options: { limit?: number; account?: BudgetAccount;
   };
 
   return {
-    reserve(inputTokens, outputTokens) {
+    reserve(inputTokens, outputTokens, label) {
       const input = Math.max(1, whole(inputTokens));
       const { remaining, used, limit } = snapshot();
       if (input + 1 > remaining) {
@@ -131,13 +147,13 @@ export function createBudget(options: { limit?: number; account?: BudgetAccount;
         return { ok: false, used, limit, message };
       }
       const output = Math.min(Math.max(1, whole(outputTokens)), remaining - input);
-      return { ok: true, reservation: hold(input, output) };
+      return { ok: true, reservation: hold(input, output, label) };
     },
-    reserveLoose(bound, outputTokens, exactInput) {
+    reserveLoose(bound, outputTokens, exactInput, label) {
       const input = Math.max(1, whole(bound));
       const output = Math.max(1, whole(outputTokens));
       if (input + output > snapshot().remaining) return undefined;
-      const reservation = hold(input, output);
+      const reservation = hold(input, output, label);
       let exact: Promise<number> | undefined;
       loose.set(reservation.id, () => (exact ??= exactInput()));
       return reservation;
@@ -148,21 +164,22 @@ export function createBudget(options: { limit?: number; account?: BudgetAccount;
     async tightenAll() {
       await Promise.all(loose.ids().map(tighten));
     },
-    settle(given, charge) {
+    settle(given, charge, billed) {
       const reservation = open.get(given.id);
-      if (reservation === undefined) return { charged: { input: 0, output: 0 }, excess: 0 };
+      if (reservation === undefined) return { charged: { input: 0, output: 0 }, excess: 0, beyond: 0 };
       open.delete(reservation.id);
       loose.delete(reservation.id);
       reserved -= reservation.tokens;
+      if (journaled.delete(reservation.id)) options.journal?.ended(reservation.id);
       const wanted = { input: whole(charge.input), output: whole(charge.output) };
-      const input = Math.min(wanted.input, reservation.tokens);
-      const output = Math.min(wanted.output, reservation.tokens - input);
+      const input = Math.max(Math.min(wanted.input, reservation.tokens), whole(billed?.input ?? 0));
+      const output = Math.max(Math.min(wanted.output, Math.max(0, reservation.tokens - input)), whole(billed?.output ?? 0));
       ownUsed += input + output;
       // With an account (the session), the charge reaches it through this event: the figures below are read after it.
       const before = snapshot();
       const after = options.account ? { ...before, used: before.used + input + output, remaining: Math.max(0, before.remaining - input - output) } : before;
       emit({ type: 'budget.charged', input, output, used: after.used, limit: after.limit, remaining: after.remaining });
-      return { charged: { input, output }, excess: wanted.input + wanted.output - input - output };
+      return { charged: { input, output }, excess: Math.max(0, wanted.input + wanted.output - input - output), beyond: Math.max(0, input + output - reservation.tokens) };
     },
     snapshot,
   };

@@ -52,12 +52,13 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
 
   const charge = (end: CallEnd, held: Reservation | undefined, error: string | undefined): void => {
     const wanted: TokenUsage = held ? chargeFor(held, end, tracker) : { input: 0, output: 0 };
-    const { charged, excess } = held ? budget.settle(held, wanted) : { charged: wanted, excess: 0 };
     const reported = tracker.usage();
+    // What the provider reported is charged even past the reservation: the next calls see what it billed.
+    const { charged, beyond } = held ? budget.settle(held, wanted, reported) : { charged: wanted, beyond: 0 };
     context.audit({
       ...input.call, model: metered?.model, status, end, tokensIn: charged.input, tokensOut: charged.output,
       usageReported: reported !== undefined, ...(reported ? { reported } : {}), streamedOut: tracker.streamedOutput(),
-      ...(excess > 0 ? { beyondReservation: excess } : {}), ...(held ? { reserved: held.tokens } : {}),
+      ...(beyond > 0 ? { beyondReservation: beyond } : {}), ...(held ? { reserved: held.tokens } : {}),
       budgetLeft: budget.snapshot().remaining, latencyMs: elapsed(started), stream: metered?.stream ?? false,
       ...(error === undefined ? {} : { error }),
     });

@@ -8,6 +8,7 @@ import type { Credentials } from './credentials.js';
 import { upstreamHeaders } from './forward-headers.js';
 import { attachmentTokens, framingTokens, meterRequest, type MeteredRequest } from './metering.js';
 import { createFairShare } from './fair-share.js';
+import { createInputCounter } from './input-count.js';
 import { forwardCall } from './model-call.js';
 import { authenticateContainer } from './container-auth.js';
 import { errorBody, matchRoute, upstreamAuthHeader, upstreamTarget } from './providers.js';
@@ -16,7 +17,7 @@ import type { BoundedAudit } from './refusals.js';
 import { readBody, scanJson } from './request-body.js';
 import { checkRequestShape, maxDepth, type ShapeOptions, type ShapeResult } from './request-shape.js';
 import { secretForms } from './scrub.js';
-import { estimateTokensSliced, requestTokenBound, type TokenCounter } from './token-estimate.js';
+import { requestTokenBound, type TokenCounter } from './token-estimate.js';
 
 export interface ModelProxyOptions {
   provider: ProviderConfig;
@@ -56,6 +57,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   const upstream = new Pool(new URL(provider.baseUrl).origin);
   const auth = upstreamAuthHeader(provider);
   const targetOf = upstreamTarget(provider);
+  const countInput = createInputCounter({ provider, upstream, countTokens, countPath: targetOf({ upstreamPath: '/v1/messages/count_tokens', metered: undefined }).path });
   const calls = new Set<Promise<void>>();
   // The loop time this container's requests may take: a flood from it waits, the others do not.
   const share = createFairShare();
@@ -136,22 +138,30 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
           return;
         }
         const attached = shape.attachments * attachmentTokens;
-        const exactInput = (whenGone: 'skip' | 'count'): Promise<number> => {
-          const run = estimating.then(() => (whenGone === 'skip' && res.destroyed ? 0 : estimateTokensSliced(shape.texts, countTokens, share)));
-          estimating = run.catch(() => 0);
-          return run.then((tokens) => tokens + attached);
-        };
-        // Far from the limit an upper bound of the estimate decides as the estimate would, without the tokenizer; the exact
-        // count is made only when it matters: near the limit, or to charge a call whose usage the upstream did not report.
+        // A bound never below what the provider bills: a token is at least one byte (see requestTokenBound).
         const bound = requestTokenBound(body, shape.texts, shape.attachmentChars) + framingTokens(parsed) + attached;
-        reservation = budget.reserveLoose(bound, metered.maxOutputTokens, () => exactInput('count'));
+        const counted = { headers: req.headers, body: parsed, texts: shape.texts, attachments: shape.attachments, bound, pace: share };
+        // The provider's count (Anthropic's count_tokens: a call upstream, not queued) or the model's tokenizer (one at a time).
+        const exactInput = (whenGone: 'skip' | 'count'): Promise<number> => {
+          if (provider.kind !== 'openai') return whenGone === 'skip' && res.destroyed ? Promise.resolve(0) : countInput(counted);
+          const run = estimating.then(() => (whenGone === 'skip' && res.destroyed ? 0 : countInput(counted)));
+          estimating = run.catch(() => 0);
+          return run;
+        };
+        // Far from the limit the bound decides, without counting; the count is made only when it matters: near the limit,
+        // or to charge a call whose usage the upstream did not report. An Anthropic image or PDF is always counted by the
+        // provider first: a document's pages cost more than its bytes say.
+        const countFirst = provider.kind === 'anthropic' && shape.attachments > 0;
+        // Journaled with the reservation, before the call is sent: a kill -9 of cadre leaves it for the next start to charge.
+        const label = { session: container.session, cid: container.cid, provider: provider.kind, ...(metered.model === undefined ? {} : { model: metered.model }) };
+        reservation = countFirst ? undefined : budget.reserveLoose(bound, metered.maxOutputTokens, () => exactInput('count'), label);
         if (reservation === undefined) {
           const inputTokens = await exactInput('skip');
           if (res.destroyed) return;
-          // What calls in flight hold by their bounds is lowered to their estimates before this one is capped or refused.
+          // What calls in flight hold by their bounds is lowered to their counts before this one is capped or refused.
           if (inputTokens + metered.maxOutputTokens > budget.snapshot().remaining) await budget.tightenAll();
           if (res.destroyed) return;
-          const reserved = budget.reserve(inputTokens, metered.maxOutputTokens);
+          const reserved = budget.reserve(inputTokens, metered.maxOutputTokens, label);
           if (!reserved.ok) {
             refuse('budget', 'budget', reserved.message, { jti, model: metered.model, inputTokens });
             return;

@@ -1,6 +1,8 @@
 // The budget's fast path through a real gateway: far from the limit a call passes on a bound of its input, near it the
-// call is counted exactly, capped or refused, and calls in flight give back what their bounds held; never past the limit.
+// call is counted by the provider, capped or refused, and calls in flight give back what their bounds held; never past the limit.
 import { afterEach, describe, expect, it } from 'vitest';
+import { countMargin } from '../../src/gateway/input-count.js';
+import { countTokensAnswer, inputTokensOf } from './counting-upstream.js';
 import { requestOverSocket, startHarness, startLocalServer } from './harness.js';
 import type { Harness } from './harness.js';
 
@@ -20,6 +22,11 @@ async function holdingUpstream(usage: Record<string, number> | undefined): Promi
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      const count = countTokensAnswer(req.url, Buffer.concat(chunks).toString());
+      if (count !== undefined) {
+        res.end(count);
+        return;
+      }
       caps.push((JSON.parse(Buffer.concat(chunks).toString()) as { max_tokens: number }).max_tokens);
       held.push(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -43,7 +50,7 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('budget fast path', () => {
-  it('near the limit counts exactly: lowers what calls in flight hold to their estimates, caps or refuses, never passes the limit', async () => {
+  it("near the limit asks the provider's count: lowers what calls in flight hold to it, caps or refuses, never passes the limit", async () => {
     const upstream = await holdingUpstream({ input_tokens: 210, output_tokens: 400 });
     const gateway = await gatewayFor(upstream.url, 3_000);
     const send = (body: string) => requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body });
@@ -53,8 +60,8 @@ describe('budget fast path', () => {
     await until(() => upstream.caps.length === 1);
     expect(gateway.budget.snapshot().reserved).toBeGreaterThan(1_000 + 500);
 
-    // Its bound and 1,800 of output do not fit beside the first call's bound: counted exactly, and the first call's
-    // reservation is lowered to its estimate, so this one keeps its whole output cap instead of being capped to ~1,400.
+    // Its bound and 1,800 of output do not fit beside the first call's bound: counted by the provider (count_tokens), and
+    // the first call's reservation is lowered to its count, so this one keeps its whole output cap instead of ~1,400.
     const second = send(call(200, 1_800));
     await until(() => upstream.caps.length === 2);
     expect(upstream.caps).toEqual([500, 1_800]);
@@ -77,7 +84,7 @@ describe('budget fast path', () => {
     expect(used).toBeLessThanOrEqual(limit);
   });
 
-  it('a call whose upstream reports no usage is charged its estimate, not the bound it passed on', async () => {
+  it("a call whose upstream reports no usage is charged the provider's count of its input, not the bound it passed on", async () => {
     const upstream = await holdingUpstream(undefined);
     const gateway = await gatewayFor(upstream.url, 50_000);
     const reply = requestOverSocket(gateway.socketPath, { path: '/v1/messages', headers: asContainer(gateway.token), body: call(400, 100) });
@@ -86,11 +93,11 @@ describe('budget fast path', () => {
     expect(gateway.budget.snapshot().reserved).toBeGreaterThan(2_000);
     upstream.release();
     expect((await reply).status).toBe(200);
-    // ...and the charge, read from the reservation since nothing was reported, is its estimate (about 400) plus the output cap.
+    // ...and the charge, read from the reservation since nothing was reported, is the provider's count (count_tokens, with
+    // its margin) plus the output cap.
     const charged = gateway.audit.find((entry) => entry.type === 'gateway.call')?.data;
     expect(charged).toMatchObject({ end: 'completed', usageReported: false, tokensOut: 100 });
-    expect(Number(charged?.tokensIn)).toBeGreaterThan(390);
-    expect(Number(charged?.tokensIn)).toBeLessThan(450);
+    expect(charged?.tokensIn).toBe(countMargin(inputTokensOf(JSON.parse(call(400, 100)) as Record<string, unknown>, 4)));
     expect(gateway.budget.snapshot()).toMatchObject({ used: Number(charged?.tokensIn) + 100, reserved: 0 });
   });
 });

@@ -32,12 +32,22 @@ describe('token budget', () => {
     expect(events.at(-1)).toEqual({ type: 'budget.charged', input: 9_000, output: 3_000, used: 12_000, limit: 50_000, remaining: 18_000 });
   });
 
-  it('never charges a call more than it reserved, and settles each reservation once', () => {
+  it('never charges a call more than it reserved by its own figures, and settles each reservation once', () => {
     const budget = createBudget({ limit: 1_000 });
     const held = reserved(budget, 100, 300);
-    expect(budget.settle(held, { input: 90_000, output: 79_075 })).toEqual({ charged: { input: 400, output: 0 }, excess: 168_675 });
-    expect(budget.settle(held, { input: 5, output: 5 })).toEqual({ charged: { input: 0, output: 0 }, excess: 0 });
+    expect(budget.settle(held, { input: 90_000, output: 79_075 })).toEqual({ charged: { input: 400, output: 0 }, excess: 168_675, beyond: 0 });
+    expect(budget.settle(held, { input: 5, output: 5 })).toEqual({ charged: { input: 0, output: 0 }, excess: 0, beyond: 0 });
     expect(budget.snapshot()).toMatchObject({ used: 400, reserved: 0, remaining: 600 });
+  });
+
+  it('charges what the provider billed past the reservation, so the next call sees it', () => {
+    const events: BudgetEvent[] = [];
+    const budget = createBudget({ limit: 1_000, onEvent: (event) => events.push(event) });
+    const held = reserved(budget, 100, 300);
+    expect(budget.settle(held, { input: 500, output: 200 }, { input: 500, output: 200 })).toEqual({ charged: { input: 500, output: 200 }, excess: 0, beyond: 300 });
+    expect(budget.snapshot()).toMatchObject({ used: 700, reserved: 0, remaining: 300 });
+    expect(events.at(-1)).toMatchObject({ type: 'budget.charged', input: 500, output: 200, used: 700 });
+    expect(budget.reserve(300, 10).ok).toBe(false);
   });
 });
 

@@ -1,7 +1,7 @@
 // What a checked model call carries upstream: the container's own bytes when every parser reads them as the gateway did, or
 // the body the gateway read, serialised again; never a field the gateway did not check or an output cap it did not reserve.
 import { afterEach, describe, expect, it } from 'vitest';
-import { requestOverSocket, startHarness, startRecordingUpstream } from './harness.js';
+import { realKey, requestOverSocket, startHarness, startRecordingUpstream } from './harness.js';
 import type { Harness, SeenRequest } from './harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -50,7 +50,11 @@ describe('the body forwarded upstream', () => {
     const { gateway, seen } = await gatewayAndUpstream('anthropic', { budgetLimit: 600 });
     const body = JSON.stringify({ model: 'claude-test', max_tokens: 4_000, messages: [{ role: 'user', content: prompt }] });
     expect(await send(gateway, body)).toBe(200);
-    const forwarded = JSON.parse(seen[0]?.body ?? '{}') as Record<string, unknown>;
+    // Near the limit the input is counted by the provider first: only the fields count_tokens reads, with the host key.
+    expect(seen.map((request) => request.path)).toEqual(['/v1/messages/count_tokens', '/v1/messages']);
+    expect(JSON.parse(seen[0]?.body ?? '{}')).toEqual({ model: 'claude-test', messages: [{ role: 'user', content: prompt }] });
+    expect(seen[0]?.headers['x-api-key']).toBe(realKey);
+    const forwarded = JSON.parse(seen[1]?.body ?? '{}') as Record<string, unknown>;
     expect(forwarded.max_tokens).toBeGreaterThan(0);
     expect(forwarded.max_tokens).toBeLessThan(600);
     expect(forwarded.messages).toEqual([{ role: 'user', content: prompt }]);

@@ -3,7 +3,8 @@ import http from 'node:http';
 import jwt from 'jsonwebtoken';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tokenAudience, tokenIssuer } from '../../src/gateway/credentials.js';
-import { realKey, requestOverSocket, startHarness, startLocalServer, startRecordingUpstream } from './harness.js';
+import { countTokensAnswer } from './counting-upstream.js';
+import { realKey, requestOverSocket, startHarness, startLocalServer } from './harness.js';
 import type { Harness, SeenRequest } from './harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -11,11 +12,22 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** An Anthropic-shaped upstream that records requests and reports `usage` for each reply. */
+/** An Anthropic-shaped upstream that records requests and reports `usage` for each reply; count_tokens answers at once, unrecorded. */
 async function anthropicUpstream(usage = { input_tokens: 20, output_tokens: 30 }): Promise<{ url: string; seen: SeenRequest[] }> {
-  const upstream = await startRecordingUpstream({ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage });
+  const seen: SeenRequest[] = [];
+  const upstream = await startLocalServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const count = countTokensAnswer(req.url, body);
+      if (count === undefined) seen.push({ path: req.url ?? '', headers: req.headers, body });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(count ?? JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'hi' }], usage }));
+    });
+  });
   cleanups.push(upstream.close);
-  return upstream;
+  return { url: upstream.url, seen };
 }
 
 async function harness(url: string, extra: Partial<Parameters<typeof startHarness>[0]> = {}): Promise<Harness> {
@@ -66,7 +78,7 @@ describe('model proxy', () => {
       ['unknown-kid', asContainer(forged({ ...claims, exp }, { keyid: 'nope' }))],
       ['revoked', asContainer(revoked.token)],
       ['wrong-container', asContainer(other.token)],
-      ['wrong-container', asContainer(earlier.token)],
+      ['superseded', asContainer(earlier.token)],
       ['malformed', { authorization: 'Bearer garbage' }],
     ];
     for (const [reason, headers] of cases) {
@@ -104,8 +116,14 @@ describe('model proxy', () => {
     const release: Array<() => void> = [];
     let arrived = 0;
     const upstream = await startLocalServer((req, res) => {
-      req.resume();
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
+        const count = countTokensAnswer(req.url, Buffer.concat(chunks).toString('utf8'));
+        if (count !== undefined) {
+          res.end(count);
+          return;
+        }
         arrived += 1;
         // Hold every answer until no more calls can arrive, so all reservations overlap.
         release.push(() => {
