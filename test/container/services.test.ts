@@ -1,6 +1,9 @@
 // Service containers on a real engine: reachable from their sandbox by name, locked down, unable to reach the host (its gateway
 // included) or anything outside their network; a failing health check and an OOM say so and leave nothing; a foreign installation's untouched.
 import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -9,6 +12,7 @@ import { buildServicesImage } from '../../src/container/services/image.js';
 import { ensureServices, listServices, removeServices, watchServices } from '../../src/container/services/runtime.js';
 import { serviceNetworkName } from '../../src/container/services/spec.js';
 import { labelKeys } from '../../src/container/labels.js';
+import { containerCreateOptions } from '../../src/container/start.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
 
@@ -115,6 +119,33 @@ describeDocker('service containers beside a sandbox', () => {
     // The control: the same probe from the default bridge reaches the host's listener, so the block above is the network's doing.
     const control = await runOn(docker, image, 'bridge', probe(hostAddress, hostPort));
     expect(control.output).toContain(`REACHED-${hostAddress}`);
+  }, 120_000);
+
+  it('in a sandbox made with cadre\'s own create options on the services\' network, a service name resolves and any other name fails within seconds, not 20', async () => {
+    const id = newId();
+    created.push(id);
+    await ensureServices({ docker, containerId: id, installation, services: ['redis'], image, limits });
+    const dir = await mkdtemp(join(tmpdir(), 'cadre-services-dns-'));
+    await chmod(dir, 0o777);
+    // getent exits 2 for a name that does not exist; `timeout` says 124 when the lookup is still waiting after 5 s.
+    const script = 'getent hosts redis >/dev/null && echo service-resolved; s=$(date +%s%N); timeout 5 getent ahosts not-a-service.example; echo "unknown-exit=$? ms=$(( ($(date +%s%N)-s)/1000000 ))"';
+    const create = containerCreateOptions({
+      id, session: 'test', installation, repoUrl: 'http://127.0.0.1/none.git', image: sandboxImage, network: serviceNetworkName(id),
+      limits: { memoryBytes: 256 * 2 ** 20, cpus: 1, pids: 128, diskBytes: 2 ** 30, timeoutMinutes: 5 },
+      workspace: { root: dir, dir, disk: { mechanism: 'watchdog', limitBytes: 2 ** 30 } },
+      command: ['/bin/sh', '-c', script],
+    });
+    const container = await docker.createContainer({ ...create, name: `cadre-test-dns-${id}`, Entrypoint: [] });
+    try {
+      await container.start();
+      await container.wait();
+      const output = (await container.logs({ stdout: true, stderr: true })).toString('utf8');
+      expect(output).toContain('service-resolved');
+      expect(output).toMatch(/unknown-exit=2 /);
+    } finally {
+      await container.remove({ force: true });
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('a service that fails its health check is a clear error, and nothing of the services is left', async () => {
