@@ -6,6 +6,7 @@ import { cliMachine } from '../../machines/cli.machine.js';
 import { CadreError, exitCodes, type ExitCode } from '../errors.js';
 import { commandRegistry } from '../commands/index.js';
 import { loadConfig } from '../store/config.js';
+import { decideFolderTrust, folderTrustNote, type FolderTrust } from './folder-trust.js';
 import { resolvePaths, type CadrePaths } from '../store/paths.js';
 import { cadreVersion } from '../version.js';
 import { say, type OutputSink } from '../output.js';
@@ -32,6 +33,8 @@ export interface AppOptions {
   interactive: boolean;
   /** A saved session to resume at start. */
   resume?: string;
+  /** The folder's trust, settled before start (default: the remembered answer or CADRE_TRUST_FOLDER, never a question). */
+  trust?: FolderTrust;
   inspect?: (event: InspectionEvent) => void;
 }
 
@@ -72,7 +75,10 @@ async function recoverPlans(cwd: string, sink: OutputSink): Promise<{ label: str
 export async function startApp(options: AppOptions): Promise<App> {
   const { cwd, env, sink } = options;
   const paths = resolvePaths({ cwd, env });
-  const loaded = await loadConfig({ cwd, env });
+  const trust = options.trust ?? await decideFolderTrust({ cwd, env });
+  const loaded = await loadConfig({ cwd, env, ...(trust.trusted ? { trustedProject: trust.fingerprint } : {}) });
+  const trustNote = folderTrustNote(trust, paths, loaded.ignored);
+  if (trustNote) sink(trustNote);
   const audit = await openAuditTrail({ paths });
   const recovered = await recoverPlans(cwd, sink);
   // The root actor is created below, once its logic is wired; these closures only run after that.
@@ -136,6 +142,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     audit: recordAudit,
     describeModel: () => agents.describeModel(),
     config: loaded.config,
+    folderTrust: trust,
     models,
     mcp,
     agents,
@@ -187,6 +194,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await vm.reattach(view.containers, view.currentContainer);
   }
   runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
+  if (trustNote?.type === 'output.result') runtime.audit('folder.trust', trustNote.data as Record<string, unknown>);
   for (const recovery of recovered) runtime.audit('plan.recovered', { ...recovery });
   await waitFor(cli, (s) => !s.matches('starting'));
   vm.sweepInBackground({ interactive: options.interactive });

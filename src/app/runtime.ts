@@ -3,6 +3,7 @@ import type { AgentHost } from './agent-host.js';
 import type { ModelHost } from './model-host.js';
 import type { McpManager } from '../mcp/manager.js';
 import type { Config } from '../store/config-schema.js';
+import type { FolderTrust } from './folder-trust.js';
 import type { VmHost } from './vm-host.js';
 import type { VmTasks } from '../agents/vm/tasks.js';
 
@@ -46,6 +47,8 @@ export interface Runtime {
   describeModel(): Promise<string>;
   /** The effective configuration. */
   config: Config;
+  /** Whether this run uses the project's settings that need trust, and which they are (/trust). */
+  folderTrust: FolderTrust;
   /** The session's model: its client, context window, price, and /model. */
   models: ModelHost;
   /** The configured MCP servers (started on first need). */

@@ -33,10 +33,15 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
         const { loadConfig } = await import('../store/config.js');
         const { describeConfig, renderConfigText } = await import('../store/config-describe.js');
         const { resolveModel, describeModel } = await import('../model/resolve.js');
-        const loaded = await loadConfig({ cwd: globals.cwd });
+        const { decideFolderTrust, folderTrustNote } = await import('../app/folder-trust.js');
+        const { resolvePaths } = await import('../store/paths.js');
+        const trust = await decideFolderTrust({ cwd: globals.cwd, env: process.env, flag: globals.trust === true });
+        const loaded = await loadConfig({ cwd: globals.cwd, ...(trust.trusted ? { trustedProject: trust.fingerprint } : {}) });
         const description = describeConfig(loaded);
         const activeModel = describeModel(resolveModel(loaded.config.model, process.env));
+        const trustNote = folderTrustNote(trust, resolvePaths({ cwd: globals.cwd, env: process.env }), loaded.ignored);
         sink(result('config', { ...description, activeModel }, `${renderConfigText(description)}\n\nActive model: ${activeModel}`));
+        if (trustNote) sink(trustNote);
       }),
     );
 

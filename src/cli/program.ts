@@ -34,6 +34,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .option('-c, --command <slash-command>', 'run a slash command without the prompt (repeatable; run in order, stops at the first failure)', collect, [])
     .option('--json', 'print one JSON object per line (the emitted events) instead of text')
     .option('--resume <name>', 'resume a saved session')
+    .option('--trust', "trust this folder for this run: use its .cadre/config.json's MCP servers, base URL and other settings that need trust (CADRE_TRUST_FOLDER=1 too)")
     .option('--inspect', 'start the Stately inspector relay on 127.0.0.1 and print the URL to open')
     .option('--trace <file>', 'record every actor inspection event to FILE as JSON lines')
     .option('--no-color', 'print without colours (NO_COLOR works too)')

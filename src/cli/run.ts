@@ -6,6 +6,7 @@ import { CadreError, exitCodes } from '../errors.js';
 import { createSink, reportFailure, type GlobalOptions } from './sink.js';
 import type { OutputSink } from '../output.js';
 import type { App } from '../app/root.js';
+import type { TrustChoice, TrustQuestion } from '../app/folder-trust.js';
 import { onProcessEnd, signalExitCodes, type EndReason } from './process-end.js';
 
 async function checkProjectFolder(dir: string): Promise<string> {
@@ -149,9 +150,13 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
     const cwd = await checkProjectFolder(options.cwd);
     const interactive = options.command.length === 0 && Boolean(process.stdin.isTTY) && !options.json;
     const held = interactive ? holdingSink(sink) : { sink, release: () => undefined };
+    // Settled before anything reads the project's config; only an interactive start asks.
+    const { decideFolderTrust } = await import('../app/folder-trust.js');
+    const askTrust = async (question: TrustQuestion): Promise<TrustChoice> => (await import('./trust-question.js')).askFolderTrust(question);
+    const trust = await decideFolderTrust({ cwd, env: process.env, flag: options.trust === true, ...(interactive ? { ask: askTrust } : {}) });
     const start = (): Promise<App> => {
       const startup = import('../app/root.js').then(({ startApp }) =>
-        startApp({ cwd, env: process.env, sink: held.sink, interactive, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
+        startApp({ cwd, env: process.env, sink: held.sink, interactive, trust, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
       startup.then((started) => (app = started), () => undefined);
       return startup;
     };

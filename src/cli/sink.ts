@@ -13,6 +13,8 @@ export interface GlobalOptions {
   inspect?: boolean;
   trace?: string;
   color: boolean;
+  /** --trust: use the project's settings that need trust for this run, without asking. */
+  trust?: boolean;
 }
 
 export function createSink(options: { json?: boolean; color: boolean }): OutputSink {

@@ -137,3 +137,61 @@ export type Config = z.infer<typeof configSchema>;
 
 /** Key paths whose values are secrets: masked when shown, registered for redaction. */
 export const secretKeyPaths: readonly string[] = ['model.apiKey', 'github.token'];
+
+/** Why a setting in a project's .cadre/config.json waits until the person trusts the folder. */
+export type TrustReason = 'runs a program' | 'loads code' | 'redirects a credential' | 'widens permissions' | 'widens the container allowlist' | 'changes prices or limits' | 'turns off a safeguard';
+
+/**
+ * What a project's own config may set before the folder is trusted: `always`; only once `trusted`; or a `tightening`
+ * value only (one that makes cadre stricter, e.g. audit on), the other values waiting for trust.
+ */
+export type ProjectKeyRule =
+  | { project: 'always' }
+  | { project: 'trusted'; reason: TrustReason }
+  | { project: 'tightening'; reason: TrustReason; tightens: (value: unknown) => boolean };
+
+/** One rule per key of the config (records and lists as a whole): a key added to the schema does not compile until it is classified. */
+export type ProjectKeyRules<T> = {
+  readonly [K in keyof T]-?: NonNullable<T[K]> extends readonly unknown[] ? ProjectKeyRule
+    : NonNullable<T[K]> extends Record<string, unknown> ? (string extends keyof NonNullable<T[K]> ? ProjectKeyRule : ProjectKeyRules<NonNullable<T[K]>>)
+    : ProjectKeyRule;
+};
+
+const always: ProjectKeyRule = { project: 'always' };
+const trusted = (reason: TrustReason): ProjectKeyRule => ({ project: 'trusted', reason });
+const onlyTrue = (reason: TrustReason): ProjectKeyRule => ({ project: 'tightening', reason, tightens: (value) => value === true });
+
+/** The classification of every key for a project's config in a folder not trusted yet (user config, environment and flags are the person's own). */
+export const projectKeyRules: ProjectKeyRules<Config> = {
+  model: {
+    provider: trusted('redirects a credential'),
+    name: always,
+    baseUrl: trusted('redirects a credential'),
+    apiKey: trusted('redirects a credential'),
+    contextWindow: trusted('changes prices or limits'),
+    stallTimeoutSeconds: always,
+    prices: trusted('changes prices or limits'),
+  },
+  permissions: {
+    read: { allow: trusted('widens permissions'), deny: always },
+    write: { allow: trusted('widens permissions'), deny: always },
+  },
+  vm: {
+    memory: trusted('changes prices or limits'),
+    cpu: trusted('changes prices or limits'),
+    timeoutMinutes: trusted('changes prices or limits'),
+    env: trusted('loads code'),
+    networkIsolation: onlyTrue('widens the container allowlist'),
+    allowedDomains: trusted('widens the container allowlist'),
+    services: trusted('runs a program'),
+    tokenBudget: trusted('changes prices or limits'),
+    image: trusted('runs a program'),
+    warmPool: trusted('changes prices or limits'),
+  },
+  exec: { timeoutSeconds: always },
+  git: { authorName: always, authorEmail: always },
+  github: { token: trusted('redirects a credential'), baseUrl: trusted('redirects a credential') },
+  capabilities: always,
+  mcp: { servers: trusted('runs a program') },
+  audit: { enabled: onlyTrue('turns off a safeguard') },
+};

@@ -4,6 +4,7 @@ import { CadreError, exitCodes } from '../errors.js';
 import { readEnvLayer } from './config-env.js';
 import { getPath, isPlainObject, leafPaths, mergeLayer, objectShape, readJsonLayer, schemaAt, setPath, type Json } from './config-layers.js';
 import { configSchema, secretKeyPaths, type Config } from './config-schema.js';
+import { splitProjectLayer, trustFingerprint, type TrustedKey } from './config-trust.js';
 import { resolvePaths } from './paths.js';
 import { registerSecret } from './redact.js';
 
@@ -19,6 +20,8 @@ export interface LoadedConfig {
   config: Config;
   /** For every key path that has a value: the layer and origin it came from. */
   sources: Map<string, ConfigSource>;
+  /** The project's settings left out because the folder is not trusted (empty when it is, or when it sets none). */
+  ignored: TrustedKey[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -27,17 +30,27 @@ const unionKeys = ['permissions.read.deny', 'permissions.write.deny'] as const;
 
 /**
  * Loads and validates every layer. `flags` is a partial config in the same shape as the
- * files (e.g. `{ model: { name: 'x' } }`). Secret values found are registered for
- * redaction. Throws CadreError `config.invalid` (exit code 2) naming the file or
+ * files (e.g. `{ model: { name: 'x' } }`). The project's settings that need trust
+ * (projectKeyRules) apply only when their trustFingerprint is `trustedProject` (the values the
+ * person trusted, read once: a file changed since is not trusted); otherwise they are left out
+ * and listed in `ignored`. Secret values found are registered for redaction. Throws
+ * CadreError `config.invalid` (exit code 2) naming the file or
  * variable, the key path and what is allowed.
  */
-export async function loadConfig({ cwd, env = process.env, flags = {} }: { cwd: string; env?: Env; flags?: Json }): Promise<LoadedConfig> {
+export async function loadConfig({ cwd, env = process.env, flags = {}, trustedProject }: { cwd: string; env?: Env; flags?: Json; trustedProject?: string }): Promise<LoadedConfig> {
   const paths = resolvePaths({ cwd, env });
   const layers: { layer: ConfigLayer; origin: string; values: Json; originOf?: (key: string) => string }[] = [];
+  let ignored: TrustedKey[] = [];
 
   for (const [layer, file] of [['user', paths.userConfigFile], ['project', paths.projectConfigFile]] as const) {
-    const values = await readJsonLayer(file);
-    if (values !== undefined) layers.push({ layer, origin: file, values });
+    let values = await readJsonLayer(file);
+    if (values === undefined) continue;
+    if (layer === 'project' && trustFingerprint(values) !== trustedProject) {
+      // Checked whole first, so a mistake in a key left out is still reported with its file and key.
+      validateLayer(values, () => file);
+      ({ kept: values, waiting: ignored } = splitProjectLayer(values));
+    }
+    layers.push({ layer, origin: file, values });
   }
   const provider = String(
     getPath(flags, 'model.provider') ?? env.CADRE_PROVIDER ?? lastValue(layers, 'model.provider') ?? 'offline',
@@ -75,7 +88,7 @@ export async function loadConfig({ cwd, env = process.env, flags = {} }: { cwd: 
     if (typeof value === 'string') registerSecret(value);
   }
   for (const value of mcpSecretValues(config)) registerSecret(value);
-  return { config, sources };
+  return { config, sources, ignored };
 }
 
 /** MCP servers' environment and header values (a header's token also without its scheme): all treated as secrets. */

@@ -167,7 +167,7 @@ describe('cadre config', () => {
   it('shows where each value came from', async () => {
     await mkdir(join(project, '.cadre'), { recursive: true });
     await writeFile(join(project, '.cadre/config.json'), JSON.stringify({ vm: { memory: '4GB' } }));
-    const run = await runCli(['config'], { cwd: project, home, env: { CADRE_TOKEN_BUDGET: '40000' } });
+    const run = await runCli(['--trust', 'config'], { cwd: project, home, env: { CADRE_TOKEN_BUDGET: '40000' } });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/vm\.memory\s+4GB\s+project/);
     expect(run.stdout).toMatch(/vm\.tokenBudget\s+40000\s+env/);

@@ -25,6 +25,7 @@ function harness(registry: readonly CommandDefinition[] = commandRegistry) {
     audit: (type) => audited.push(type),
     describeModel: async () => 'offline',
     config: {} as Runtime['config'],
+    folderTrust: { trusted: false, decidedBy: 'not-trusted', keys: [] },
     models: {} as Runtime['models'],
     mcp: {} as Runtime['mcp'],
     agents: {} as Runtime['agents'],

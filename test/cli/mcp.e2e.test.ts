@@ -34,11 +34,13 @@ it('/mcp lists the servers and their tools, cadre config masks their secrets, an
     web: { url: http.url, headers: { Authorization: `Bearer ${token}` } },
   } } }));
 
-  const config = await runCli(['config'], { cwd: project, home });
+  // The person trusts this folder's MCP servers (test/cli/folder-trust.e2e.test.ts: an untrusted folder's never start).
+  const trust = { CADRE_TRUST_FOLDER: '1' };
+  const config = await runCli(['config'], { cwd: project, home, env: trust });
   expect(config.stdout).toMatch(/mcp\.servers\.web\s+\{"url":"http:\/\/127\.0\.0\.1:\d+\/mcp","headers":\{"Authorization":"Bear…"\}/);
   expect(config.stdout).not.toContain(token);
 
-  const listed = await runCli(['-c', '/mcp'], { cwd: project, home });
+  const listed = await runCli(['-c', '/mcp'], { cwd: project, home, env: trust });
   expect(listed.code).toBe(0);
   expect(listed.stdout).toMatch(/^files {2}stdio {2}connected {2}\(secure-filesystem-server [\d.]+\)$/m);
   expect(listed.stdout).toMatch(/tool\(s\): read_file, read_text_file, .*write_file \(asks\)/);
@@ -51,7 +53,7 @@ it('/mcp lists the servers and their tools, cadre config masks their secrets, an
     { toolCalls: [{ name: 'propose-plan', input: { title: 'Bring the decisions into the project', steps: [{ path: 'docs/decisions.md', summary: 'The team decisions, from the notes server' }] } }] },
     { text: 'Copied the decisions into docs/decisions.md.' },
   ] } });
-  const env = { CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456' };
+  const env = { CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456', ...trust };
   const run = await runCli(['-c', '/auto on', '-c', '/agent universal-agent "Copy the team decisions into docs"'], { cwd: project, home, env });
   expect(run.code).toBe(0);
   expect(run.stdout).toContain('· files/read_text_file');

@@ -42,7 +42,8 @@ it('shows the waiting line while the model thinks, streams its text, asks before
   // exec: the terminal's Ctrl-C reaches cadre's process group, not a shell waiting for it.
   pty = startInPty(`exec ${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`, {
     cwd: project,
-    env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456' },
+    // The folder is trusted for the run, so its MCP server starts without the trust question (test/cli/folder-trust-terminal.e2e.test.ts asks it).
+    env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456', CADRE_TRUST_FOLDER: '1' },
   });
   let at = await pty.waitFor('cadre ›');
   pty.type(`/agent universal-agent "Add a hello constant"${keys.enter}`);

@@ -27,7 +27,8 @@ async function makeDemo(prices?: Record<string, unknown>) {
 async function cadre(script: ModelScript, args: string[], options: { prices?: Record<string, unknown>; env?: Record<string, string> } = {}) {
   server = await startModelServer({ script, models: served });
   const { project, home } = await makeDemo(options.prices);
-  const env = { CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456', ...options.env };
+  // Prices in the project's config count once the folder is trusted (CADRE_TRUST_FOLDER, as CI would set it).
+  const env = { CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted', CADRE_API_KEY: 'sk-test-key-123456', CADRE_TRUST_FOLDER: '1', ...options.env };
   return { run: await runCli(args, { cwd: project, home, env }), server };
 }
 

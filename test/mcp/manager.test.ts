@@ -10,6 +10,7 @@ import type { OutputEvent } from '../../src/output.js';
 import { createMcpManager, type McpManager } from '../../src/mcp/manager.js';
 import { createModelClient } from '../../src/model/client.js';
 import { loadConfig } from '../../src/store/config.js';
+import { trustFingerprint } from '../../src/store/config-trust.js';
 import { describeConfig } from '../../src/store/config-describe.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
 import type { ModelScript } from '../support/model-server-script.js';
@@ -35,7 +36,8 @@ async function setUp(servers: Record<string, unknown>) {
   mkdirSync(home);
   writeFileSync(join(project, 'package.json'), '{ "name": "demo" }\n');
   writeFileSync(join(project, '.cadre/config.json'), JSON.stringify({ mcp: { servers } }));
-  const loaded = await loadConfig({ cwd: project, env: { CADRE_HOME: home } });
+  // The person trusted this folder's servers (an untrusted folder's are left out: test/store/config-trust.test.ts).
+  const loaded = await loadConfig({ cwd: project, env: { CADRE_HOME: home }, trustedProject: trustFingerprint({ mcp: { servers } }) });
   const events: OutputEvent[] = [];
   const manager = createMcpManager({ servers: loaded.config.mcp.servers, cwd: project, sink: (event) => events.push(event), version: 'test' });
   cleanups.push(() => manager.close());

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeConfig, renderConfigText } from '../../src/store/config-describe.js';
 import { loadConfig } from '../../src/store/config.js';
+import { trustFingerprint } from '../../src/store/config-trust.js';
 import { CadreError } from '../../src/errors.js';
 import { tempDir } from './temp.js';
 
@@ -17,7 +18,10 @@ async function setup(files: { user?: string; project?: string } = {}) {
     await mkdir(join(cwd, '.cadre'), { recursive: true });
     await writeFile(projectFile, files.project);
   }
-  return { cwd, env: { CADRE_HOME: home } as Record<string, string>, userFile, projectFile };
+  // The fingerprint a person trusting the folder would give loadConfig (the tests of layering take the project whole).
+  const parsed = files.project === undefined ? undefined : (() => { try { return JSON.parse(files.project) as Record<string, unknown>; } catch { return undefined; } })();
+  const trustedProject = parsed === undefined ? undefined : trustFingerprint(parsed);
+  return { cwd, env: { CADRE_HOME: home } as Record<string, string>, userFile, projectFile, trustedProject };
 }
 
 async function failure(promise: Promise<unknown>): Promise<CadreError> {
@@ -39,12 +43,13 @@ describe('loadConfig', () => {
   });
 
   it('layers user < project < environment < flags and records where each value came from', async () => {
-    const { cwd, env, userFile, projectFile } = await setup({
+    const { cwd, env, userFile, projectFile, trustedProject } = await setup({
       user: JSON.stringify({ vm: { cpu: 4, memory: '8GB' }, model: { name: 'from-user' }, permissions: { read: { deny: ['secrets/**'] } } }),
       project: JSON.stringify({ vm: { cpu: 8 }, git: { authorName: 'Ada' } }),
     });
     const { config, sources } = await loadConfig({
       cwd,
+      trustedProject,
       env: { ...env, CADRE_VM_MEMORY: '4GB', CADRE_MODEL: 'from-env', CADRE_ALLOWED_DOMAINS: 'a.example, b.example' },
       flags: { vm: { timeoutMinutes: 5 }, model: { name: 'from-flag' } },
     });
@@ -63,15 +68,15 @@ describe('loadConfig', () => {
   });
 
   it("takes the provider's key variable only for that provider, and CADRE_API_KEY over it", async () => {
-    const { cwd, env } = await setup({ project: JSON.stringify({ model: { provider: 'anthropic' } }) });
+    const { cwd, env, trustedProject } = await setup({ project: JSON.stringify({ model: { provider: 'anthropic' } }) });
     const keys = { ANTHROPIC_API_KEY: 'sk-ant-from-anthropic-var', OPENAI_API_KEY: 'sk-from-openai-var-123456789', GITHUB_TOKEN: 'ghp_fromgithubtokenvar0000' };
-    const anthropic = await loadConfig({ cwd, env: { ...env, ...keys } });
+    const anthropic = await loadConfig({ cwd, trustedProject, env: { ...env, ...keys } });
     expect(anthropic.config.model.apiKey).toBe(keys.ANTHROPIC_API_KEY);
     expect(anthropic.sources.get('model.apiKey')).toEqual({ layer: 'env', origin: 'ANTHROPIC_API_KEY' });
     expect(anthropic.config.github.token).toBe(keys.GITHUB_TOKEN);
-    const openai = await loadConfig({ cwd, env: { ...env, ...keys, CADRE_PROVIDER: 'openai' } });
+    const openai = await loadConfig({ cwd, trustedProject, env: { ...env, ...keys, CADRE_PROVIDER: 'openai' } });
     expect(openai.config.model.apiKey).toBe(keys.OPENAI_API_KEY);
-    const explicit = await loadConfig({ cwd, env: { ...env, ...keys, CADRE_API_KEY: 'explicit-key-value' } });
+    const explicit = await loadConfig({ cwd, trustedProject, env: { ...env, ...keys, CADRE_API_KEY: 'explicit-key-value' } });
     expect(explicit.config.model.apiKey).toBe('explicit-key-value');
     expect(explicit.sources.get('model.apiKey')?.origin).toBe('CADRE_API_KEY');
   });
@@ -121,8 +126,8 @@ describe('loadConfig', () => {
   });
 
   it('lets an unset flag leave the lower layers alone', async () => {
-    const { cwd, env } = await setup({ project: JSON.stringify({ vm: { cpu: 6 } }) });
-    const { config, sources } = await loadConfig({ cwd, env, flags: { vm: { cpu: undefined }, model: { name: undefined } } });
+    const { cwd, env, trustedProject } = await setup({ project: JSON.stringify({ vm: { cpu: 6 } }) });
+    const { config, sources } = await loadConfig({ cwd, env, trustedProject, flags: { vm: { cpu: undefined }, model: { name: undefined } } });
     expect(config.vm.cpu).toBe(6);
     expect(sources.get('vm.cpu')?.layer).toBe('project');
   });
