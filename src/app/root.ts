@@ -136,6 +136,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       await restoreModel(file);
       const view = sessions.view(root());
       await vm.reattach(view.containers, view.currentContainer);
+      await vmTasks.offerInterrupted(view.containers, { interactive: options.interactive, signal: new AbortController().signal, confirm });
       return sessions.view(root());
     },
     listSessions: () => sessions.list(),
@@ -192,6 +193,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     await restoreModel(resumedAtStart);
     const view = sessions.view(cli);
     await vm.reattach(view.containers, view.currentContainer);
+    await vmTasks.offerInterrupted(view.containers, { interactive: options.interactive, signal: new AbortController().signal, confirm });
   }
   runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
   if (trustNote?.type === 'output.result') runtime.audit('folder.trust', trustNote.data as Record<string, unknown>);

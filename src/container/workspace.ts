@@ -27,7 +27,7 @@ export function workspacePaths(workspacesDir: string, id: string): { root: strin
   return { root, dir: join(root, 'workspace'), image: join(root, 'disk.img') };
 }
 
-async function mountedAt(dir: string): Promise<boolean> {
+export async function mountedAt(dir: string): Promise<boolean> {
   const mounts = await readFile('/proc/self/mountinfo', 'utf8').catch(() => '');
   return mounts.split('\n').some((line) => line.split(' ')[4] === dir);
 }

@@ -26,8 +26,7 @@ export type InputCounter = (request: CountedRequest) => Promise<number>;
 const countedFields = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'];
 /** The longest count_tokens answer read (it is a few dozen bytes). */
 const maxCountReplyBytes = 16 << 10;
-/** A count takes well under a second; one that does not come in this long leaves the bound (a charge may be waiting on it). */
-const countTimeoutMs = 5_000;
+const countTimeoutMs = 15_000;
 /** Anthropic's count "may differ by a small amount" from what the call is billed: kept on top of it. */
 export const countMargin = (count: number): number => count + Math.ceil(count / 100) + 8;
 /** Chat framing of OpenAI's models: per message (start, role, separator, end) and the reply's priming. */

@@ -6,12 +6,16 @@ import type { SessionContext } from '../../../machines/session.machine.js';
 import { CadreError, exitCodes, isCadreError, type ExitCode } from '../../errors.js';
 import type { RunnerEvent } from '../../runner/events.js';
 import type { RunContext } from '../run-context.js';
-import { say, type OutputSink } from '../../output.js';
+import { result, say, type OutputSink } from '../../output.js';
 import type { VmAttemptResult } from './follow.js';
 import type { VmHost } from '../../app/vm-host.js';
 import type { ContainerRecord } from '../../container/records.js';
 import type { OomRecord } from '../../container/oom.js';
 import { createContainerRestarts } from './restarts.js';
+import type { DiskNotices } from './disk-notice.js';
+import { continueCommand, interruptedNotice, safeChanges, type InterruptedTask } from './interrupted.js';
+import { journalSteps } from './journal-steps.js';
+import { markerOwnerAlive, readTaskMarker, removeTaskMarker, writeTaskMarker, type TaskMarker } from './task-marker.js';
 import { isFinalModelFailure } from '../../model/retry.js';
 
 export interface VmTasksOptions {
@@ -43,7 +47,8 @@ export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptIn
     return { summary: result.summary };
   } catch (error) {
     // The runner's model client already retried the provider with the one retry policy: a task attempt more would multiply its calls.
-    if (isCadreError(error) && isFinalModelFailure(error.code)) throw Object.assign(error, { retryable: false });
+    // A model stopped for going round in circles would go round again from the same conversation.
+    if (isCadreError(error) && (isFinalModelFailure(error.code) || error.code.startsWith('runner.repeated-'))) throw Object.assign(error, { retryable: false });
     if (!isCadreError(error) || error.code !== 'budget.exhausted') throw error;
     budgetExhausted();
     return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(error), { once: true }));
@@ -56,6 +61,8 @@ export function createVmTasks(options: VmTasksOptions) {
   /** Out-of-memory kills seen during each task (checked against the container's cgroup), told again when it ends. */
   const oomOf = new Map<string, Promise<OomRecord | null>[]>();
   const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
+  let diskNotices: Promise<DiskNotices> | undefined;
+  const disk = (): Promise<DiskNotices> => (diskNotices ??= import('./disk-notice.js').then(({ createDiskNotices }) => createDiskNotices({ sink, audit })));
   /** The session's live vm-agent task actors, with the container each was submitted for (it travels in the task's input). */
   const vmTasksIn = (containerId: string): [string, AnyActorRef][] =>
     Object.entries(options.session().getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(([key, actor]) => {
@@ -105,6 +112,8 @@ export function createVmTasks(options: VmTasksOptions) {
     const engine = await vm.engine();
     const record = await engine.record(containerId);
     const env = engine.runnerEnv(containerId);
+    // Kept until the outcome is told, so that a crash of cadre leaves the task to be shown and continued at the next start.
+    await writeTaskMarker(record.workspace.root, { taskId: input.taskId, text: input.text, containerId, attempt: input.attempt }).catch(() => undefined);
     const { runVmAttempt } = await import('./supervise.js');
     const inContainer: VmAttemptRunner = (request) => runVmAttempt({
       docker: engine.docker, containerDockerId: record.dockerId, env, taskId: input.taskId, ...request,
@@ -114,6 +123,7 @@ export function createVmTasks(options: VmTasksOptions) {
       },
       onRunnerEvent: (event) => {
         auditRunnerEvent(audit, input.taskId, containerId, event);
+        if (event.type === 'tool.result' && !event.ok) void disk().then((notices) => notices.stepFailed(input.taskId, record)).catch(() => undefined);
         if (event.type !== 'resource.oom') return;
         const seen = oomOf.get(input.taskId) ?? [];
         seen.push(noteOom(input.taskId, record, event.command).catch(() => null));
@@ -136,6 +146,16 @@ export function createVmTasks(options: VmTasksOptions) {
     return result.stdout.trim();
   }
 
+  /** The task a crash of cadre left in `containerId` (its marker names a process that is gone), unless it runs here now. */
+  async function interruptedIn(containerId: string): Promise<{ marker: TaskMarker; running: boolean } | undefined> {
+    const record = await (await vm.engine()).record(containerId);
+    const marker = await readTaskMarker(record.workspace.root);
+    if (!marker || marker.containerId !== containerId || vmTasksIn(containerId).some(([taskId]) => taskId === marker.taskId)) return undefined;
+    // Another live cadre's task is its own; this process's own marker without its task is one interrupted here (a failed report).
+    if (markerOwnerAlive(marker) && !marker.owner.startsWith(`${process.pid}:`)) return undefined;
+    return { marker, running: record.state.running };
+  }
+
   /** Tells how the task ended; `ran` is false for a task that left the queue without ever starting. */
   async function report(taskId: string, containerId: string, output: TaskOutput, ran: boolean): Promise<ExitCode> {
     const ooms = (await Promise.all(oomOf.get(taskId) ?? [])).filter((oom): oom is OomRecord => oom !== null);
@@ -146,6 +166,11 @@ export function createVmTasks(options: VmTasksOptions) {
       sink({ type: 'output.error', code: 'container.out-of-memory', message: `During task ${taskId}, ${containerId} ran out of memory ${ooms.length === 1 ? 'once' : `${ooms.length} times`} (last while running \`${lastOom.command}\`); /vm-status ${containerId} keeps it.`, remedy: oomRemedy(containerId, lastOom.limitBytes) });
     }
     audit('task.finished', { taskId, agent: 'vm-agent', containerId, status: output.status, attempts: output.attempts });
+    const ended = await vm.engine().then((engine) => engine.record(containerId)).catch(() => undefined);
+    if (ended) {
+      await removeTaskMarker(ended.workspace.root, taskId).catch(() => undefined);
+      if (ran) await (await disk()).taskEnded(taskId, ended).catch(() => undefined);
+    }
     options.session().send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
     switch (output.status) {
       case 'succeeded':
@@ -182,7 +207,7 @@ export function createVmTasks(options: VmTasksOptions) {
     }
   }
 
-  return {
+  const api = {
     attempt,
 
     /** The vm-agent task running now in `containerId` (not one waiting in the queue), if any. */
@@ -203,15 +228,16 @@ export function createVmTasks(options: VmTasksOptions) {
      * /agent vm-agent: queues the task in the session (one runs at a time; a queued one is told its position).
      * At the prompt it runs in the background and the outcome is told when it ends; with -c it is awaited.
      */
-    async submit(text: string, requested: string | undefined, ctx: RunContext): Promise<ExitCode> {
+    async submit(text: string, requested: string | undefined, ctx: RunContext, continued?: { taskId: string }): Promise<ExitCode> {
       const containerId = requested ?? context().currentContainer;
       if (!containerId) throw new CadreError('vm-agent.no-container', 'vm-agent works in a container, and this session has none.', { remedy: 'create one first with /vm-create <repo_url>' });
       const engine = await vm.engine();
       const record = await engine.use(containerId, 'run a task in');
       if (!engine.model) engine.runnerEnv(containerId);
       if (!record.state.running) throw new CadreError('vm-agent.container-not-running', `${containerId} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${containerId}` });
-      const taskId = randomBytes(2).toString('hex');
+      const taskId = continued?.taskId ?? randomBytes(2).toString('hex');
       const session = options.session();
+      if (session.getSnapshot().children[`task:${taskId}`]) throw new CadreError('vm-agent.task-exists', `Task ${taskId} already exists in this session.`, { remedy: 'wait for it to end, or /cancel it' });
       session.send({ type: 'session.transcript.add', entry: { role: 'user', text, at: Date.now() } });
       session.send({ type: 'task.submit', taskId, agent: 'vm-agent', text, deadline: record.deadline, containerId });
       const task = session.getSnapshot().children[`task:${taskId}`] as AnyActorRef | undefined;
@@ -220,7 +246,7 @@ export function createVmTasks(options: VmTasksOptions) {
       const position = context().vmQueue.indexOf(taskId) + 1;
       sink(position > 0
         ? say(`Task ${taskId} is queued (position ${position}): vm-agent runs one task at a time. /cancel ${taskId} removes it.`, 'warn')
-        : say(`vm-agent is working on task ${taskId} in ${containerId}${ctx.interactive ? ' in the background; /cancel stops it' : ''}.`));
+        : say(`vm-agent is ${continued ? 'continuing' : 'working on'} task ${taskId} in ${containerId}${continued ? ' (a new attempt, from the workspace as it is)' : ''}${ctx.interactive ? ' in the background; /cancel stops it' : ''}.`));
       let ran = position === 0;
       const started = session.on('task.started', (event: { taskId: string }) => {
         if (event.taskId !== taskId || position === 0) return;
@@ -249,7 +275,51 @@ export function createVmTasks(options: VmTasksOptions) {
         ctx.signal.removeEventListener('abort', cancel);
       }
     },
+
+    /**
+     * After containers were re-attached (--resume, /resume, the crash offer): shows each task a crash of cadre interrupted in
+     * them (its text, its steps, the workspace's changes, its command's fate) and offers to continue it; without a person to
+     * ask (-c, --json, a pipe), says the command that does.
+     */
+    async offerInterrupted(containerIds: readonly string[], ctx: RunContext & { confirm: (question: string) => Promise<boolean> }): Promise<void> {
+      for (const containerId of containerIds) {
+        const found = await interruptedIn(containerId).catch(() => undefined);
+        if (!found) continue;
+        const { marker, running } = found;
+        const record = await (await vm.engine()).record(containerId);
+        const task: InterruptedTask = {
+          marker,
+          journal: await journalSteps(record.workspace.dir, marker.taskId),
+          changes: running ? safeChanges(await workspaceChanges(containerId).catch(() => '')) : undefined,
+        };
+        const notice = interruptedNotice(task);
+        audit('vm-agent.task-interrupted', { taskId: marker.taskId, containerId, steps: notice.data.steps, unfinishedCommand: notice.data.unfinishedCommand });
+        sink(result('vm-agent.interrupted', notice.data, notice.text));
+        if (!ctx.interactive) {
+          sink(say(`To continue it as a new attempt from the workspace as it is: ${continueCommand(containerId)}${running ? '' : ` (after /vm-restart ${containerId})`}.`, 'warn'));
+          continue;
+        }
+        if (running && await ctx.confirm(`Continue task ${marker.taskId} in ${containerId} as a new attempt, from the workspace as it is?`)) {
+          await api.submit(marker.text, containerId, ctx, { taskId: marker.taskId });
+          continue;
+        }
+        sink(say(`Task ${marker.taskId} is left as it stopped; the workspace keeps its work. ${running ? '' : `/vm-restart ${containerId}, then `}${continueCommand(containerId)} continues it later.`, 'dim'));
+      }
+    },
+
+    /** /agent vm-agent --continue: the task a crash interrupted in the container, run again as a new attempt that continues its conversation. */
+    async continueInterrupted(requested: string | undefined, ctx: RunContext): Promise<ExitCode> {
+      const containerId = requested ?? context().currentContainer;
+      if (!containerId) throw new CadreError('vm-agent.no-container', 'vm-agent works in a container, and this session has none.', { remedy: '/resume the session the task ran in, or name the container with --container <id>' });
+      await (await vm.engine()).use(containerId, 'continue a task in');
+      const found = await interruptedIn(containerId);
+      if (!found) {
+        throw new CadreError('vm-agent.nothing-to-continue', `${containerId} has no interrupted vm-agent task to continue.`, { remedy: `start a new one with /agent vm-agent "<task>" --container ${containerId}` });
+      }
+      return api.submit(found.marker.text, containerId, ctx, { taskId: found.marker.taskId });
+    },
   };
+  return api;
 }
 
 export type VmTasks = ReturnType<typeof createVmTasks>;
