@@ -5,7 +5,8 @@ import { PassThrough, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
 import { engineError, engineStatus } from './docker-client.js';
-import { attemptIdVariable, containerRunnerPath, stopRunners } from './runners.js';
+import { attemptIdOption, containerRunnerPath, stopRunners } from './runners.js';
+import { runnerNodePath } from './sandbox-recipe.js';
 
 export interface RunnerExit {
   /** The process's exit code, when known (137 for SIGKILL, 143 for SIGTERM). */
@@ -36,6 +37,16 @@ async function containerState(container: Docker.Container): Promise<{ running: b
   }
 }
 
+/** The variables that hold a credential (the session JWT as the provider key): sent on the runner's stdin, never in an environment. */
+const credentialVariable = /_API_KEY$/;
+
+/**
+ * Starts the runner under the image's execute-only Node, which makes it non-dumpable (see runnerNodePath), with SIGUSR1's
+ * inspector off (a command could otherwise open it and read the runner's memory). An image without that Node runs the
+ * ordinary one, where the runner finds itself readable and refuses the credential.
+ */
+const launcher = `if [ -x ${runnerNodePath} ]; then exec ${runnerNodePath} --disable-sigusr1 "$@"; fi; exec node "$@"`;
+
 /** Called only when the runner ended without a final event, so a short wait for the engine to settle costs nothing. */
 async function exitOf(exec: Docker.Exec, container: Docker.Container): Promise<RunnerExit> {
   const info = await exec.inspect().catch(() => undefined);
@@ -51,7 +62,8 @@ async function exitOf(exec: Docker.Exec, container: Docker.Container): Promise<R
 
 /**
  * Starts the runner (`node <runnerPath> ARGS`) in the running container `containerDockerId` with `env`, after stopping any
- * runner an earlier attempt left there. Rejects with `vm-agent.container-not-running` when the container is not running.
+ * runner an earlier attempt left there; the credentials in `env` (`*_API_KEY`) go to it as one JSON line on its stdin.
+ * Rejects with `vm-agent.container-not-running` when the container is not running.
  */
 export async function startRunner(options: { docker: Docker; containerDockerId: string; args: string[]; env: Record<string, string>; runnerPath?: string }): Promise<RunnerProcess> {
   const container = options.docker.getContainer(options.containerDockerId);
@@ -68,15 +80,21 @@ export async function startRunner(options: { docker: Docker; containerDockerId: 
   const attemptId = randomBytes(8).toString('hex');
   let exec: Docker.Exec;
   let stream: NodeJS.ReadWriteStream;
+  const variables = Object.entries(options.env);
+  const credentials = Object.fromEntries(variables.filter(([name]) => credentialVariable.test(name)));
+  const onStdin = Object.keys(credentials).length > 0;
   try {
     exec = await container.exec({
-      Cmd: ['node', '--no-warnings', runnerPath, ...options.args],
-      Env: [...Object.entries(options.env).map(([name, value]) => `${name}=${value}`), `${attemptIdVariable}=${attemptId}`],
+      Cmd: ['sh', '-c', launcher, 'cadre-runner', '--no-warnings', runnerPath, ...options.args, attemptIdOption, attemptId, ...(onStdin ? ['--credentials-on-stdin'] : [])],
+      Env: variables.filter(([name]) => !credentialVariable.test(name)).map(([name, value]) => `${name}=${value}`),
       WorkingDir: '/workspace',
       AttachStdout: true,
       AttachStderr: true,
+      ...(onStdin ? { AttachStdin: true, OpenStdin: true, StdinOnce: true } : {}),
     });
-    stream = await exec.start({ hijack: true, stdin: false });
+    stream = await exec.start({ hijack: true, stdin: onStdin });
+    // Half-closed after the line: the runner reads to the end of its stdin, then the engine closes it.
+    if (onStdin) stream.end(`${JSON.stringify(credentials)}\n`);
   } catch (error) {
     throw engineError(error, 'start the vm-agent runner in the container');
   }

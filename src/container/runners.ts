@@ -5,18 +5,21 @@ import { containerBundleDir } from '../agents/vm/bundle.js';
 /** The default path of the runner inside the container. */
 export const containerRunnerPath = `${containerBundleDir}/cadre-runner.mjs`;
 
-/** The environment variable naming one attempt's runner, so stopping that attempt spares a runner started after it. */
-export const attemptIdVariable = 'CADRE_ATTEMPT_ID';
+/**
+ * The runner's option naming one attempt, so stopping that attempt spares a runner started after it. In its argv, not its
+ * environment: the runner is non-dumpable (see runnerNodePath), so its /proc/<pid>/environ is closed; cmdline stays readable.
+ */
+export const attemptIdOption = '--attempt-id';
 
-// Runs in the container's Node: finds processes whose argv holds the runner path (and, when given, whose environment names
-// the attempt), and their descendants through /proc.
+// Runs in the container's Node: finds processes whose argv holds the runner path (and, when given, the attempt's id after
+// its option), and their descendants through /proc.
 const stopScript = `
 const fs = require('fs');
 const [target, graceText, attempt] = process.argv.slice(1);
 const procs = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && Number(n) !== process.pid).map(Number);
 const read = (pid, file) => { try { return fs.readFileSync('/proc/' + pid + '/' + file, 'utf8'); } catch { return ''; } };
-const ours = (pid) => !attempt || read(pid, 'environ').split('\\0').includes('${attemptIdVariable}=' + attempt);
-const runners = procs.filter((pid) => read(pid, 'cmdline').split('\\0').includes(target) && ours(pid));
+const ours = (argv) => !attempt || argv.some((arg, at) => arg === '${attemptIdOption}' && argv[at + 1] === attempt);
+const runners = procs.filter((pid) => { const argv = read(pid, 'cmdline').split('\\0'); return argv.includes(target) && ours(argv); });
 const parent = new Map(procs.map((pid) => { const stat = read(pid, 'stat'); return [pid, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])]; }));
 const family = new Set(runners);
 for (let grew = true; grew; ) { grew = false; for (const [pid, ppid] of parent) if (family.has(ppid) && !family.has(pid)) { family.add(pid); grew = true; } }

@@ -26,6 +26,14 @@ export const sandboxRecipe = {
 export const imageNodePath = '/usr/local/bin/node';
 export const imageNpmManifest = '/usr/lib/node_modules/npm/package.json';
 
+/**
+ * The vm-agent runner's Node: a copy of the image's Node that no one in the container may read, only execute. The kernel
+ * makes a process started from a file its user cannot read non-dumpable (suid_dumpable, 0 by default), from its first
+ * instruction: /proc/<pid>/environ, mem, fd, maps and ptrace are then closed to every other process of the container, root
+ * included (it has no CAP_SYS_PTRACE). The commands the runner starts run the ordinary, readable Node and bash.
+ */
+export const runnerNodePath = '/usr/local/libexec/cadre/node';
+
 /** Where the image keeps yarn berry (the `yarn` on PATH is yarn 1; a project pinning berry runs this one). */
 export const berryScript = '/usr/lib/node_modules/@yarnpkg/cli-dist/bin/yarn.js';
 
@@ -57,6 +65,8 @@ RUN mkdir -p /usr/lib/node_modules/@yarnpkg /usr/local/bin \\
  && ln -s ../lib/node_modules/yarn/bin/yarn.js /usr/bin/yarn \\
  && ln -s ../lib/node_modules/pnpm/bin/pnpm.cjs /usr/bin/pnpm \\
  && ln -s ../lib/node_modules/pnpm/bin/pnpx.cjs /usr/bin/pnpx \\
+ && mkdir -p ${runnerNodePath.replace(/\/node$/, '')} \\
+ && cp /usr/lib/node_modules/cadre-node/bin/node ${runnerNodePath} && chmod 0111 ${runnerNodePath} \\
  && groupadd --gid 1000 cadre \\
  && useradd --uid 1000 --gid 1000 --home-dir /home/cadre --create-home --shell /bin/bash cadre \\
  && mkdir -p /workspace && chown cadre:cadre /workspace \\

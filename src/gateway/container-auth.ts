@@ -7,7 +7,11 @@ export type ContainerAuth =
   | { ok: true; /** The first 8 characters of the token's jti: safe for the audit trail. */ jti: string }
   | { ok: false; reason: string; jti?: string };
 
-/** Accepts only a valid token of `container` (and of its one credential, when the gateway is bound to one). */
+/**
+ * Accepts only a valid token of `container` (and of its one credential, when the gateway is bound to one). A valid token of
+ * another container is `wrong-container`; one of this container that an earlier session or cadre process was given (its
+ * gateway reopened since, say after /vm-restart or a restart of cadre) is `superseded`.
+ */
 export function authenticateContainer(
   credentials: Pick<Credentials, 'verifyContainerToken'>,
   container: { cid: string; session: string; jti?: string },
@@ -16,6 +20,8 @@ export function authenticateContainer(
   const verification = credentials.verifyContainerToken(presentedToken(headers));
   if (!verification.ok) return { ok: false, reason: verification.reason, ...(verification.jtiPrefix === undefined ? {} : { jti: verification.jtiPrefix }) };
   const { claims } = verification;
-  const wrongContainer = claims.cid !== container.cid || claims.session !== container.session || (container.jti !== undefined && claims.jti !== container.jti);
-  return wrongContainer ? { ok: false, reason: 'wrong-container', jti: claims.jti.slice(0, 8) } : { ok: true, jti: claims.jti.slice(0, 8) };
+  const jti = claims.jti.slice(0, 8);
+  if (claims.cid !== container.cid) return { ok: false, reason: 'wrong-container', jti };
+  const superseded = claims.session !== container.session || (container.jti !== undefined && claims.jti !== container.jti);
+  return superseded ? { ok: false, reason: 'superseded', jti } : { ok: true, jti };
 }

@@ -1,14 +1,14 @@
-// Entry point of the vm-agent runner in the container: `node cadre-runner.mjs --task "<text>" [--task-id ID] [--attempt N] [--max-turns N] [--max-output-tokens N] [--retry-base-ms N] [--max-retries N]`
-// (or the task on stdin). Prints one JSON event per line on stdout; exit code per runnerExitCodes.
+// Entry point of the vm-agent runner in the container: `node cadre-runner.mjs --task "<text>" [--task-id ID] [--attempt N] [--max-turns N] [--max-output-tokens N] [--retry-base-ms N] [--max-retries N]
+// [--attempt-id ID] [--credentials-on-stdin]` (or the task on stdin). Prints one JSON event per line on stdout; exit code per runnerExitCodes.
 import { realpathSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { isCadreError } from '../errors.js';
+import { assertUnreadable, splitCredentials } from './credential.js';
 import { parseShell } from '../policy/parser.js';
 import { openJournal, taskIdPattern } from './journal.js';
 import { runnerExitCodes, type RunnerEvent } from './events.js';
 import { runVmAgentLoop, type RunnerOutcome } from './loop.js';
-import { watchHost } from './host-watch.js';
 import { gatewayMcpTools } from './mcp-tools.js';
 import { runnerModel } from './model.js';
 import { defaultRetryPolicy, retryNotice } from '../model/retry.js';
@@ -50,11 +50,12 @@ async function main(): Promise<void> {
   let maxOutputTokens: number;
   let taskId: string | undefined;
   let backoff: { baseMs: number; maxRetries: number };
+  let credentials: Record<string, string> = {};
   try {
     const { values } = parseArgs({
       options: {
         task: { type: 'string' }, 'task-id': { type: 'string' }, attempt: { type: 'string' }, 'max-turns': { type: 'string' }, 'max-output-tokens': { type: 'string' },
-        'retry-base-ms': { type: 'string' }, 'max-retries': { type: 'string' },
+        'retry-base-ms': { type: 'string' }, 'max-retries': { type: 'string' }, 'attempt-id': { type: 'string' }, 'credentials-on-stdin': { type: 'boolean' },
       },
     });
     backoff = {
@@ -64,26 +65,33 @@ async function main(): Promise<void> {
     if (!Number.isInteger(backoff.maxRetries) || backoff.maxRetries < 0) throw new Error(`--max-retries must be a whole number, got ${values['max-retries']}`);
     taskId = values['task-id'];
     if (taskId !== undefined && !taskIdPattern.test(taskId)) throw new Error(`--task-id must be letters, digits and dashes, got ${taskId}`);
-    task = (values.task ?? (await readStdin())).trim();
+    let stdin = values.task === undefined && !values['credentials-on-stdin'] ? await readStdin() : '';
+    if (values['credentials-on-stdin']) {
+      // Nothing is read before the runner knows the commands it starts cannot read it back.
+      assertUnreadable();
+      ({ credentials, rest: stdin } = splitCredentials(await readStdin()));
+    }
+    task = (values.task ?? stdin).trim();
     attempt = positiveInteger(values.attempt, 'attempt', 1);
     maxTurns = positiveInteger(values['max-turns'], 'max-turns', 50);
     maxOutputTokens = positiveInteger(values['max-output-tokens'], 'max-output-tokens', 8_192);
     if (!task) throw new Error('no task: pass --task "<text>" or the task on stdin');
   } catch (error) {
+    if (isCadreError(error) && error.code === 'runner.credential-exposed') return exit({ type: 'runner.failed', code: error.code, message: error.message, remedy: error.remedy }, runnerExitCodes.failed);
     return exit({ type: 'runner.failed', code: 'runner.usage', message: (error as Error).message, remedy: 'Usage: cadre-runner --task "<text>" [--task-id ID] [--attempt N] [--max-turns N] [--max-output-tokens N] [--retry-base-ms N] [--max-retries N]' }, runnerExitCodes.usage);
   }
 
   const controller = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => controller.abort());
-  // cadre gone (killed): the command is stopped and the runner ends; the next start shows the task as interrupted.
-  watchHost({ socketPath: process.env.CADRE_GATEWAY_SOCKET, output: process.stdout, onGone: () => controller.abort() });
+  // The credential lives in this object only, never in process.env (which the commands' environment is made from).
+  const env = { ...process.env, ...credentials };
   let workspace: string;
   let model;
   try {
     workspace = realpathSync(workspaceRoot);
     // A 429, 5xx or mid-stream overload is waited out here with cadre's one retry policy (the host's too); the task does not
     // retry a model failure again (src/agents/vm/tasks.ts), so a failing provider gets at most 1 + maxRetries calls.
-    model = runnerModel(process.env, {
+    model = runnerModel(env, {
       retry: { initialDelayMs: backoff.baseMs, maxRetries: backoff.maxRetries },
       onRetry: (notice) => void emit({ type: 'progress', message: `${retryNotice(notice)}.` }),
     });
@@ -97,7 +105,7 @@ async function main(): Promise<void> {
   await emit({ type: 'runner.started', task, attempt, workspace, provider: model.provider, model: model.model });
   // The command policy's shell parser loads while the model thinks, not when the agent's first command waits for it.
   void parseShell('true').catch(() => undefined);
-  const mcpTools = await gatewayMcpTools(process.env).catch(async (error: unknown) => {
+  const mcpTools = await gatewayMcpTools(env).catch(async (error: unknown) => {
     await emit({ type: 'progress', message: `The MCP tools offered to containers are unavailable (${error instanceof Error ? error.message : String(error)}); vm-agent works without them.` });
     return [];
   });

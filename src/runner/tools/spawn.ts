@@ -11,7 +11,9 @@ const headChars = 8_000;
 const tailChars = 24_000;
 
 /**
- * The runner's environment minus the model credentials (a command, an npm script say, never sees the session JWT), with SHELL
+ * The runner's environment minus credentials and cadre's own variables, with SHELL. In the container the session JWT is in
+ * neither: it comes on the runner's stdin and stays in its memory, which the commands cannot read (see assertUnreadable: the
+ * runner is non-dumpable, although it runs under the same uid as they do). With SHELL
  * naming the bash that runs it when the container gives none: Docker sets no SHELL, as a login would from the sandbox user's
  * passwd entry (/bin/bash), and tools read it to run a command line (glob's `-c "tsx --test"` fails without it).
  */
