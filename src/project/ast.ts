@@ -1,5 +1,6 @@
 // Parsing JS/TS/JSX/TSX (and the scripts of Vue and Svelte components) with oxc-parser, and walking the tree.
 import { parseSync, visitorKeys } from 'oxc-parser';
+import { CadreError } from '../errors.js';
 
 /** An ESTree node as oxc-parser returns it; fields are read with the helpers below. */
 export type AstNode = { type: string; start: number; end: number } & Record<string, unknown>;
@@ -41,6 +42,12 @@ export function parseSource(path: string, text: string): ParsedSource | null {
     // Plain .js files often hold JSX (Create React App, older projects).
     filename = `${path}x`;
   }
+  const depth = bracketDepth(source, maxParseDepth);
+  if (depth > maxParseDepth) {
+    throw new CadreError('parse.too-deep', `${path} nests brackets more than ${maxParseDepth} deep; the parser would run out of stack on it.`, {
+      remedy: 'Such nesting is generated code: leave the file out, or analyse the source it was generated from.',
+    });
+  }
   const result = parseSync(filename, source, { sourceType: 'unambiguous' });
   return {
     program: result.program as unknown as AstNode,
@@ -48,6 +55,75 @@ export function parseSource(path: string, text: string): ParsedSource | null {
     errors: result.errors.map((error) => error.message),
     comments: result.comments,
   };
+}
+
+/**
+ * oxc-parser recurses natively: some 6,000 nested parentheses or 3,500 nested functions overflow its stack and kill the
+ * process (SIGSEGV) before any error can be caught. No handwritten code nests a thousand deep, so deeper files are refused.
+ */
+export const maxParseDepth = 1_000;
+
+/** How deep ( [ { and template `${` nest, outside strings and comments (regular expressions are read as code: a bracket in one counts, harmlessly); stops counting past `limit`. */
+export function bracketDepth(source: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  /** Each open bracket, and `` ` `` for the template a `${` was opened in. */
+  const open: string[] = [];
+  let index = 0;
+  while (index < source.length) {
+    const char = source[index] as string;
+    const next = source[index + 1];
+    if (char === '/' && next === '/') {
+      const end = source.indexOf('\n', index);
+      index = end === -1 ? source.length : end;
+    } else if (char === '/' && next === '*') {
+      const end = source.indexOf('*/', index + 2);
+      index = end === -1 ? source.length : end + 2;
+    } else if (char === '"' || char === "'") {
+      index = skipString(source, index + 1, char);
+    } else if (char === '`' || (char === '}' && open.at(-1) === '`')) {
+      if (char === '}') {
+        open.pop();
+        depth -= 1;
+      }
+      index = skipTemplate(source, index + 1);
+      if (source.startsWith('${', index - 2) && index <= source.length) {
+        open.push('`');
+        depth += 1;
+      }
+    } else {
+      if (char === '(' || char === '[' || char === '{') {
+        open.push(char);
+        depth += 1;
+      } else if ((char === ')' || char === ']' || char === '}') && depth > 0) {
+        open.pop();
+        depth -= 1;
+      }
+      index += 1;
+    }
+    if (depth > deepest) deepest = depth;
+    if (deepest > limit) return deepest;
+  }
+  return deepest;
+}
+
+function skipString(source: string, from: number, quote: string): number {
+  let index = from;
+  while (index < source.length && source[index] !== quote && source[index] !== '\n') index += source[index] === '\\' ? 2 : 1;
+  return index + 1;
+}
+
+/** Past the template's text: to just after its closing backtick, or just after the `${` that opens an expression. */
+function skipTemplate(source: string, from: number): number {
+  let index = from;
+  while (index < source.length) {
+    const char = source[index];
+    if (char === '\\') index += 2;
+    else if (char === '`') return index + 1;
+    else if (char === '$' && source[index + 1] === '{') return index + 2;
+    else index += 1;
+  }
+  return index;
 }
 
 export function isNode(value: unknown): value is AstNode {

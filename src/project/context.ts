@@ -228,7 +228,7 @@ async function readJson<T>(path: string): Promise<T | null> {
   const text = await readText(path);
   if (text === null) return null;
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text.replace(/^\uFEFF/, '')) as T;
   } catch {
     return null;
   }

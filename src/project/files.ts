@@ -13,6 +13,8 @@ const skippedFolders = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', '
 const indexedExtension = /\.(?:[cm]?[jt]sx?|vue|svelte|ejs|pug|jade|hbs|handlebars|njk|nunjucks|swig|html|css|scss|sass|less|json|prisma|sql|ya?ml|md)$/;
 
 export const maxIndexedFileBytes = 1_000_000;
+/** The analyses read scripts up to this size (generated bundles aside, real files stay far below it). */
+export const maxAnalysedScriptBytes = 10_000_000;
 
 export type ListedFile = { path: string; size: number; mtimeMs: number };
 
@@ -61,7 +63,16 @@ export type ListOptions = {
   signal?: AbortSignal;
   /** Told about folders (and a .gitignore) that exist but cannot be read; the walk goes on without them. */
   onWarning?: (warning: FileWarning) => void;
+  /**
+   * Scripts up to this size are listed (others stay under maxIndexedFileBytes), and every file left out for its size
+   * is told to onWarning, lockfiles excepted (the dependency check reads those itself). The analyses set it: a
+   * command injection at the end of a 1.1 MB file must not vanish without a word.
+   */
+  maxScriptBytes?: number;
 };
+
+const scriptName = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
+const lockfileName = /^(?:package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.ya?ml)$/;
 
 /** Stops long work when the person pressed Ctrl-C: a typed failure (exit 130) thrown before anything half-done is written. */
 export function stopIfAborted(signal: AbortSignal | undefined): void {
@@ -103,7 +114,11 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
       const info = statSync(join(folder, name), { throwIfNoEntry: false });
       const isFile = info?.isFile() === true;
       options.record?.files.push([path, isFile && info ? info.size : -1, isFile && info ? info.mtimeMs : 0]);
-      if (isFile && info && info.size <= maxIndexedFileBytes) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
+      const limit = options.maxScriptBytes !== undefined && scriptName.test(name) ? Math.max(options.maxScriptBytes, maxIndexedFileBytes) : maxIndexedFileBytes;
+      if (isFile && info && info.size <= limit) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
+      else if (isFile && info && options.maxScriptBytes !== undefined && !lockfileName.test(name)) {
+        options.onWarning?.({ file: path, message: `is ${(info.size / 1_000_000).toFixed(1)} MB, over the ${limit / 1_000_000} MB the analyses read; it was left out.` });
+      }
     }
   }
   return found.sort((left, right) => (left.path < right.path ? -1 : left.path > right.path ? 1 : 0));

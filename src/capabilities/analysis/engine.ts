@@ -1,4 +1,5 @@
 // The heavy half of an analysis, loaded only when some file changed: the parser, the rules, and the per-file pass.
+import { bracketDepth, isParsablePath, maxParseDepth } from '../../project/ast.js';
 import { extractFacts } from '../../project/facts.js';
 import type { ListedFile } from '../../project/files.js';
 import type { CachedFile } from './cache.js';
@@ -19,8 +20,12 @@ export function analyseOne(kind: AnalysisKind, item: ListedFile, text: string, h
     const generated = loadSourceFile(item.path, text);
     return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: generated.parsed ? extractFacts(generated.parsed, text) : null, lines: 0 };
   }
-  const file = loadSourceFile(item.path, text);
   const lines = text.split('\n').length;
+  // Deeper than the parser can take (it would crash the process): said, and left out, so one file never loses the report.
+  if (isParsablePath(item.path) && bracketDepth(text, maxParseDepth) > maxParseDepth) {
+    return { size: item.size, mtimeMs: item.mtimeMs, hash, findings: [], facts: null, lines, warning: `nests brackets more than ${maxParseDepth} deep (generated code?), past what the parser can take; it was not analysed.` };
+  }
+  const file = loadSourceFile(item.path, text);
   try {
     const { findings, fingerprints, security } = kinds[kind].analyseFile(file);
     const loaded = /\.(?:html?|ejs|hbs|handlebars|njk|twig|php)$/.test(item.path) ? scriptTagLibraries(text, file.position) : [];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import { loadImportAliases } from '../../project/import-aliases.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
-import { type FileWarning, type FolderCache, type ListedFile, type WalkRecord, contentHash, listProjectFiles, stopIfAborted } from '../../project/files.js';
+import { type FileWarning, type FolderCache, type ListedFile, type WalkRecord, contentHash, listProjectFiles, maxAnalysedScriptBytes, stopIfAborted } from '../../project/files.js';
 import { type CachedFile, loadAnalysisCache, loadFolderCache, saveAnalysisCache, saveFolderCache } from './cache.js';
 import { analyseOne, kinds } from './engine.js';
 import { readInstalled } from './installed.js';
@@ -50,7 +50,7 @@ async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, starte
   const inputs = useCache ? inputsStamp(key) : null;
   const walk: WalkRecord = { folders: [], files: [] };
   const folders = useCache && target === '' ? await loadFolderCache(root, key.secret) : undefined;
-  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, record: walk, ...(folders ? { folders } : {}), ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
+  const listed = await listTarget(targetAbsolute, target, { signal: options.signal, onWarning: warn, accept, record: walk, maxScriptBytes: maxAnalysedScriptBytes, ...(folders ? { folders } : {}), ...(listing.alsoList ? { alsoList: listing.alsoList } : {}) });
   if (folders?.changed) warn(await saveFolderCache(root, folders, key.secret));
   const files = listed.filter((file) => listing.includes(file.path));
   const definition = kinds[kind];
@@ -130,7 +130,7 @@ async function analyseTarget(key: ReportKey, options: RunAnalysisOptions, starte
   return report;
 }
 
-async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; accept: (path: string) => boolean; record: WalkRecord; folders?: FolderCache; alsoList?: RegExp }): Promise<ListedFile[]> {
+async function listTarget(targetAbsolute: string, target: string, options: { signal: AbortSignal | undefined; onWarning: (warning: FileWarning) => void; accept: (path: string) => boolean; record: WalkRecord; maxScriptBytes: number; folders?: FolderCache; alsoList?: RegExp }): Promise<ListedFile[]> {
   let info;
   try {
     info = await stat(targetAbsolute);

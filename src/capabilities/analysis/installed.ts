@@ -69,7 +69,7 @@ export async function readInstalled(root: string, manifest: PackageJson | null, 
   if (packageLock !== null) {
     let parsed: unknown = null;
     try {
-      parsed = JSON.parse(packageLock);
+      parsed = JSON.parse(packageLock.replace(/^\uFEFF/, ''));
     } catch (error) {
       warn({ file: 'package-lock.json', message: `is not valid JSON (${(error as Error).message}); the declared ranges were checked instead.` });
     }

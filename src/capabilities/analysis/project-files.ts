@@ -10,7 +10,8 @@ import { importBases } from '../../project/resolve.js';
 export function parseManifest(text: string | null, warn: (warning: FileWarning) => void, file = 'package.json'): PackageJson | null {
   if (text === null) return null;
   try {
-    const parsed = JSON.parse(text) as unknown;
+    // npm reads a manifest that starts with a UTF-8 byte-order mark (Windows editors write one); so does cadre.
+    const parsed = JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
     if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as PackageJson;
     warn({ file, message: 'is not a JSON object; dependencies were not checked.' });
   } catch (error) {
