@@ -72,7 +72,7 @@ describe('scrubber', () => {
   });
 
   it('leaves short values alone: removing them would mangle text and protect nothing', () => {
-    expect(secretForms(['ollama', 'EMPTY']).forms).toEqual([]);
+    expect(secretForms(['ollama', 'EMPTY']).texts).toEqual([]);
     expect(scrubText('ollama says EMPTY', secretForms(['ollama', 'EMPTY']))).toBe('ollama says EMPTY');
   });
 
