@@ -19,6 +19,11 @@ export interface DraftedPlan {
   draft: PlanDraft;
   steps: PlanStep[];
   sensitiveReason: string | null;
+  /**
+   * Path → sha256 of each file the plan touches as it was when drafted (null: absent). The apply writes nothing when one
+   * changed since (another cadre process, an editor); a plan restored from an older save has none.
+   */
+  base?: Record<string, string | null>;
 }
 
 export interface PlanInput extends DraftedPlan {
@@ -44,7 +49,8 @@ export type PlanEvent =
 
 export type PlanEmitted = { type: 'plan.presented'; planId: string; steps: PlanStep[]; sensitiveReason: string | null };
 
-export type PlanStatus = 'applied' | 'rejected' | 'cancelled' | 'failed';
+/** `outdated`: files changed after the draft, nothing was written, and the person asked for a new draft on their current content. */
+export type PlanStatus = 'applied' | 'rejected' | 'cancelled' | 'failed' | 'outdated';
 
 export interface PlanOutput {
   status: PlanStatus;
@@ -62,7 +68,7 @@ const notProvided = (name: string) => (): Promise<never> =>
   Promise.reject(new Error(`${name} is not provided: the composition root must supply it with machine.provide()`));
 
 const effectInput = ({ context }: { context: PlanContext }): PlanEffectInput =>
-  ({ planId: context.planId, draft: context.draft, steps: context.steps, sensitiveReason: context.sensitiveReason });
+  ({ planId: context.planId, draft: context.draft, steps: context.steps, sensitiveReason: context.sensitiveReason, ...(context.base ? { base: context.base } : {}) });
 
 const failWith = { target: '#plan.failed', actions: { type: 'recordFailure', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) } } as const;
 
@@ -71,6 +77,7 @@ function summaryOf(context: PlanContext, status: PlanStatus): string {
   if (status === 'applied') return context.differences.length === 0 ? `Applied ${title}.` : `Applied ${title}; ${context.differences.length} difference(s) from the plan.`;
   if (status === 'rejected') return `Rejected ${title}${context.rejectionReason ? `: ${context.rejectionReason}` : ''}.`;
   if (status === 'cancelled') return `Stopped at the approval of ${title}; nothing was changed.`;
+  if (status === 'outdated') return `${title} is drafted again: ${context.failure?.message ?? 'its files changed after the draft'}`;
   return `${title} was not applied: ${context.failure?.message ?? 'unknown reason'}`;
 }
 
@@ -88,9 +95,13 @@ export const planMachine = setup({
     showDiff: fromPromise<void, PlanEffectInput>(notProvided('showDiff')),
     applyPlan: fromPromise<void, PlanEffectInput>(notProvided('applyPlan')),
     verifyPlan: fromPromise<VerifyPlanOutput, PlanEffectInput>(notProvided('verifyPlan')),
+    /** Files changed after the draft: asks whether to draft again on their current content (false where nobody can be asked). */
+    askRedraft: fromPromise<boolean, { title: string }>(notProvided('askRedraft')),
   },
   guards: {
     autoApproved: ({ context }) => context.autoApprove && context.sensitiveReason === null,
+    draftOutdated: (_, params: { error: unknown }) => describeFailure(params.error).code === 'plan.outdated',
+    redraftWanted: (_, params: { answer: boolean }) => params.answer,
   },
   actions: {
     /** Shows the plan's steps before the prompt asks; the composition root renders it. */
@@ -144,8 +155,31 @@ export const planMachine = setup({
     },
     applying: {
       description: 'Writing every step at once; on any failure the real applier rolls back all of them.',
-      invoke: { id: 'applyPlan', src: 'applyPlan', input: effectInput, onDone: 'verifying', onError: failWith },
+      invoke: {
+        id: 'applyPlan',
+        src: 'applyPlan',
+        input: effectInput,
+        onDone: 'verifying',
+        onError: [
+          { guard: { type: 'draftOutdated', params: ({ event }) => ({ error: event.error }) }, target: 'offering-redraft', actions: { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) } },
+          failWith,
+        ],
+      },
     },
+    'offering-redraft': {
+      description: 'Files changed after the draft (another cadre, an editor): nothing was written; the person is asked whether to draft again on the current content.',
+      invoke: {
+        id: 'askRedraft',
+        src: 'askRedraft',
+        input: ({ context }) => ({ title: context.draft.title }),
+        onDone: [
+          { guard: { type: 'redraftWanted', params: ({ event }) => ({ answer: event.output }) }, target: 'outdated' },
+          { target: 'failed' },
+        ],
+        onError: { target: 'failed' },
+      },
+    },
+    outdated: { type: 'final', description: 'Nothing was written; the task drafts the plan again on the files as they are now.', entry: { type: 'markFinished', params: { status: 'outdated' } } },
     verifying: {
       description: 'Checking that the files on disk now match the plan, and type-checking the packages it touched.',
       invoke: {

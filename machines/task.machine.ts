@@ -46,6 +46,8 @@ export interface TaskContext {
   summary: string | null;
   /** The reason the person gave when rejecting the last plan, fed back into the next draft. */
   feedback: string | null;
+  /** Why the plan is drafted again without a rejection: its files changed after the draft (null otherwise). */
+  redraft: string | null;
   error: string | null;
   /** The failure that ended the task, with the code, remedy and exit code of an expected one. */
   failure: Failure | null;
@@ -75,7 +77,11 @@ export type TaskParentEvent =
 
 export interface RouteTaskInput { taskId: string; agent: AgentName; text: string }
 export interface RouteTaskOutput { specialist: string }
-export interface DraftPlanInput { taskId: string; text: string; specialist: string | null; feedback: string | null; followUp: boolean }
+export interface DraftPlanInput {
+  taskId: string; text: string; specialist: string | null; feedback: string | null; followUp: boolean;
+  /** Set when the last plan's files changed after its draft: the same request is drafted again on the current content. */
+  redraft?: string | null;
+}
 /** `plan` null means there is nothing to change; a sensitive plan (its `sensitiveReason`) asks for approval even in /auto. */
 export interface DraftPlanOutput { summary: string; plan: DraftedPlan | null }
 export interface RunAttemptInput {
@@ -121,7 +127,8 @@ export const taskMachine = setup({
   actions: {
     recordRoute: assign((_, params: { output: RouteTaskOutput }) => ({ specialist: params.output.specialist })),
     recordPlan: assign((_, params: { output: DraftPlanOutput }) => ({ plan: params.output.plan, summary: params.output.summary })),
-    recordRejection: assign((_, params: { output: PlanOutput }) => ({ feedback: params.output.rejectionReason ?? '', plan: null })),
+    recordRejection: assign((_, params: { output: PlanOutput }) => ({ feedback: params.output.rejectionReason ?? '', redraft: null, plan: null })),
+    recordOutdated: assign((_, params: { output: PlanOutput }) => ({ feedback: null, redraft: params.output.failure?.message ?? params.output.summary, plan: null })),
     recordSuccess: assign((_, params: { output: { summary: string } }) => ({ summary: params.output.summary })),
     recordAttemptFailure: assign(({ context }, params: { error: unknown }) => ({
       attempts: [...context.attempts, { attempt: context.attempt, cause: describeFailure(params.error).message }],
@@ -170,6 +177,7 @@ export const taskMachine = setup({
     plan: null,
     summary: null,
     feedback: null,
+    redraft: null,
     error: null,
     failure: null,
     status: null,
@@ -231,7 +239,7 @@ export const taskMachine = setup({
           invoke: {
             id: 'draftPlan',
             src: 'draftPlan',
-            input: ({ context }) => ({ taskId: context.taskId, text: context.text, specialist: context.specialist, feedback: context.feedback, followUp: context.followUp }),
+            input: ({ context }) => ({ taskId: context.taskId, text: context.text, specialist: context.specialist, feedback: context.feedback, followUp: context.followUp, redraft: context.redraft }),
             onDone: [
               {
                 guard: { type: 'nothingToChange', params: ({ event }) => ({ output: event.output }) },
@@ -259,6 +267,11 @@ export const taskMachine = setup({
                 guard: { type: 'planEnded', params: ({ event }) => ({ output: event.output, status: 'rejected' as const }) },
                 target: 'planning',
                 actions: { type: 'recordRejection', params: ({ event }) => ({ output: event.output }) },
+              },
+              {
+                guard: { type: 'planEnded', params: ({ event }) => ({ output: event.output, status: 'outdated' as const }) },
+                target: 'planning',
+                actions: { type: 'recordOutdated', params: ({ event }) => ({ output: event.output }) },
               },
               { guard: { type: 'planEnded', params: ({ event }) => ({ output: event.output, status: 'cancelled' as const }) }, target: '#task.cancelled' },
               { target: '#task.failed', actions: { type: 'recordPlanFailure', params: ({ event }) => ({ output: event.output }) } },

@@ -7,6 +7,7 @@ import type { ModelPrice } from '../model/cost.js';
 import { modelSetupHint } from '../model/resolve.js';
 import type { ModelClient } from '../model/types.js';
 import { applyPlan, type AppliedFile } from './plan/apply.js';
+import type { PlanOwner } from './plan/apply-lock.js';
 import { draftedPlan } from './plan/drafted.js';
 import { isSecuritySensitive } from './plan/sensitive.js';
 import { checkAppliedPlan, describeTypeCheck } from './plan/verify.js';
@@ -71,7 +72,9 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
     const droppedNote = dropped
       ? `(Your plan "${dropped.plan.title}" was ${dropped.status === 'rejected' ? `rejected${dropped.reason ? `: ${dropped.reason}` : ''}` : 'not approved'}; none of its changes are on disk or staged. This is a new task.)\n`
       : '';
-    const task = input.feedback !== null ? `I rejected the plan.${input.feedback ? ` ${input.feedback}` : ''} Please revise it.` : `${droppedNote}${input.text}`;
+    const task = input.feedback !== null ? `I rejected the plan.${input.feedback ? ` ${input.feedback}` : ''} Please revise it.`
+      : input.redraft ? `${input.redraft} Read those files again and draft the plan again on their current content, for the same task: ${input.text}`
+        : `${droppedNote}${input.text}`;
     const route = routes.get(input.taskId) ?? (input.specialist ? { specialist: input.specialist as SpecialistName, reason: 'chosen by routing' } : undefined);
     const result = await runUniversalAgent({
       task,
@@ -106,12 +109,12 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
 }
 
 /** The plan machine's effects as plain functions: apply a plan atomically (each file written is handed to `written`), then check it on disk. */
-export function createPlanSteps(deps: Pick<UniversalAgentDeps, 'config' | 'memory' | 'emit'> & { written?: (file: AppliedFile) => void }) {
+export function createPlanSteps(deps: Pick<UniversalAgentDeps, 'config' | 'memory' | 'emit'> & { written?: (file: AppliedFile) => void; owner?: PlanOwner }) {
   const { cwd } = deps.config;
   return {
     apply: async (input: PlanEffectInput): Promise<void> => {
       const permissions = createPermissions(cwd, deps.config.permissions ?? defaultRules);
-      const applied = await applyPlan(input.draft, cwd, { planId: input.planId, permissions });
+      const applied = await applyPlan(input.draft, cwd, { planId: input.planId, permissions, ...(input.base ? { base: input.base } : {}), ...(deps.owner ? { owner: deps.owner } : {}) });
       deps.memory.write({ lastPlan: { plan: input.draft, status: 'applied' } });
       for (const file of applied.files) deps.written?.(file);
       deps.emit(say(`Applied "${input.draft.title}": ${applied.files.length} file(s) changed. /undo restores them.`, 'success'));

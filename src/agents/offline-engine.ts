@@ -76,6 +76,7 @@ export const draftOffline = {
 
   /** Runs the capability the router chose; read-only capabilities leave nothing to approve (planId null). */
   async draft(input: DraftPlanInput, deps: { cwd: string; emit: OutputSink; signal: AbortSignal; keysDir?: string }): Promise<DraftPlanOutput> {
+    if (input.redraft) deps.emit(say('Drafting the plan again, on the files as they are now.', 'dim'));
     // One refresh of the project's context per draft: the route and the generator read the same one.
     const analysed = await analysedProject(deps.cwd, deps.keysDir);
     const route = await routeOf(input.text, analysed.context);

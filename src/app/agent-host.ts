@@ -14,6 +14,7 @@ import { draftOffline } from '../agents/offline-engine.js';
 import type { ModelHost } from './model-host.js';
 import { draftPrepared, type PreparedPlan } from './prepared-plan.js';
 import { createPlanLogic, reportingFailures, type PlanLogicOptions } from './plan-logic.js';
+import { currentOwner, describeOwner } from '../agents/plan/apply-lock.js';
 
 export interface AgentHostOptions {
   cwd: string;
@@ -27,6 +28,8 @@ export interface AgentHostOptions {
   models: ModelHost;
   /** Asks the person about a plan once (default: the terminal's y/n/v prompt). */
   ask?: PlanLogicOptions['ask'];
+  /** This run's session id (the audit trail's): the owner of the plans it applies, the only ones /undo takes back unasked. */
+  sessionId: string;
 }
 
 /** The vm-agent's attempt, provided once the container layer is wired. */
@@ -95,7 +98,7 @@ export function createAgentHost(options: AgentHostOptions) {
 
   const planSteps = async () => {
     const { createPlanSteps } = await import('../agents/actors.js');
-    return createPlanSteps({ config: agentConfig, memory, emit: sink, written: (file) => options.audit('file.written', writtenRecord(file)) });
+    return createPlanSteps({ config: agentConfig, memory, emit: sink, owner: currentOwner(options.sessionId), written: (file) => options.audit('file.written', writtenRecord(file)) });
   };
 
   const planLogic = createPlanLogic({
@@ -187,13 +190,26 @@ export function createAgentHost(options: AgentHostOptions) {
       }
     },
 
-    /** Restores the files of the last applied plan (from its undo record on disk); `force` also over edits made since. */
-    async undo(force = false): Promise<void> {
+    /**
+     * Restores the files of the last applied plan (from its undo record on disk); `force` also over edits made since. A plan
+     * another session applied is undone only when the person says so (`confirm`), or with `force`.
+     */
+    async undo({ force = false, confirm }: { force?: boolean; confirm?: (question: string) => Promise<boolean> } = {}): Promise<void> {
       const { lastAppliedPlan, undoPlan } = await import('../agents/plan/apply.js');
       const applied = await lastAppliedPlan(cwd);
       if (!applied) throw new CadreError('plan.nothing-to-undo', 'There is no applied plan to undo in this project.', { remedy: 'Only plans cadre applied here can be undone.' });
-      const { restored } = await undoPlan(applied, { force });
-      options.audit('plan.undone', { planId: applied.planId, title: applied.title, restored, force });
+      const owner = applied.owner;
+      if (owner?.session !== options.sessionId && !force) {
+        const whose = owner ? `another cadre session (${describeOwner(owner)})` : 'an earlier cadre session';
+        const what = `The last plan applied in this project, "${applied.title}", came from ${whose} at ${applied.appliedAt}.`;
+        if (!(await confirm?.(`${what} Undo it anyway?`))) {
+          throw new CadreError('plan.undo-other-session', `${what} /undo takes back this session's plans only; nothing was changed.`, {
+            remedy: 'If you mean to undo it, answer yes at the prompt, or run /undo --force (with -c).',
+          });
+        }
+      }
+      const { restored } = await undoPlan(applied, { force, owner: currentOwner(options.sessionId) });
+      options.audit('plan.undone', { planId: applied.planId, title: applied.title, restored, force, ...(owner && owner.session !== options.sessionId ? { owner: owner.session } : {}) });
       sink(say(`Undone "${applied.title}": restored ${restored.join(', ')}.`, 'success'));
     },
   };

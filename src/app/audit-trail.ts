@@ -6,6 +6,8 @@ import type { CadrePaths } from '../store/paths.js';
 
 export interface AuditTrail {
   file: string;
+  /** This run's session id: the log's name, and the owner recorded with each plan it applies. */
+  session: string;
   /** The actor logic the root registers as `audit`; every root (a /resume starts a new one) feeds the same chain. */
   logic: ReturnType<typeof createAuditLogic>;
   /** Writes the signed checkpoint and closes the log (the root's audit actor may already be gone). */
@@ -19,6 +21,7 @@ export async function openAuditTrail({ paths }: { paths: CadrePaths }): Promise<
   let closed = false;
   return {
     file: writer.file,
+    session,
     logic: createAuditLogic({ writer }),
     close: async () => {
       if (closed) return;

@@ -15,6 +15,8 @@ export interface PlanLogicOptions {
   runContext: () => RunContext | undefined;
   /** Asks the person once (default: the terminal's y/n/v prompt). */
   ask?: (plan: PlanEffectInput) => Promise<ApprovalAnswer>;
+  /** Asks whether to draft a plan again whose files changed since its draft (default: a yes/no question at the terminal). */
+  askRedraft?: (title: string) => Promise<boolean>;
   apply: (input: PlanEffectInput) => Promise<void>;
   verify: (input: PlanEffectInput, signal: AbortSignal) => Promise<VerifyPlanOutput>;
 }
@@ -76,6 +78,13 @@ export function createPlanLogic(options: PlanLogicOptions) {
       }),
       applyPlan: fromPromise<void, PlanEffectInput>(({ input, signal }) => reportingFailures(sink, () => options.apply(input), signal)),
       verifyPlan: fromPromise<VerifyPlanOutput, PlanEffectInput>(({ input, signal }) => reportingFailures(sink, () => options.verify(input, signal), signal)),
+      askRedraft: fromPromise<boolean, { title: string }>(async ({ input }) => {
+        // Nobody to ask (-c, --json, a pipe): the failure and its remedy were shown, and the task ends.
+        if (options.runContext()?.interactive !== true) return false;
+        const yes = options.askRedraft ? await options.askRedraft(input.title) : await (await import('../cli/confirm.js')).askYesNo(`Draft "${input.title}" again on the current content?`);
+        audit('plan.outdated', { title: input.title, redraft: yes });
+        return yes;
+      }),
     },
     actions: {
       presentPlan: ({ context }) => {

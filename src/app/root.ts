@@ -98,7 +98,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     config: loaded.config, env, sink, extraTools: () => mcp.tools(),
     ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}),
   });
-  const agents = createAgentHost({ cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models });
+  const agents = createAgentHost({ cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models, sessionId: audit.session });
   const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
   const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root, session: sessionActor });
   const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });

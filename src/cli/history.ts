@@ -1,5 +1,6 @@
 // The prompt's history, persisted per project (one JSON string per line, so multi-line entries survive).
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
+import { ensureCadreFolder } from '../store/project-folder.js';
 import { dirname } from 'node:path';
 
 const keep = 500;
@@ -41,7 +42,7 @@ export async function openHistory(file: string, warn: (text: string) => void = (
       if (!entry.trim() || entries[entries.length - 1] === entry) return;
       entries.push(entry);
       try {
-        await mkdir(dirname(file), { recursive: true });
+        await ensureCadreFolder(dirname(file));
         await appendFile(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
       } catch (error) {
         trouble(error);

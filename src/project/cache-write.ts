@@ -1,7 +1,8 @@
 // Writes cadre's caches under `.cadre/`: a cache is an optimisation, so a folder that cannot be written costs one warning, never the result.
-import { dirname, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { isCadreError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { ensureCadreFolder } from '../store/project-folder.js';
 import type { FileWarning } from './files.js';
 
 /** Cache folders already warned about in this process: an interactive session says so once, not on every run. */
@@ -24,6 +25,7 @@ export function describeSystemError(error: NodeJS.ErrnoException): string {
  */
 export async function writeCacheFile(root: string, path: string, text: string): Promise<FileWarning | null> {
   try {
+    await ensureCadreFolder(join(root, '.cadre'));
     await writeFileAtomic(path, text);
     return null;
   } catch (error) {

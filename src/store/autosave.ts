@@ -1,9 +1,10 @@
 // Autosave and crash recovery: serialized, coalescing writes of .autosave.json guarded by a .autosave.lock {pid, startedAt};
 // a second cadre on the same project autosaves beside it in .autosave-<pid>.json with its own lock.
 import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CadreError } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { ensureCadreFolder } from './project-folder.js';
 import { readSessionFile, type SessionData, type SessionFile } from './session-file.js';
 import { autosaveFileName, writeSessionFile } from './sessions.js';
 import { autosaveLockName, isAlive, lockHolderAlive, processTag, readLock, type Lock } from './crash-lock.js';
@@ -60,6 +61,7 @@ export async function createAutosaver(dir: string): Promise<Autosaver> {
     }
   }
   const lock: Lock = { pid: process.pid, startedAt: new Date().toISOString(), tag: processTag() };
+  await ensureCadreFolder(dirname(dir));
   await writeFileAtomic(lockFile, `${JSON.stringify(lock)}\n`);
 
   let pending: { name: string; data: SessionData; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;

@@ -1,8 +1,9 @@
 // Saved sessions in .cadre/sessions/NAME.json: save (atomic, never over a file we could not read), load, list.
 import { readdir, rename, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CadreError, exitCodes } from '../errors.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { ensureCadreFolder } from './project-folder.js';
 import { readSessionFile, sessionSchemaVersion, type SessionData, type SessionFile } from './session-file.js';
 
 export const autosaveFileName = '.autosave.json';
@@ -46,6 +47,8 @@ export async function saveSession(dir: string, name: string, data: SessionData, 
 export async function writeSessionFile(file: string, name: string, data: SessionData): Promise<{ file: string; savedAt: string }> {
   const savedAt = new Date().toISOString();
   const content: SessionFile = { ...data, schemaVersion: sessionSchemaVersion, name, savedAt };
+  // The sessions folder is `.cadre/sessions`: its parent is made with its .gitignore first.
+  await ensureCadreFolder(dirname(dirname(file)));
   await writeFileAtomic(file, `${JSON.stringify(content)}\n`);
   return { file, savedAt };
 }

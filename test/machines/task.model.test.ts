@@ -28,6 +28,7 @@ const events = [
   done('plan', planOutput('applied')),
   done('plan', { ...planOutput('rejected'), rejectionReason: 'keep the public API' }),
   done('plan', planOutput('cancelled')),
+  done('plan', { ...planOutput('outdated'), failure: { message: 'src/index.ts changed after the plan was drafted', code: 'plan.outdated', remedy: 'draft again', exitCode: null } }),
   done('plan', { ...planOutput('failed'), failure: { message: 'disk full; rolled back', code: 'plan.apply-failed', remedy: 'free some space', exitCode: 1 } }),
   error('plan', 'the plan actor broke'),
   done('runAttempt', { summary: 'done' }),

@@ -1,13 +1,16 @@
 // Applies an approved plan atomically, records what it replaced under .cadre/undo/, and undoes it on /undo.
 import { randomUUID } from 'node:crypto';
-import { readdir, readFile, unlink } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { readdir, readFile, rmdir, stat, unlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { CadreError } from '../../errors.js';
 import { isBinary, maxFileBytes } from '../tools/limits.js';
 import type { Permissions } from '../tools/permissions.js';
 import { journalDir, undoDir } from './paths.js';
 import { commitChanges, recoverCommit, type CommitIo, type FileChange, type Recovery } from './commit.js';
+import { changedSinceDraft, outdatedPlanError, type PlanBase } from './base.js';
+import { currentOwner, withApplyLock, type PlanOwner } from './apply-lock.js';
+import { ensureCadreFolder } from '../../store/project-folder.js';
 
 export interface AppliedFile {
   path: string;
@@ -21,6 +24,10 @@ export interface AppliedPlan {
   cwd: string;
   appliedAt: string;
   files: AppliedFile[];
+  /** The cadre process and session that applied it (absent in records from before owners were kept). */
+  owner?: PlanOwner;
+  /** The project-relative folders the apply created, deepest last: /undo removes them when they are empty again. */
+  createdDirs?: string[];
 }
 
 export interface ApplyOptions {
@@ -28,6 +35,10 @@ export interface ApplyOptions {
   io?: CommitIo;
   /** When given, every step must pass the write permissions (plans from any source, not only the agent's tools). */
   permissions?: Permissions;
+  /** What the plan was drafted from: when a file changed since, nothing is written (plan.outdated). */
+  base?: PlanBase;
+  /** Who applies it (recorded for /undo, named in the apply lock); this process without a session by default. */
+  owner?: PlanOwner;
 }
 
 const undoFile = (cwd: string, planId: string) => join(undoDir(cwd), `${planId}.json`);
@@ -60,11 +71,37 @@ function confined(cwd: string, path: string): string {
   return absolute;
 }
 
-/** Writes every step or none; returns what it replaced, also saved for /undo under .cadre/undo/<planId>.json. */
+/** The folders a new file at `path` needs that do not exist yet, outermost first (project-relative). */
+async function missingFolders(cwd: string, path: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let dir = dirname(path); dir !== '.' && dir !== '/' && dir !== ''; dir = dirname(dir)) {
+    if (await stat(join(cwd, dir)).then(() => true, () => false)) break;
+    missing.unshift(dir);
+  }
+  return missing;
+}
+
+/**
+ * Writes every step or none, under the project's apply lock (one apply or undo at a time across cadre processes); returns
+ * what it replaced, also saved for /undo under .cadre/undo/<planId>.json. With `base`, a file changed since the draft stops
+ * it before anything is written.
+ */
 export async function applyPlan(plan: PlanDraft, cwd: string, options: ApplyOptions = {}): Promise<AppliedPlan> {
+  const owner = options.owner ?? currentOwner(`pid-${process.pid}`);
+  return withApplyLock(cwd, owner, async () => {
+    if (options.base) {
+      const changed = await changedSinceDraft(options.base, cwd);
+      if (changed.length) throw outdatedPlanError(plan.title, changed);
+    }
+    return applyLocked(plan, cwd, { ...options, owner });
+  });
+}
+
+async function applyLocked(plan: PlanDraft, cwd: string, options: ApplyOptions & { owner: PlanOwner }): Promise<AppliedPlan> {
   const planId = options.planId ?? `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
   const files: AppliedFile[] = [];
   const changes: FileChange[] = [];
+  const createdDirs: string[] = [];
   for (const step of plan.steps) {
     const path = confined(cwd, step.path);
     const decision = options.permissions?.check(step.path, 'write');
@@ -75,8 +112,10 @@ export async function applyPlan(plan: PlanDraft, cwd: string, options: ApplyOpti
     if (previous === null && step.content === null) continue;
     files.push({ path: step.path, previous, next: step.content });
     changes.push({ path, content: step.content, previous });
+    if (previous === null) for (const dir of await missingFolders(cwd, step.path)) if (!createdDirs.includes(dir)) createdDirs.push(dir);
   }
-  const applied: AppliedPlan = { planId, title: plan.title, cwd, appliedAt: new Date().toISOString(), files };
+  const applied: AppliedPlan = { planId, title: plan.title, cwd, appliedAt: new Date().toISOString(), files, owner: options.owner, createdDirs };
+  await ensureCadreFolder(join(cwd, '.cadre'));
   const record: FileChange = { path: undoFile(cwd, planId), content: `${JSON.stringify(applied, null, 2)}\n`, previous: null };
   try {
     // The undo record goes in the same all-or-nothing commit as the files it describes.
@@ -87,8 +126,19 @@ export async function applyPlan(plan: PlanDraft, cwd: string, options: ApplyOpti
   return applied;
 }
 
-/** Restores the files of an applied plan. Files changed since are a conflict unless `force`. */
-export async function undoPlan(applied: AppliedPlan, options: { force?: boolean; io?: CommitIo } = {}): Promise<{ restored: string[] }> {
+/**
+ * Restores the files of an applied plan, under the project's apply lock, and removes the folders it created once they are
+ * empty again. Files changed since are a conflict unless `force`.
+ */
+export async function undoPlan(applied: AppliedPlan, options: { force?: boolean; io?: CommitIo; owner?: PlanOwner } = {}): Promise<{ restored: string[] }> {
+  return withApplyLock(applied.cwd, options.owner ?? currentOwner(`pid-${process.pid}`), async () => {
+    const restored = await undoLocked(applied, options);
+    for (const dir of [...(applied.createdDirs ?? [])].reverse()) await rmdir(confined(applied.cwd, dir)).catch(() => undefined);
+    return restored;
+  });
+}
+
+async function undoLocked(applied: AppliedPlan, options: { force?: boolean; io?: CommitIo }): Promise<{ restored: string[] }> {
   const { cwd } = applied;
   const conflicts: string[] = [];
   const changes: FileChange[] = [];

@@ -2,6 +2,7 @@
 import type { DraftedPlan, PlanStep } from '../../../machines/plan.machine.js';
 import type { PlanDraft } from '../../capabilities/plan-draft.js';
 import { stepCounts } from './render.js';
+import { planBase } from './base.js';
 
 /** The plan machine's step list for a draft: ids, actions, paths, summaries and +/− counts against the disk. */
 export function toMachineSteps(draft: PlanDraft, cwd: string): PlanStep[] {
@@ -21,5 +22,6 @@ export function draftedPlan(draft: PlanDraft, options: { taskId: string; cwd: st
     draft,
     steps: toMachineSteps(draft, options.cwd),
     sensitiveReason: options.sensitiveReason,
+    base: planBase(draft, options.cwd),
   };
 }

@@ -1,10 +1,11 @@
 // The full analysis (what runs when the report cache cannot answer): lists the target's files, analyses the changed ones (cached by content hash), runs the project-level rules, builds the report.
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rmdir, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CadreError, exitCodes } from '../../errors.js';
 import { loadImportAliases } from '../../project/import-aliases.js';
 import { describeSystemError, isSystemError } from '../../project/cache-write.js';
+import { ensureCadreFolder, removeUnusedCadreFolder } from '../../store/project-folder.js';
 import { type FileWarning, type FolderCache, type ListedFile, type WalkRecord, contentHash, listProjectFiles, maxAnalysedScriptBytes, stopIfAborted } from '../../project/files.js';
 import { type CachedFile, loadAnalysisCache, loadFolderCache, saveAnalysisCache, saveFolderCache } from './cache.js';
 import { analyseOne, kinds } from './engine.js';
@@ -24,11 +25,12 @@ export async function runFullAnalysis(key: ReportKey, options: RunAnalysisOption
   // The cache folder exists before the walk stats the root: creating it afterwards would move the root's mtime and miss
   // next time. One that cannot be created is said once, when the caches are written; one created here is removed
   // again (when still empty) if the run fails or is interrupted.
-  const created = options.cache === false || options.signal?.aborted ? undefined : await mkdir(join(key.root, '.cadre'), { recursive: true }).catch(() => undefined);
+  const folder = join(key.root, '.cadre');
+  const created = options.cache !== false && !options.signal?.aborted && !existsSync(folder) && (await ensureCadreFolder(folder).then(() => true, () => false));
   try {
     return await analyseTarget(key, options, started);
   } catch (error) {
-    if (created) await rmdir(created).catch(() => undefined);
+    if (created) await removeUnusedCadreFolder(folder);
     throw error;
   }
 }

@@ -26,6 +26,7 @@ function snapshot(root: string, dir = ''): Record<string, string> {
   const out: Record<string, string> = {};
   for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
     const rel = dir ? `${dir}/${entry.name}` : entry.name;
+    if (rel === '.cadre') continue;
     if (entry.isDirectory()) Object.assign(out, snapshot(root, rel));
     else out[rel] = readFileSync(join(root, rel), 'utf8');
   }

@@ -1,0 +1,107 @@
+// The project's apply lock (.cadre/apply.lock): plan applies and undos from several cadre processes on one project run one at a time.
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { link, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { CadreError } from '../../errors.js';
+import { lockHolderAlive, processTag } from '../../store/crash-lock.js';
+import { ensureCadreFolder, removeUnusedCadreFolder } from '../../store/project-folder.js';
+
+/** Who applies a plan: this cadre process and its session (the audit session id). */
+export const planOwnerSchema = z.object({
+  session: z.string(),
+  pid: z.number().int(),
+  host: z.string(),
+  /** processTag(): tells the process from a later one that reused its pid. */
+  tag: z.string().optional(),
+});
+export type PlanOwner = z.infer<typeof planOwnerSchema>;
+
+const heldLockSchema = planOwnerSchema.extend({ since: z.string() });
+
+export const applyLockFile = (cwd: string): string => join(cwd, '.cadre', 'apply.lock');
+
+/** This process as a plan's owner, for the session `session`. */
+export function currentOwner(session: string): PlanOwner {
+  return { session, pid: process.pid, host: hostname(), tag: processTag() };
+}
+
+/** "pid 4242 on build-7, session 20261128T…" */
+export function describeOwner(owner: PlanOwner): string {
+  return `pid ${owner.pid} on ${owner.host}, session ${owner.session}`;
+}
+
+/** A lock whose holder is gone: unreadable (torn or hand-made), or written on this host by a process that has ended. */
+function stale(text: string): boolean {
+  let held: z.infer<typeof heldLockSchema>;
+  try {
+    held = heldLockSchema.parse(JSON.parse(text));
+  } catch {
+    return true;
+  }
+  return held.host === hostname() && !lockHolderAlive({ pid: held.pid, ...(held.tag ? { tag: held.tag } : {}) });
+}
+
+function lockedError(cwd: string, text: string, waitedMs: number): CadreError {
+  const held = heldLockSchema.safeParse((() => { try { return JSON.parse(text) as unknown; } catch { return null; } })());
+  const who = held.success ? `${describeOwner(held.data)}, since ${held.data.since}` : 'an unknown process';
+  return new CadreError('plan.apply-locked', `Another cadre (${who}) has been applying or undoing a plan in this project for over ${Math.round(waitedMs / 1000)} s.`, {
+    remedy: `Nothing was changed. Let it finish and approve again; if no cadre runs there any more, delete ${applyLockFile(cwd)}.`,
+  });
+}
+
+/**
+ * Moves a stale lock aside. Two processes can find the same stale lock: the second's rename may catch the first's new lock
+ * instead, which is then put back (link fails rather than overwrite a third process's lock).
+ */
+async function takeOver(file: string, staleText: string): Promise<void> {
+  const aside = `${file}.${process.pid}.${Date.now()}.stale`;
+  if (!(await rename(file, aside).then(() => true, () => false))) return;
+  if ((await readFile(aside, 'utf8').catch(() => staleText)) !== staleText) await link(aside, file).catch(() => undefined);
+  await rm(aside, { force: true });
+}
+
+/**
+ * Runs `work` holding the project's apply lock. A live holder is waited for (applies take milliseconds) up to `waitMs`; a lock
+ * left by a process that has ended (or that cannot be read) is taken over. The lock names its owner for the person who meets it.
+ */
+export async function withApplyLock<T>(cwd: string, owner: PlanOwner, work: () => Promise<T>, options: { waitMs?: number; pollMs?: number } = {}): Promise<T> {
+  const file = applyLockFile(cwd);
+  const waitMs = options.waitMs ?? 30_000;
+  const started = Date.now();
+  const cadreDir = join(cwd, '.cadre');
+  // A folder made only for the lock (the apply then failed, say) is taken away again with it.
+  const fresh = !existsSync(cadreDir);
+  await ensureCadreFolder(cadreDir);
+  for (;;) {
+    const handle = await open(file, 'wx', 0o644).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST') return null;
+      throw error;
+    });
+    if (handle) {
+      try {
+        await handle.writeFile(`${JSON.stringify({ ...owner, since: new Date().toISOString() })}\n`);
+      } finally {
+        await handle.close();
+      }
+      break;
+    }
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text === null) continue;
+    // A holder between creating the file and writing it leaves it empty for a moment: that is not a stale lock.
+    if (text !== '' && stale(text)) {
+      await takeOver(file, text);
+      continue;
+    }
+    if (Date.now() - started > waitMs) throw lockedError(cwd, text, Date.now() - started);
+    await sleep(options.pollMs ?? 50);
+  }
+  try {
+    return await work();
+  } finally {
+    await rm(file, { force: true });
+    if (fresh) await removeUnusedCadreFolder(cadreDir);
+  }
+}
