@@ -3,7 +3,7 @@ import { CadreError, exitCodes } from '../errors.js';
 import { result, type OutputEvent } from '../output.js';
 import { readJsonLayer } from '../store/config-layers.js';
 import { describeTrustedKeys, splitProjectLayer, trustFingerprint, type TrustedKey } from '../store/config-trust.js';
-import { rememberedTrust, rememberTrust } from '../store/folder-trust.js';
+import { rememberedTrust, rememberTrust, type TrustAnswer } from '../store/folder-trust.js';
 import { resolvePaths, type CadrePaths } from '../store/paths.js';
 
 export type TrustChoice = 'trust' | 'not-now' | 'never';
@@ -75,6 +75,21 @@ export async function decideFolderTrust(options: { cwd: string; env: Env; flag?:
     return notTrusted('never');
   }
   return notTrusted('not-now');
+}
+
+/** What /trust shows and changes: the project's settings that need trust now, and the answer remembered for the folder. */
+export async function folderTrustState(options: { cwd: string; env: Env }): Promise<{ paths: CadrePaths; keys: TrustedKey[]; fingerprint: string; remembered: TrustAnswer | undefined }> {
+  const paths = resolvePaths({ cwd: options.cwd, env: options.env });
+  const values = (await readJsonLayer(paths.projectConfigFile)) ?? {};
+  return { paths, keys: splitProjectLayer(values).waiting, fingerprint: trustFingerprint(values), remembered: await rememberedTrust(paths) };
+}
+
+/** /trust yes, no or never: keeps the answer for the folder (no forgets it, so the next interactive start asks). */
+export async function answerFolderTrust(options: { cwd: string; env: Env; answer: 'yes' | 'no' | 'never' }): Promise<{ paths: CadrePaths; keys: TrustedKey[] }> {
+  const { paths, keys, fingerprint } = await folderTrustState(options);
+  const at = new Date().toISOString();
+  await rememberTrust(paths, options.answer === 'no' ? undefined : options.answer === 'yes' ? { decision: 'trusted', fingerprint, at } : { decision: 'never', at });
+  return { paths, keys };
 }
 
 export const howToTrust = `trust the folder: /trust yes at the prompt (or answer the question at the next interactive start); for one run, --trust or ${trustVariable}=1 (CI)`;

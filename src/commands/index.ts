@@ -14,6 +14,7 @@ import { statusCommand } from './status.js';
 import { modelCommand } from './model.js';
 import { compactCommand } from './compact.js';
 import { mcpCommand } from './mcp.js';
+import { trustCommand } from './trust.js';
 import { initCommand } from './init.js';
 import { vmCreateCommand } from './vm-create.js';
 import { vmStatusCommand } from './vm-status.js';
@@ -47,6 +48,7 @@ export const commandRegistry: readonly CommandDefinition[] = [
   modelCommand,
   compactCommand,
   mcpCommand,
+  trustCommand,
   vmCreateCommand,
   vmStatusCommand,
   vmRestartCommand,
