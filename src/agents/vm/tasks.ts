@@ -6,16 +6,15 @@ import type { SessionContext } from '../../../machines/session.machine.js';
 import { CadreError, exitCodes, isCadreError, type ExitCode } from '../../errors.js';
 import type { RunnerEvent } from '../../runner/events.js';
 import type { RunContext } from '../run-context.js';
-import { result, say, type OutputSink } from '../../output.js';
+import { say, type OutputSink } from '../../output.js';
 import type { VmAttemptResult } from './follow.js';
 import type { VmHost } from '../../app/vm-host.js';
 import type { ContainerRecord } from '../../container/records.js';
 import type { OomRecord } from '../../container/oom.js';
 import { createContainerRestarts } from './restarts.js';
 import type { DiskNotices } from './disk-notice.js';
-import { continueCommand, interruptedNotice, safeChanges, type InterruptedTask } from './interrupted.js';
-import { journalSteps } from './journal-steps.js';
-import { markerOwnerAlive, readTaskMarker, removeTaskMarker, writeTaskMarker, type TaskMarker } from './task-marker.js';
+import { createInterruptedOffer } from './interrupted-offer.js';
+import { removeTaskMarker, writeTaskMarker } from './task-marker.js';
 import { isFinalModelFailure } from '../../model/retry.js';
 
 export interface VmTasksOptions {
@@ -146,16 +145,6 @@ export function createVmTasks(options: VmTasksOptions) {
     return result.stdout.trim();
   }
 
-  /** The task a crash of cadre left in `containerId` (its marker names a process that is gone), unless it runs here now. */
-  async function interruptedIn(containerId: string): Promise<{ marker: TaskMarker; running: boolean } | undefined> {
-    const record = await (await vm.engine()).record(containerId);
-    const marker = await readTaskMarker(record.workspace.root);
-    if (!marker || marker.containerId !== containerId || vmTasksIn(containerId).some(([taskId]) => taskId === marker.taskId)) return undefined;
-    // Another live cadre's task is its own; this process's own marker without its task is one interrupted here (a failed report).
-    if (markerOwnerAlive(marker) && !marker.owner.startsWith(`${process.pid}:`)) return undefined;
-    return { marker, running: record.state.running };
-  }
-
   /** Tells how the task ended; `ran` is false for a task that left the queue without ever starting. */
   async function report(taskId: string, containerId: string, output: TaskOutput, ran: boolean): Promise<ExitCode> {
     const ooms = (await Promise.all(oomOf.get(taskId) ?? [])).filter((oom): oom is OomRecord => oom !== null);
@@ -207,8 +196,21 @@ export function createVmTasks(options: VmTasksOptions) {
     }
   }
 
+  const interrupted = createInterruptedOffer({
+    vm, sink, audit, workspaceChanges,
+    taskLive: (containerId, taskId) => vmTasksIn(containerId).some(([live]) => live === taskId),
+    currentContainer: () => context().currentContainer,
+    resubmit: (marker, ctx) => api.submit(marker.text, marker.containerId, ctx, { taskId: marker.taskId }),
+  });
+
   const api = {
     attempt,
+
+    /** After a re-attach: shows the tasks a crash of cadre interrupted in these containers and offers to continue them. */
+    offerInterrupted: interrupted.offer,
+
+    /** /agent vm-agent --continue. */
+    continueInterrupted: interrupted.continueTask,
 
     /** The vm-agent task running now in `containerId` (not one waiting in the queue), if any. */
     runningIn(containerId: string): string | undefined {
@@ -274,49 +276,6 @@ export function createVmTasks(options: VmTasksOptions) {
       } finally {
         ctx.signal.removeEventListener('abort', cancel);
       }
-    },
-
-    /**
-     * After containers were re-attached (--resume, /resume, the crash offer): shows each task a crash of cadre interrupted in
-     * them (its text, its steps, the workspace's changes, its command's fate) and offers to continue it; without a person to
-     * ask (-c, --json, a pipe), says the command that does.
-     */
-    async offerInterrupted(containerIds: readonly string[], ctx: RunContext & { confirm: (question: string) => Promise<boolean> }): Promise<void> {
-      for (const containerId of containerIds) {
-        const found = await interruptedIn(containerId).catch(() => undefined);
-        if (!found) continue;
-        const { marker, running } = found;
-        const record = await (await vm.engine()).record(containerId);
-        const task: InterruptedTask = {
-          marker,
-          journal: await journalSteps(record.workspace.dir, marker.taskId),
-          changes: running ? safeChanges(await workspaceChanges(containerId).catch(() => '')) : undefined,
-        };
-        const notice = interruptedNotice(task);
-        audit('vm-agent.task-interrupted', { taskId: marker.taskId, containerId, steps: notice.data.steps, unfinishedCommand: notice.data.unfinishedCommand });
-        sink(result('vm-agent.interrupted', notice.data, notice.text));
-        if (!ctx.interactive) {
-          sink(say(`To continue it as a new attempt from the workspace as it is: ${continueCommand(containerId)}${running ? '' : ` (after /vm-restart ${containerId})`}.`, 'warn'));
-          continue;
-        }
-        if (running && await ctx.confirm(`Continue task ${marker.taskId} in ${containerId} as a new attempt, from the workspace as it is?`)) {
-          await api.submit(marker.text, containerId, ctx, { taskId: marker.taskId });
-          continue;
-        }
-        sink(say(`Task ${marker.taskId} is left as it stopped; the workspace keeps its work. ${running ? '' : `/vm-restart ${containerId}, then `}${continueCommand(containerId)} continues it later.`, 'dim'));
-      }
-    },
-
-    /** /agent vm-agent --continue: the task a crash interrupted in the container, run again as a new attempt that continues its conversation. */
-    async continueInterrupted(requested: string | undefined, ctx: RunContext): Promise<ExitCode> {
-      const containerId = requested ?? context().currentContainer;
-      if (!containerId) throw new CadreError('vm-agent.no-container', 'vm-agent works in a container, and this session has none.', { remedy: '/resume the session the task ran in, or name the container with --container <id>' });
-      await (await vm.engine()).use(containerId, 'continue a task in');
-      const found = await interruptedIn(containerId);
-      if (!found) {
-        throw new CadreError('vm-agent.nothing-to-continue', `${containerId} has no interrupted vm-agent task to continue.`, { remedy: `start a new one with /agent vm-agent "<task>" --container ${containerId}` });
-      }
-      return api.submit(found.marker.text, containerId, ctx, { taskId: found.marker.taskId });
     },
   };
   return api;
