@@ -123,6 +123,7 @@ export function createBudget(options: {
     const input = Math.min(current.input, Math.max(1, whole(exact)));
     reserved -= current.input - input;
     open.set(id, { ...current, input, tokens: input + current.output });
+    if (input < current.input && journaled.has(id)) options.journal?.lowered(id, input);
   };
 
   const tighten = (id: number): Promise<Reservation | undefined> | undefined => {

@@ -27,6 +27,8 @@ export interface InterruptedCall extends CallLabel {
 export interface CallJournal {
   /** Written (synchronously) before the call is sent. */
   started(id: number, label: CallLabel, reserved: { input: number; output: number }): void;
+  /** The call's reservation was lowered (to the provider's count): an interruption charges this input instead. */
+  lowered(id: number, input: number): void;
   ended(id: number): void;
   /** Closes the journal; with no call in flight its file is removed. */
   close(): void;
@@ -37,6 +39,7 @@ const startedLine = z.object({
   input: z.number().int().min(0), output: z.number().int().min(0), pid: z.number().int().optional(), audited: z.boolean().optional(),
 });
 const endedLine = z.object({ end: z.number().int() });
+const loweredLine = z.object({ lower: z.number().int(), input: z.number().int().min(0) });
 /** A process's journal, or the calls an earlier start kept for a session that was not running (pid 0: nobody's). */
 const fileName = /^(?:calls-(\d+)|pending)-\d+\.jsonl$/;
 
@@ -57,6 +60,9 @@ export function openCallJournal(dir: string): CallJournal {
     started(id, label, reserved) {
       open += 1;
       append(JSON.stringify({ id, at: new Date().toISOString(), ...label, input: reserved.input, output: reserved.output }));
+    },
+    lowered(id, input) {
+      append(`{"lower":${id},"input":${input}}`);
     },
     ended(id) {
       open = Math.max(0, open - 1);
@@ -100,7 +106,10 @@ export async function interruptedCalls(dir: string, isRunning: (pid: number) => 
       const parsed = parseLine(line);
       if (parsed === undefined) continue;
       if ('end' in parsed) open.delete(parsed.end);
-      else {
+      else if ('lower' in parsed) {
+        const call = open.get(parsed.lower);
+        if (call !== undefined) open.set(parsed.lower, { ...call, input: Math.min(call.input, parsed.input) });
+      } else {
         const { id, ...call } = parsed;
         open.set(id, { pid, ...call });
       }
@@ -115,7 +124,7 @@ export async function interruptedCalls(dir: string, isRunning: (pid: number) => 
   };
 }
 
-function parseLine(line: string): z.infer<typeof startedLine> | z.infer<typeof endedLine> | undefined {
+function parseLine(line: string): z.infer<typeof startedLine> | z.infer<typeof endedLine> | z.infer<typeof loweredLine> | undefined {
   if (line.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -125,6 +134,8 @@ function parseLine(line: string): z.infer<typeof startedLine> | z.infer<typeof e
   }
   const ended = endedLine.safeParse(value);
   if (ended.success) return ended.data;
+  const lowered = loweredLine.safeParse(value);
+  if (lowered.success) return lowered.data;
   const started = startedLine.safeParse(value);
   return started.success ? started.data : undefined;
 }

@@ -80,7 +80,7 @@ describe('the journal of calls in flight', () => {
     expect(charged).toHaveLength(1);
   });
 
-  it("leaves a running process's journal alone, and a settled call out", async () => {
+  it("leaves a running process's journal alone and a settled call out, and charges a lowered reservation what it was lowered to", async () => {
     const home = await tempHome();
     const dir = join(home, 'journal');
     const journal = openCallJournal(dir);
@@ -90,6 +90,10 @@ describe('the journal of calls in flight', () => {
     const open = budget.reserve(300, 400, label);
     if (!settled.ok || !open.ok) throw new Error('refused');
     budget.settle(settled.reservation, { input: 100, output: 50 });
+    // Held at its bound, then lowered to the provider's count: an interruption charges the count.
+    const loose = budget.reserveLoose(5_000, 100, () => Promise.resolve(1_200), label);
+    if (loose === undefined) throw new Error('refused');
+    await budget.tighten(loose);
     const found: InterruptedCall[] = [];
     const start = () => settleInterruptedCalls(dir, { session: 's1', audit: (call) => found.push(call), charge: () => undefined });
     // This process is alive: its calls are its own.
@@ -99,8 +103,9 @@ describe('the journal of calls in flight', () => {
     const [name] = await readdir(dir);
     await writeFile(join(dir, 'calls-999999999-1.jsonl'), await readFile(join(dir, name!)));
     await start();
-    expect(found).toEqual([expect.objectContaining({ input: 300, output: 400, pid: 999_999_999 })]);
+    expect(found).toEqual([expect.objectContaining({ input: 300, output: 400, pid: 999_999_999 }), expect.objectContaining({ input: 1_200, output: 100 })]);
     budget.settle(open.reservation, { input: 300, output: 10 });
+    budget.settle(loose, { input: 1_200, output: 10 });
     journal.close();
     expect(await readdir(dir)).toEqual([]);
   });
