@@ -13,7 +13,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = join(root, '..', 'shared', 'corpus');
 const truthFolder = join(root, 'test', 'capabilities', 'ground-truth');
 const projects = ['vulnerable-node', 'brokencrystals'];
-export const categories = ['injection', 'xss', 'secrets', 'crypto', 'csrf', 'dependencies'];
+export const categories = ['injection', 'path-traversal', 'ssrf', 'open-redirect', 'xxe', 'log-injection', 'xss', 'secrets', 'crypto', 'csrf', 'dependencies'];
 export const targets = { recall: 0.6, precision: 0.7 };
 
 function unpack(name) {

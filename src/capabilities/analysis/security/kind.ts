@@ -5,6 +5,11 @@ import { analyseSecurityFile, analyseSecurityProject, keepSecurityFinding, secur
 
 const advice: Record<string, string> = {
   injection: 'Fix injection first: parameterise queries, drop shell strings and eval, and confine file paths.',
+  'path-traversal': 'Confine file paths: reduce input to a file name and resolve it inside a fixed folder.',
+  ssrf: 'Request only fixed hosts: build outgoing URLs from a constant origin, or check the host against an allow-list.',
+  'open-redirect': 'Redirect only to relative paths or to hosts on an allow-list.',
+  xxe: 'Parse XML without external entities (no noent or dtdload).',
+  'log-injection': 'Log input as structured fields, or strip line breaks from it first.',
   xss: 'Escape output by default: remove raw HTML sinks or sanitise with DOMPurify; use the escaping template syntax.',
   secrets: 'Rotate every exposed credential, then move secrets to environment variables or a secret manager.',
   dependencies: 'Upgrade vulnerable dependencies to their patched versions (npm install PKG@VERSION), then re-run the audit.',

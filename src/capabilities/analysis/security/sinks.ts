@@ -11,12 +11,12 @@ export const injectionRules = {
   command: rule('security/command-injection', 'injection', 'Shell command built from untrusted input', 'Use execFile/spawn with a fixed program, an argument array and no shell, and allow-list the values.'),
   code: rule('security/code-injection', 'injection', 'Code evaluated from untrusted input', 'Never evaluate input: parse it (JSON.parse), map it to an allow-listed action, and never compile templates from request text.'),
   evalDynamic: rule('security/eval-dynamic', 'injection', 'eval or Function on a dynamic string', 'Replace eval/new Function with explicit code, JSON.parse or a lookup table.'),
-  path: rule('security/path-traversal', 'injection', 'File path built from untrusted input', 'Reduce the input to a file name (path.basename), resolve it against a fixed root and check the result stays inside it, or pass { root } to res.sendFile.'),
-  redirect: rule('security/open-redirect', 'injection', 'Redirect to an untrusted URL', 'Redirect only to relative paths or to an allow-list of hosts.'),
-  ssrf: rule('security/ssrf', 'injection', 'Server request to a URL from untrusted input', 'Request only fixed hosts: build the URL from a constant origin and an encoded path, or check the host against an allow-list.'),
+  path: rule('security/path-traversal', 'path-traversal', 'File path built from untrusted input', 'Reduce the input to a file name (path.basename), resolve it against a fixed root and check the result stays inside it, or pass { root } to res.sendFile.'),
+  redirect: rule('security/open-redirect', 'open-redirect', 'Redirect to an untrusted URL', 'Redirect only to relative paths or to an allow-list of hosts.'),
+  ssrf: rule('security/ssrf', 'ssrf', 'Server request to a URL from untrusted input', 'Request only fixed hosts: build the URL from a constant origin and an encoded path, or check the host against an allow-list.'),
   xpath: rule('security/xpath-injection', 'injection', 'XPath built from untrusted input', 'Pass values as XPath variables (xpath.evaluate with a variable resolver), or allow-list and escape them.'),
-  xxe: rule('security/xxe', 'injection', 'XML with external entities parsed from untrusted input', 'Parse without noent/dtdload (libxmljs defaults), or use a parser that never expands external entities.'),
-  log: rule('security/log-injection', 'injection', 'Untrusted input written into a log line', 'Log values as structured fields (JSON) or strip CR/LF before logging, so that input cannot forge log lines.'),
+  xxe: rule('security/xxe', 'xxe', 'XML with external entities parsed from untrusted input', 'Parse without noent/dtdload (libxmljs defaults), or use a parser that never expands external entities.'),
+  log: rule('security/log-injection', 'log-injection', 'Untrusted input written into a log line', 'Log values as structured fields (JSON) or strip CR/LF before logging, so that input cannot forge log lines.'),
 };
 
 export const xssRules = {
