@@ -1,6 +1,9 @@
 // The vm-agent loop in the container: stream model turns, run tools, report usage, and end with exactly one outcome.
-import { isCadreError } from '../errors.js';
+import { CadreError, isCadreError } from '../errors.js';
 import { runAgentLoop, type AgentTurn } from '../agents/loop.js';
+import { createLoopGuard, describeRepetition, type GuardVerdict } from '../agents/loop-guard.js';
+import { describeCall } from '../agents/tools/arguments.js';
+import type { ToolRun } from '../agents/tools/wrapper.js';
 import type { ChatMessage, ModelClient, TokenUsage, ToolResult } from '../model/types.js';
 import { addUsage, zeroUsage } from '../model/types.js';
 import type { RunnerEvent, RunnerEventSink } from './events.js';
@@ -41,6 +44,15 @@ function failure(error: unknown, signal: AbortSignal, usage: TokenUsage): Runner
   return { type: 'runner.failed', code: 'runner.crashed', message: `The runner hit an unexpected error: ${message}`, remedy: 'This is a bug in cadre; the task is retried.' };
 }
 
+/** Why the run stopped going round in circles, in words for the person. */
+function repetitionStop(verdict: Extract<GuardVerdict, { kind: 'stop' }>, call: string): CadreError {
+  const code = verdict.reason === 'refused' ? 'runner.repeated-refusal' : 'runner.repeated-call';
+  return new CadreError(code, `vm-agent made ${describeRepetition(verdict)} (${call}), so the task was stopped before it spent more of the budget on it.`, {
+    remedy: 'The changes so far are in the workspace. Run /agent vm-agent again with a narrower task, or say what to do differently'
+      + (verdict.reason === 'refused' ? '; if the call should be allowed, change the container policy.' : '.'),
+  });
+}
+
 /** Runs the task to its end through the agents' one loop. Never throws: every ending is an outcome (the caller emits it). */
 export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutcome> {
   const { emit, model, signal, tools } = input;
@@ -61,6 +73,7 @@ export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutc
   const opening: ChatMessage = { role: 'user', content: history.length ? runnerContinuationTurn(input.attempt) : runnerTaskTurn(input.task, input.attempt) };
   keep(opening);
   let lastText = '';
+  const guard = createLoopGuard();
   const { summary, stopped } = await runAgentLoop([...history, opening], {
     maxTurns,
     async requestTurn({ messages }) {
@@ -85,9 +98,19 @@ export async function runVmAgentLoop(input: RunnerLoopInput): Promise<RunnerOutc
       // Kept before they run: a later attempt knows they were asked for even if this one dies mid-call.
       keep({ role: 'assistant', content: lastText, toolCalls: calls });
       const results: ToolResult[] = [];
-      for (const call of calls) results.push(await runRunnerTool(tools, call, { workspace: input.workspace, emit, signal }));
+      let repeated: CadreError | undefined;
+      for (const call of calls) {
+        const seen: { run?: ToolRun } = {};
+        const result = { ...(await runRunnerTool(tools, call, { workspace: input.workspace, emit, signal, onOutcome: (run) => void (seen.run = run) })) };
+        const verdict: GuardVerdict = !seen.run ? { kind: 'ok' }
+          : guard.record(call, seen.run.outcome === 'refused' ? { refused: true } : { refused: false, output: seen.run.result.output });
+        // No one can be asked in the container: the model is told, and past that the task stops.
+        if (verdict.kind === 'warn') result.output += `\n\n${verdict.note}`;
+        if (verdict.kind === 'stop') repeated ??= repetitionStop(verdict, describeCall(call.name, call.input));
+        results.push(result);
+      }
       if (!signal.aborted) keep({ role: 'tool', results });
-      return { kept: calls, results, stop: signal.aborted ? new Error('aborted') : undefined };
+      return { kept: calls, results, stop: signal.aborted ? new Error('aborted') : repeated };
     },
     turnLimit: () => turnLimit,
   });

@@ -104,8 +104,9 @@ it('a stalled stream fails the task after the stall interval with an honest mess
 
 it('the 40-turn ceiling fails the task (exit 1) saying what was staged', async () => {
   const stage = { toolCalls: [{ name: 'write-file', input: { path: 'src/a.ts', content: 'export const a = 1;\n' } }] };
-  const list = { toolCalls: [{ name: 'list-files', input: {} }] };
-  const { run, server } = await cadre({ turns: [stage, ...Array.from({ length: 45 }, () => list)] }, ['-c', '/agent universal-agent "Keep going"']);
+  // Each call a little different: the same call with the same result again and again is stopped sooner (test/cli/model-loops.e2e.test.ts).
+  const list = (limit: number) => ({ toolCalls: [{ name: 'list-files', input: { limit } }] });
+  const { run, server } = await cadre({ turns: [stage, ...Array.from({ length: 45 }, (_, index) => list(100 + index))] }, ['-c', '/agent universal-agent "Keep going"']);
   expect(run.code).toBe(1);
   expect(server.requests).toHaveLength(40);
   expect(run.stderr).toContain('universal-agent used all 40 model turns without finishing. Staged so far: create src/a.ts.');

@@ -113,3 +113,18 @@ it('a provider that keeps failing through the gateway: 4 calls in all, one count
     [1, 2, 3].map((n) => `model call failed (529 overloaded: Overloaded); retrying ${n} of 3`),
   );
 }, 40_000);
+
+it('a model repeating the same successful call: told at the third, stopped at the fifth with a clear reason, and the task not retried', async () => {
+  const model = await startModelServer({ script: { turns: [] }, respond: () => ({ toolCalls: [{ name: 'read-file', input: { path: 'README.md' } }] }) });
+  cleanups.push(model.close);
+  const { output, attempts } = await runTask({ env: modelEnv(model.url), killed: 0, model });
+  expect(model.requests).toHaveLength(5);
+  expect(JSON.stringify(model.requests[3]?.body)).toContain('You have now made this exact read-file call 3 times in a row, and the results did not change');
+  expect(attempts).toEqual([1]);
+  expect(output.status).toBe('failed');
+  expect(output.failure).toMatchObject({
+    code: 'runner.repeated-call',
+    message: expect.stringContaining('vm-agent made the same call 5 times in a row with the same result (read-file {"path":"README.md"}), so the task was stopped'),
+    remedy: expect.stringContaining('The changes so far are in the workspace'),
+  });
+}, 40_000);

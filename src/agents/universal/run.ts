@@ -20,10 +20,10 @@ import type { AgentTool } from '../tools/tool.js';
 import { runTool, type ToolAuditEntry } from '../tools/wrapper.js';
 import { createContextKeeper } from './context-keeper.js';
 import { createInstructionLoader, instructionsNote, instructionsSection, pathsNamedIn, type InstructionFile } from './instructions.js';
-import { createLoopGuard } from './loop-guard.js';
+import { createLoopGuard, describeRepetition } from '../loop-guard.js';
 import { systemPrompt, userTurn, type ExecOutput, type ExtraCapability, type LastPlan } from './prompt.js';
 import { routeToSpecialist, type Route } from './route.js';
-import { repeatedRefusal, stoppedByPerson, turnLimitReached } from './stops.js';
+import { repeatedCalls, repeatedRefusal, stoppedByPerson, turnLimitReached } from './stops.js';
 import { compactTranscript } from './transcript.js';
 import { streamTurn } from './turn.js';
 
@@ -187,20 +187,27 @@ export async function runUniversalAgent(input: UniversalAgentInput): Promise<Uni
       // A refused call's long arguments (a 5 MB file, say) never go back to the model.
       kept.push(refused ? { ...call, input: refusedArguments(call.input) } : call);
       const result = { ...run.result };
+      // Judged on what the call itself returned, before any note is added to it.
+      const verdict = guard.record(call, refused ? { refused } : { refused, output: run.result.output });
       if (!refused && tool?.paths && instructions) {
         const found = await instructions.forPaths(tool.paths(tool.parameters.parse(call.input)));
         announce(found, emit);
         result.output += instructionsNote(found);
       }
-      const verdict = guard.record(call, refused);
       if (verdict.kind === 'warn') result.output += `\n\n${verdict.note}`;
       if (verdict.kind === 'stop' && !stop) {
         const named = describeCall(call.name, call.input);
-        if (!ask) stop = repeatedRefusal(named, run.display, verdict.times, await view.changes());
-        else if (await ask(`universal-agent has made the same refused call ${verdict.times} times (${named}). Let it go on?`)) {
+        const what = describeRepetition(verdict);
+        if (!ask) {
+          stop = verdict.reason === 'refused'
+            ? repeatedRefusal(named, run.display, verdict.times, await view.changes())
+            : repeatedCalls(named, what, await view.changes());
+        } else if (await ask(`universal-agent has made ${what} (${named}). Let it go on?`)) {
           guard.forgive(call);
-          result.output += '\n\nThe user let you go on, but this exact call will be refused again: do something else.';
-        } else stop = stoppedByPerson(named, await view.changes());
+          result.output += verdict.reason === 'refused'
+            ? '\n\nThe user let you go on, but this exact call will be refused again: do something else.'
+            : '\n\nThe user let you go on, but repeating these calls will not change their results: use what you have or do something else.';
+        } else stop = stoppedByPerson(named, what, await view.changes());
       }
       results.push(result);
     }

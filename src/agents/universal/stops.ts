@@ -22,8 +22,15 @@ export function repeatedRefusal(call: string, reason: string, times: number, sta
   });
 }
 
-export function stoppedByPerson(call: string, staged: readonly StagedChange[]): CadreError<'agent.stopped'> {
-  return new CadreError('agent.stopped', `You stopped universal-agent: it kept repeating a refused call (${call}). Staged so far: ${describeStaged(staged)}.`, { remedy: continueRemedy });
+export function repeatedCalls(call: string, what: string, staged: readonly StagedChange[]): CadreError<'agent.repeated-call'> {
+  return new CadreError('agent.repeated-call', `universal-agent made ${what} (${call}), so it was stopped before it spent more tokens on it. Staged so far: ${describeStaged(staged)}.`, {
+    remedy: `${continueRemedy} Say what it should do differently, or narrow the task.`,
+  });
+}
+
+/** `what` is how the model repeated itself (describeRepetition). */
+export function stoppedByPerson(call: string, what: string, staged: readonly StagedChange[]): CadreError<'agent.stopped'> {
+  return new CadreError('agent.stopped', `You stopped universal-agent: it made ${what} (${call}). Staged so far: ${describeStaged(staged)}.`, { remedy: continueRemedy });
 }
 
 export function conversationTooLong(needed: number, window: number): CadreError<'model.context-too-long'> {

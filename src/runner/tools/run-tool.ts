@@ -1,6 +1,6 @@
 // The runner's side of the tool kernel: each call told to the host as `tool.call`, `tool.result` and (for policy refusals) `policy.denied`.
 import type { z } from 'zod';
-import { runTool } from '../../agents/tools/wrapper.js';
+import { runTool, type ToolRun } from '../../agents/tools/wrapper.js';
 import type { AgentTool, ToolContext } from '../../agents/tools/tool.js';
 import type { ToolCall, ToolResult } from '../../model/types.js';
 import type { RunnerEventSink } from '../events.js';
@@ -21,7 +21,7 @@ const maxOutputChars = 60_000;
 export async function runRunnerTool(
   tools: readonly RunnerTool[],
   call: ToolCall,
-  context: { workspace: string; emit: RunnerEventSink; signal: AbortSignal },
+  context: { workspace: string; emit: RunnerEventSink; signal: AbortSignal; onOutcome?: (run: ToolRun) => void },
 ): Promise<ToolResult> {
   const { emit } = context;
   emit({ type: 'tool.call', id: call.id, name: call.name, input: call.input });
@@ -31,5 +31,6 @@ export async function runRunnerTool(
     onPolicyDenial: (tool, denial) => emit({ type: 'policy.denied', tool, subject: denial.subject, rule: denial.decision.rule, reason: denial.decision.reason }),
   });
   emit({ type: 'tool.result', id: call.id, name: call.name, ok: run.outcome === 'ok', display: run.display });
+  context.onOutcome?.(run);
   return run.result;
 }

@@ -60,6 +60,18 @@ it('a third time at the prompt, the person is asked: yes lets the model go on, n
   expect(no.server.requests).toHaveLength(3);
 });
 
+it('the same successful call a fifth time at the prompt: the person is asked; yes lets it go on, counting afresh', async () => {
+  const questions: string[] = [];
+  const readIndex = { toolCalls: [{ name: 'read-file', input: { path: 'src/index.ts' } }] };
+  const { result, server } = await run({ turns: [...Array.from({ length: 5 }, () => readIndex), { text: 'Done reading.' }] }, {
+    config: { askPerson: () => async (question) => (questions.push(question), true) },
+  });
+  expect(questions).toEqual(['universal-agent has made the same call 5 times in a row with the same result (read-file {"path":"src/index.ts"}). Let it go on?']);
+  expect(toolOutputs(server, 5)).toContain('The user let you go on, but repeating these calls will not change their results');
+  expect(result.stopped).toBeNull();
+  expect(result.summary).toBe('Done reading.');
+});
+
 describe('a 5 MB tool argument', () => {
   const big = (fill: string) => ({ toolCalls: [{ name: 'write-file', input: { path: 'big.txt', content: fill.repeat(5 * 1024 * 1024) } }] });
 
