@@ -71,20 +71,27 @@ export function resolveModel(settings: ModelSettings, env: ModelEnv): ResolvedMo
     : provider === 'openai' ? 'environment (OPENAI_API_KEY)'
     : 'default (no model configured)';
   if (provider === 'offline') return { provider, source };
+  // The config's base URL and key were set for its provider (or, with none named, for the one they imply): another
+  // provider chosen by CADRE_PROVIDER, CADRE_MODEL or /model must not send its key there, nor take that key elsewhere.
+  const configFor = configProvider ?? (nonEmpty(settings.baseUrl) ? 'openai-compatible' : undefined);
+  const forThisProvider = configFor === undefined || configFor === provider;
+  const configBaseUrl = forThisProvider ? nonEmpty(settings.baseUrl) : undefined;
+  const configKey = forThisProvider ? nonEmpty(settings.apiKey) : undefined;
+  const ownBaseUrl = nonEmpty(env.CADRE_BASE_URL) ?? configBaseUrl;
 
   const model = fromName.model ?? nonEmpty(settings.name) ?? (provider === 'openai-compatible' ? undefined : defaultModels[provider]);
   if (!model) {
     throw configError('An OpenAI-compatible server needs a model name.', 'Set CADRE_MODEL to a model the server serves (for Ollama, e.g. `llama3.1`).');
   }
   if (provider === 'openai-compatible') {
-    if (!baseUrl) throw configError('The openai-compatible provider needs a base URL.', 'Set CADRE_BASE_URL, e.g. http://127.0.0.1:11434/v1 for Ollama.');
-    const apiKey = nonEmpty(env.CADRE_API_KEY) ?? nonEmpty(settings.apiKey) ?? nonEmpty(env.OPENAI_API_KEY);
-    return { provider, model, baseUrl, apiKey, source };
+    if (!ownBaseUrl) throw configError('The openai-compatible provider needs a base URL.', 'Set CADRE_BASE_URL, e.g. http://127.0.0.1:11434/v1 for Ollama.');
+    const apiKey = nonEmpty(env.CADRE_API_KEY) ?? configKey ?? nonEmpty(env.OPENAI_API_KEY);
+    return { provider, model, baseUrl: ownBaseUrl, apiKey, source };
   }
   const keyName = provider === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
-  const apiKey = nonEmpty(env[keyName]) ?? nonEmpty(settings.apiKey);
+  const apiKey = nonEmpty(env[keyName]) ?? configKey;
   if (!apiKey) throw configError(`The ${provider} provider is selected but ${keyName} is not set.`, `Export ${keyName}=… or choose another provider.`);
-  const providerBaseUrl = nonEmpty(env[provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL']) ?? baseUrl;
+  const providerBaseUrl = nonEmpty(env[provider === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL']) ?? ownBaseUrl;
   return { provider, model, apiKey, source, ...(providerBaseUrl ? { baseUrl: providerBaseUrl } : {}) };
 }
 

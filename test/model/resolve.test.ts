@@ -34,4 +34,16 @@ describe('resolveModel', () => {
     expect(resolveModel({ provider: 'offline' }, { ANTHROPIC_API_KEY: 'k' })).toMatchObject({ provider: 'anthropic' });
     expect(resolveModel({}, { CADRE_PROVIDER: 'offline', ANTHROPIC_API_KEY: 'k' })).toEqual({ provider: 'offline', source: 'environment (CADRE_PROVIDER)' });
   });
+
+  it("sends a key only to the base URL set for its own provider: another provider chosen later gets neither the config's URL nor its key", () => {
+    const config = { provider: 'anthropic' as const, baseUrl: 'http://127.0.0.1:8010/anthropic-proxy', apiKey: 'sk-ant-in-config' };
+    expect(resolveModel(config, {})).toMatchObject({ provider: 'anthropic', baseUrl: config.baseUrl, apiKey: 'sk-ant-in-config' });
+    const switched = resolveModel(config, { CADRE_MODEL: 'openai:gpt-4.1', OPENAI_API_KEY: 'sk-openai-own' });
+    expect(switched).toMatchObject({ provider: 'openai', apiKey: 'sk-openai-own' });
+    expect(switched).not.toHaveProperty('baseUrl');
+    expect(() => resolveModel(config, { CADRE_PROVIDER: 'openai' })).toThrow(/OPENAI_API_KEY is not set/);
+    const ollama = { baseUrl: 'http://127.0.0.1:11434/v1', name: 'llama3.1' };
+    expect(resolveModel(ollama, { CADRE_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'sk-ant-env' })).not.toHaveProperty('baseUrl');
+    expect(resolveModel(ollama, { OPENAI_API_KEY: 'sk-openai-own' })).toMatchObject({ provider: 'openai-compatible', baseUrl: ollama.baseUrl });
+  });
 });
