@@ -203,7 +203,9 @@ function checkDynamicEval(call: AstNode, scope: FileScope, taint: Taint, ancesto
   const callee = calleePath(call) ?? '';
   const args = children(call, 'arguments');
   if (!isEval(callee, moduleOfCallee(call, scope)) || args.length === 0) return;
-  const dynamic = args.filter((argument) => staticString(argument) === null);
+  // Only Function takes code in every argument; eval and vm's evaluators take it first, then a context, a file name or options.
+  const code = /(?:^|\.)Function$/.test(callee) ? args : args.slice(0, 1);
+  const dynamic = code.filter((argument) => staticString(argument) === null && !isConstant(argument, taint, ancestors));
   if (dynamic.length > 0 && !dynamic.some((argument) => taint.isTainted(argument, ancestors))) {
     report(call, injectionRules.evalDynamic, 'Medium', `${callee}() evaluates a string built at run time.`);
   }
