@@ -26,7 +26,8 @@ export type InputCounter = (request: CountedRequest) => Promise<number>;
 const countedFields = ['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking'];
 /** The longest count_tokens answer read (it is a few dozen bytes). */
 const maxCountReplyBytes = 16 << 10;
-const countTimeoutMs = 15_000;
+/** A count takes well under a second; one that does not come in this long leaves the bound (a charge may be waiting on it). */
+const countTimeoutMs = 5_000;
 /** Anthropic's count "may differ by a small amount" from what the call is billed: kept on top of it. */
 export const countMargin = (count: number): number => count + Math.ceil(count / 100) + 8;
 /** Chat framing of OpenAI's models: per message (start, role, separator, end) and the reply's priming. */
@@ -37,7 +38,8 @@ const openaiAttachmentTokens = 3_800;
 
 /**
  * The counter for a provider: Anthropic's own count (`POST /v1/messages/count_tokens`, on the provider's side, with the
- * host key); for OpenAI the model's own tokenizer (o200k, cl100k for the GPT-4 and 3.5 families) with the chat framing;
+ * host key); for OpenAI the model's own tokenizer (o200k, cl100k for the GPT-4 and 3.5 families) with the chat framing,
+ * runs of 100 characters without whitespace (which BPE takes superlinear time on) at a token per byte;
  * for a compatible server, whose tokenizer the gateway does not know, the bound (a token is at least one byte).
  */
 export function createInputCounter(input: { provider: ProviderConfig; upstream: Dispatcher; countPath: string; countTokens: TokenCounter }): InputCounter {
@@ -52,7 +54,7 @@ export function createInputCounter(input: { provider: ProviderConfig; upstream: 
   if (provider.kind === 'openai-compatible') return (request) => Promise.resolve(request.bound);
   return async (request) => {
     const counter = isCl100kModel(request.body.model) ? await loadCl100k() : input.countTokens;
-    const text = await estimateTokensSliced(request.texts, counter, request.pace);
+    const text = await estimateTokensSliced(request.texts, counter, request.pace, 'bound');
     return text + messagesIn(request.body) * tokensPerMessage + replyPriming + request.attachments * openaiAttachmentTokens;
   };
 }

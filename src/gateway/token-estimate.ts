@@ -36,12 +36,18 @@ function longRunTokens(run: string): number {
   return Math.ceil(ascii / 1.5) + (run.length - ascii);
 }
 
+/**
+ * How long runs are priced: `estimate` as above; `bound` at a token per UTF-8 byte, never below any byte-level
+ * tokenizer's count (what a reservation needs: some runs of symbols come out near a token per character).
+ */
+export type LongRuns = 'estimate' | 'bound';
+
 /** Splits `text` into pieces the tokenizer handles in linear time, with the long runs already priced. */
-function* pieces(text: string): Generator<{ text: string; priced: number }> {
+function* pieces(text: string, longRuns: LongRuns = 'estimate'): Generator<{ text: string; priced: number }> {
   let rest = 0;
   for (const match of text.matchAll(longRun)) {
     yield* chunks(text.slice(rest, match.index));
-    yield { text: '', priced: longRunTokens(match[0]) };
+    yield { text: '', priced: longRuns === 'bound' ? Buffer.byteLength(match[0], 'utf8') : longRunTokens(match[0]) };
     rest = match.index + match[0].length;
   }
   yield* chunks(text.slice(rest));
@@ -103,11 +109,11 @@ export interface Pace {
 }
 
 /** Estimates the tokens of many texts, giving the event loop a turn every few milliseconds. */
-export async function estimateTokensSliced(texts: readonly string[], countTokens: TokenCounter, pace?: Pace): Promise<number> {
+export async function estimateTokensSliced(texts: readonly string[], countTokens: TokenCounter, pace?: Pace, longRuns: LongRuns = 'estimate'): Promise<number> {
   // Most calls are small: counted in one go, without the slicing's bookkeeping.
   let length = 0;
   for (const text of texts) length += text.length + 1;
-  if (length <= chunkChars) {
+  if (length <= chunkChars && (longRuns === 'estimate' || !texts.some((text) => holdsLongRun.test(text)))) {
     const started = performance.now();
     const count = estimateTextTokens(texts.join(' '), countTokens);
     pace?.spent(performance.now() - started);
@@ -116,7 +122,7 @@ export async function estimateTokensSliced(texts: readonly string[], countTokens
   let total = 0;
   let sliceStart = performance.now();
   for (const text of texts) {
-    for (const piece of pieces(text)) {
+    for (const piece of pieces(text, longRuns)) {
       total += piece.priced + (piece.text === '' ? 0 : countTokens(piece.text));
       const took = performance.now() - sliceStart;
       if (took > sliceMs) {

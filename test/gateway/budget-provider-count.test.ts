@@ -1,8 +1,10 @@
 // The budget holds for what the provider bills: upstreams whose tokenizer counts more (or less) than the gateway's
 // estimate, with and without count_tokens, reporting usage or nothing; the sum the upstream billed never passes the limit.
+import { countTokens as cl100kCount } from 'gpt-tokenizer/encoding/cl100k_base';
+import { countTokens as o200kCount } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { billedTotal, startCountingUpstream, type CountingUpstreamOptions } from './counting-upstream.js';
-import { requestOverSocket, startHarness } from './harness.js';
+import { requestOverSocket, startHarness, startLocalServer } from './harness.js';
 import type { Harness } from './harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -34,6 +36,44 @@ async function spendAll(gateway: Harness, body: string): Promise<number[]> {
     }
   }
   return statuses;
+}
+
+/** An OpenAI-format upstream billing as OpenAI does (the model's encoding over the messages, 4 per message, 3 to prime), and a gateway to it. */
+async function openaiSetup(budgetLimit: number) {
+  const billed: Array<{ model: string; input: number }> = [];
+  const upstream = await startLocalServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages: Array<{ content: string }> };
+      const count = body.model === 'gpt-4' ? cl100kCount : o200kCount;
+      const input = body.messages.reduce((total, message) => total + count(message.content) + 4, 3);
+      billed.push({ model: body.model, input });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'ok' } }], usage: { prompt_tokens: input, completion_tokens: 1 } }));
+    });
+  });
+  cleanups.push(upstream.close);
+  const gateway = await startHarness({ provider: { kind: 'openai', baseUrl: `${upstream.url}/v1` }, budgetLimit });
+  cleanups.push(gateway.close);
+  const send = (model: string, content: string) => requestOverSocket(gateway.socketPath, {
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${gateway.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_completion_tokens: 1_000, messages: [{ role: 'user', content }] }),
+  });
+  return { billed, gateway, send };
+}
+
+/** Symbols and hex digits in no order, without whitespace (an encoded or minified blob): o200k takes 0.77 tokens a character. */
+function symbolRun(length: number): string {
+  const alphabet = '!#$%&*+,-./:;<=>?@[]^_{|}~`0123456789abcdefABCDEF';
+  let seed = 7;
+  let text = '';
+  for (let index = 0; index < length; index += 1) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    text += alphabet[Math.floor((seed / 2_147_483_648) * alphabet.length)];
+  }
+  return text;
 }
 
 describe('the budget against the provider\'s own count', () => {
@@ -84,5 +124,30 @@ describe('the budget against the provider\'s own count', () => {
     expect(JSON.parse(reply.body)).toMatchObject({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringMatching(/^token budget exhausted: used 0 of 20000; this call needs about 25\d{3}/) } });
     expect(upstream.billed).toEqual([]);
     expect(gateway.audit.find((entry) => entry.type === 'gateway.refused')?.data).toMatchObject({ reason: 'budget', inputTokens: expect.any(Number) });
+  });
+
+  it("an OpenAI call is counted with its model's own encoding: cl100k for gpt-4, whose Hindi text o200k counts at a quarter", async () => {
+    const { billed, gateway, send: sendAs } = await openaiSetup(12_000);
+    const text = 'यह एक परीक्षण वाक्य है और इसमें कई शब्द हैं। '.repeat(300);
+    const send = (model: string) => sendAs(model, text);
+    // 14,108 tokens for gpt-4 (3,908 by o200k): refused before it is sent.
+    const refused = await send('gpt-4');
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'token_budget_exhausted', message: expect.stringMatching(/^token budget exhausted: used 0 of 12000; this call needs about 14\d{3}/) } });
+    expect(billed).toEqual([]);
+    // The same text for gpt-4o (o200k) fits.
+    expect((await send('gpt-4o')).status).toBe(200);
+    expect(billed).toEqual([{ model: 'gpt-4o', input: o200kCount(text) + 7 }]);
+    expect(gateway.budget.snapshot().used).toBe(o200kCount(text) + 8);
+  });
+
+  it('a blob without whitespace is reserved at a token per byte, not at the estimate of 1.5 characters a token it can pass', async () => {
+    // 30,000 characters: 23,240 tokens by o200k, 20,000 by the old estimate of long runs; 23,000 tokens in the budget.
+    const { billed, gateway, send } = await openaiSetup(23_000);
+    const blob = symbolRun(30_000);
+    const reply = await send('gpt-4o', blob);
+    expect(reply.status).toBe(429);
+    expect(billed).toEqual([]);
+    expect(gateway.budget.snapshot().used).toBe(0);
   });
 });
