@@ -24,6 +24,7 @@ if (!existsSync(join(root, 'dist', 'src', 'gateway', 'server.js'))) {
 const { startGateway } = await import(built('src/gateway/server.js'));
 const { openCredentials } = await import(built('src/gateway/credentials.js'));
 const { createBudget } = await import(built('src/gateway/budget.js'));
+const { openCallJournal } = await import(built('src/gateway/call-journal.js'));
 const { createAuditWriter } = await import(built('src/store/audit.js'));
 const { loadAuditKey } = await import(built('src/store/audit-key.js'));
 
@@ -102,7 +103,8 @@ const gateway = await startGateway({
   container: { cid: 'bench', session: 'bench', allowedDomains: [], networkIsolation: true },
   provider: { kind: 'anthropic', baseUrl: `http://127.0.0.1:${upstreamPort}`, apiKey: 'sk-bench' },
   credentials,
-  budget: createBudget({ limit: Number.MAX_SAFE_INTEGER }),
+  // As cadre runs it: each call written to the journal of calls in flight before it is sent, and when it is charged.
+  budget: createBudget({ limit: Number.MAX_SAFE_INTEGER, journal: openCallJournal(join(dir, 'journal')) }),
   audit: (type, data) => {
     if (data.error !== undefined || (typeof data.status === 'number' && data.status >= 400)) console.error('gateway:', type, JSON.stringify(data));
     if (!auditOn || !recording) return;
