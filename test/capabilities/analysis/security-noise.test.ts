@@ -24,3 +24,10 @@ describe('eval-dynamic reads the code argument only', () => {
     expect(report.findings.filter((finding) => finding.ruleId === 'security/eval-dynamic').map((finding) => finding.line)).toEqual([]);
   });
 });
+
+describe('SQL methods are SQL only when given text', () => {
+  it('domain-driven-hexagon: commandBus.execute(command), the command a new CreateUserCommand(body), is no SQL injection', async () => {
+    const report = await runAnalysis('security', { cwd: copyFixture('domain-driven-hexagon'), cache: false });
+    expect(report.findings.filter((finding) => finding.ruleId === 'security/sql-injection')).toEqual([]);
+  });
+});

@@ -291,6 +291,7 @@ function sinkContext(scope: FileScope, taint: Taint, responseParam: Map<AstNode,
       const root = memberPath(node)?.split('.')[0] ?? '';
       return responseNamesHere.has(root) || responseNames.test(root);
     },
+    resolved: (node) => follow(node) ?? node,
     objectLiteral: (node) => {
       const value = follow(node);
       return value?.type === 'ObjectExpression' ? value : null;

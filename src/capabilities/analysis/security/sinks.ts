@@ -45,6 +45,8 @@ export type SinkContext = {
   staticText: (node: AstNode | null) => string;
   /** The value is text (a literal, template, concatenation, or a request field), not an object or a call's result, which res.send serialises as JSON. */
   isStringLike: (node: AstNode | null) => boolean;
+  /** The expression a value is, following local variables given one value (`const command = new X(…)` → the `new`); the value itself otherwise. */
+  resolved: (node: AstNode) => AstNode;
   /** The object literal a value is, following local variables (`const query = { … }; find(query)`), or null. */
   objectLiteral: (node: AstNode | null) => AstNode | null;
   /** The module a local value was made by (`const logger = log4js.getLogger()` → log4js), following local variables. */
@@ -97,7 +99,10 @@ export function sinksOfCall(call: AstNode, context: SinkContext): SinkCheck[] {
   };
 
   if (sqlMethodsAlwaysSql.test(callee) || (sqlMethodsIfSql.test(callee) && sqlKeywords.test(context.staticText(first)))) {
-    if (first.type !== 'ObjectExpression' && first.type !== 'ArrayExpression' && !/^(?:child_process|cp|childProcess|shell|\$)\./.test(callee) && !module?.includes('child_process')) {
+    // SQL is text: `commandBus.execute(new CreatePostCommand(…))` or `execute(command)` given an object is no query.
+    const value = context.resolved(first);
+    const notText = /^(?:NewExpression|ObjectExpression|ArrayExpression|ArrowFunctionExpression|FunctionExpression|ClassExpression)$/.test(value.type);
+    if (!notText && !/^(?:child_process|cp|childProcess|shell|\$)\./.test(callee) && !module?.includes('child_process')) {
       push(first, injectionRules.sql, 'Critical', `SQL text passed to ${callee}() is built from request input.`);
     }
   }
