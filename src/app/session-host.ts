@@ -154,12 +154,23 @@ async function keepCrashedSession(paths: CadrePaths, sink: OutputSink): Promise<
   }
 }
 
+/** The vm-agent tasks the crash interrupted in the kept session's containers, said with the crash: /resume shows them. */
+async function interruptedTasksNote(paths: CadrePaths, crashed: CrashedSession): Promise<string> {
+  try {
+    const { interruptedMarkers } = await import('../agents/vm/task-marker.js');
+    const markers = await interruptedMarkers(paths.workspacesDir, savedSession(await loadSession(paths.sessionsDir, crashed.keptAs)).containers);
+    return markers.map((marker) => ` vm-agent task ${marker.taskId} in ${marker.containerId} was interrupted: the /resume shows what it did, and /agent vm-agent --continue --container ${marker.containerId} then continues it.`).join('');
+  } catch {
+    return '';
+  }
+}
+
 export async function createSessionHost(options: { paths: CadrePaths; sink: OutputSink; budgetLimit: number; resume?: string }): Promise<SessionHost> {
   const { paths, sink } = options;
   const resumed = options.resume ? await loadSession(paths.sessionsDir, options.resume) : undefined;
   const crashed = await keepCrashedSession(paths, sink);
   if (crashed && !process.stdin.isTTY) {
-    sink({ type: 'output.message', level: 'warn', text: `cadre stopped unexpectedly during session "${crashed.name}"; it was kept: /resume ${crashed.keptAs} brings it back.` });
+    sink({ type: 'output.message', level: 'warn', text: `cadre stopped unexpectedly during session "${crashed.name}"; it was kept: /resume ${crashed.keptAs} brings it back.${await interruptedTasksNote(paths, crashed)}` });
     await rm(join(paths.sessionsDir, crashOfferName), { force: true });
   }
   const name = resumed?.name ?? `session-${stamp()}`;

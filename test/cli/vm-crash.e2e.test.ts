@@ -102,6 +102,7 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
     const crashNote = await second.next(0, (event) => /stopped unexpectedly/.test(text(event)), 60_000);
     const keptAs = /\/resume (\S+) brings it back/.exec(text(crashNote))?.[1] ?? '';
     expect(keptAs).toMatch(/^crashed-/);
+    expect(text(crashNote)).toContain(`vm-agent task ${taskId} in ${containerId} was interrupted`);
     const resumedAt = second.events.length;
     const shown = await second.run(`/resume ${keptAs}`, (event) => isError(event) || (event.type === 'output.result' && event.kind === 'vm-agent.interrupted'), 120_000);
     expect(shown.type).toBe('output.result');

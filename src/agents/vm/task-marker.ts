@@ -50,3 +50,13 @@ export function markerOwnerAlive(marker: TaskMarker): boolean {
   const [pid, start] = marker.owner.split(':');
   return lockHolderAlive({ pid: Number(pid), ...(start ? { tag: marker.owner } : {}) });
 }
+
+/**
+ * The tasks a crash of cadre left in containers `containerIds` (ids from a saved session: checked before they name a folder)
+ * of the installation whose workspaces are in `workspacesDir`.
+ */
+export async function interruptedMarkers(workspacesDir: string, containerIds: readonly string[]): Promise<TaskMarker[]> {
+  const ids = containerIds.filter((id) => /^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/.test(id));
+  const markers = await Promise.all(ids.map((id) => readTaskMarker(join(workspacesDir, id))));
+  return markers.filter((marker, index): marker is TaskMarker => marker !== undefined && marker.containerId === ids[index] && !markerOwnerAlive(marker));
+}
