@@ -25,6 +25,8 @@ export interface AgentMemory {
   execOutputs: ExecOutput[];
   /** Tokens and cost of each universal-agent run; the session's usage holds the total. */
   usageLog: TaskUsageRecord[];
+  /** The cadre runs (audit session ids) this session has lived in, a resumed one's included: /undo takes back their plans unasked. */
+  runs: string[];
 }
 
 /**
@@ -49,6 +51,7 @@ export function memoryOf(slot: unknown): AgentMemory {
     lastPlan: (value.lastPlan as LastPlan | undefined) ?? null,
     execOutputs: list<ExecOutput>(value.execOutputs),
     usageLog: list<TaskUsageRecord>(value.usageLog),
+    runs: list<unknown>(value.runs).filter((run): run is string => typeof run === 'string'),
   };
 }
 

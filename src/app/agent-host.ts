@@ -101,11 +101,20 @@ export function createAgentHost(options: AgentHostOptions) {
     return createPlanSteps({ config: agentConfig, memory, emit: sink, owner: currentOwner(options.sessionId), written: (file) => options.audit('file.written', writtenRecord(file)) });
   };
 
+  /** Records this run in the session's memory (kept with it, so a resumed session still owns the plans it applied before). */
+  const joinSession = (): void => {
+    const { runs } = memory.read();
+    if (!runs.includes(options.sessionId)) memory.write({ runs: [...runs, options.sessionId] });
+  };
+
   const planLogic = createPlanLogic({
     cwd, sink, audit: options.audit,
     runContext: () => foreground,
     ...(options.ask ? { ask: options.ask } : {}),
-    apply: async (input) => (await planSteps()).apply(input),
+    apply: async (input) => {
+      joinSession();
+      return (await planSteps()).apply(input);
+    },
     verify: async (input, signal) => (await planSteps()).verify(input, signal),
   });
 
@@ -199,7 +208,8 @@ export function createAgentHost(options: AgentHostOptions) {
       const applied = await lastAppliedPlan(cwd);
       if (!applied) throw new CadreError('plan.nothing-to-undo', 'There is no applied plan to undo in this project.', { remedy: 'Only plans cadre applied here can be undone.' });
       const owner = applied.owner;
-      if (owner?.session !== options.sessionId && !force) {
+      const ours = owner !== undefined && (owner.session === options.sessionId || memory.read().runs.includes(owner.session));
+      if (!ours && !force) {
         const whose = owner ? `another cadre session (${describeOwner(owner)})` : 'an earlier cadre session';
         const what = `The last plan applied in this project, "${applied.title}", came from ${whose} at ${applied.appliedAt}.`;
         if (!(await confirm?.(`${what} Undo it anyway?`))) {
@@ -209,7 +219,7 @@ export function createAgentHost(options: AgentHostOptions) {
         }
       }
       const { restored } = await undoPlan(applied, { force, owner: currentOwner(options.sessionId) });
-      options.audit('plan.undone', { planId: applied.planId, title: applied.title, restored, force, ...(owner && owner.session !== options.sessionId ? { owner: owner.session } : {}) });
+      options.audit('plan.undone', { planId: applied.planId, title: applied.title, restored, force, ...(ours ? {} : { owner: owner?.session ?? null }) });
       sink(say(`Undone "${applied.title}": restored ${restored.join(', ')}.`, 'success'));
     },
   };

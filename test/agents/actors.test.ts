@@ -23,7 +23,7 @@ let server: ModelServer | undefined;
 
 /** An agent memory outside any session, for the steps alone. */
 function plainMemory(): AgentMemoryStore {
-  let kept: AgentMemory = { conversation: [], lastPlan: null, execOutputs: [], usageLog: [] };
+  let kept: AgentMemory = { conversation: [], lastPlan: null, execOutputs: [], usageLog: [], runs: [] };
   let usage: TokenUsage = zeroUsage();
   return {
     read: () => ({ ...kept }),

@@ -31,5 +31,5 @@ it('reads a session saved before the snapshot held everything (transcript, usage
 it('leaves a field that does not fit at its default instead of putting it into the session', () => {
   const saved = savedSession(file({ snapshot: { context: { mode: 'yolo', usage: { inputTokens: -4, outputTokens: 'many' }, transcript: 'not a list', containers: [1, 2], agentMemory: 'x' } } }));
   expect(saved).toMatchObject({ mode: 'approve', agent: 'universal-agent', usage: { inputTokens: 0, outputTokens: 0 }, transcript: [], containers: [], currentContainer: null });
-  expect(memoryOf(saved.agentMemory)).toEqual({ conversation: [], lastPlan: null, execOutputs: [], usageLog: [] });
+  expect(memoryOf(saved.agentMemory)).toEqual({ conversation: [], lastPlan: null, execOutputs: [], usageLog: [], runs: [] });
 });
