@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { waitFor, type AnyActorRef } from 'xstate';
 import type { ContainerContext, ContainerInput } from '../../machines/container.machine.js';
 import type { PoolEntry } from '../../machines/pool.machine.js';
-import { runnerBundleBind } from '../agents/vm/bundle.js';
+import { runnerBundleBind, runnerBundleDir } from '../agents/vm/bundle.js';
 import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, releaseMyClaims, type Attachment } from '../container/attachment.js';
 import { createDockerClient } from '../container/docker-client.js';
 import { createContainerEffects } from '../container/effects.js';
 import { createEditorListeners } from '../container/editor/publish.js';
 import { editorVolumeBind, ensureEditorVolume } from '../container/editor/volume.js';
+import { linkRunFolder, neutralCopy, neutralFolder } from '../container/neutral-folder.js';
 import { isContainerId, newContainerId } from '../container/labels.js';
 import { cleanUp } from '../container/lifecycle.js';
 import { defaultLimits, parseLimitsConfig, type ContainerLimits } from '../container/limits.js';
@@ -104,6 +105,9 @@ export async function createVmEngine(options: VmEngineOptions) {
   const docker = createDockerClient();
   const [credentials, installation] = await Promise.all([openCredentials({ keysDir: paths.keysDir }), loadInstallation(paths.dataDir)]);
   const runDir = join(paths.dataDir, 'run');
+  // What is bound into a container comes from a folder whose path names neither this install nor the cadre home (mountinfo shows it).
+  const neutral = await neutralFolder(installation);
+  await linkRunFolder(runDir, neutral);
   const sessionContext = () => options.session().getSnapshot().context as { name: string; budget: { limit: number; used: number } };
   // Model calls in flight, written before each is sent: what a kill -9 of cadre leaves there, the next start charges.
   const journalDir = join(paths.dataDir, 'journal');
@@ -129,7 +133,7 @@ export async function createVmEngine(options: VmEngineOptions) {
   });
   const model = gatewayModel(config, options.env);
   const [registry, caBundle] = await Promise.all([hostNpmRegistry(), hostCaBundle(options.env)]);
-  const caBinds = caBundle ? [`${caBundle}:${containerCaPath}:ro`] : [];
+  const caBinds = caBundle ? [`${await neutralCopy(caBundle, neutral, 'host-ca')}:${containerCaPath}:ro`] : [];
   const caEnv: Record<string, string> = caBundle ? { NODE_EXTRA_CA_CERTS: containerCaPath, npm_config_cafile: containerCaPath, GIT_SSL_CAINFO: containerCaPath } : {};
   // MCP servers configured for containers run here, on the host, once for every container this process holds.
   const mcp = createContainerMcp({ servers: config.mcp.servers, cwd: paths.projectDir, sink, version: options.version });
@@ -152,7 +156,7 @@ export async function createVmEngine(options: VmEngineOptions) {
 
   const effects = createContainerEffects({
     docker, workspacesDir: paths.workspacesDir, session: () => sessionContext().name, installation, image, onEvent: sink, command: forwarderCommand,
-    binds: [runnerBundleBind(), editorVolumeBind(image), ...caBinds],
+    binds: [runnerBundleBind(await neutralCopy(runnerBundleDir(), neutral, 'runner')), editorVolumeBind(image), ...caBinds],
     bindsFor: (id) => [gateways.bind(id)],
     envFor: (input) => {
       const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
