@@ -7,11 +7,12 @@ import { readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runCli, tempProject } from '../support/cli.js';
+import { cadreBin, runCli, tempProject } from '../support/cli.js';
 import { execIn } from '../support/docker-exec.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { startModelServer, type ModelServer } from '../support/model-server.js';
+import { keys, startInPty, type PtySession } from '../support/pty.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
 import { cleanUpAndEnd, createContainer, isError, startPipedCadre, type JsonEvent, type PipedCadre } from './vm-cadre.js';
 
@@ -26,6 +27,7 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
   let gitServer: GitServer;
   let model: ModelServer;
   const started: PipedCadre[] = [];
+  let pty: PtySession | undefined;
   let containerId = '';
 
   beforeAll(async () => {
@@ -57,6 +59,7 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
 
   afterAll(async () => {
     for (const cadre of started) if (cadre.child.exitCode === null) cadre.child.kill('SIGKILL');
+    pty?.kill();
     await Promise.all([gitServer?.close(), model?.close()]);
   });
 
@@ -139,6 +142,39 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
     expect(tampered.stderr + tampered.stdout).toContain('keep this copy as evidence');
 
     await cleanUpAndEnd(second, containerId);
+  }, 600_000);
+
+  it('at the prompt, the next start offers the session, shows the task and asks; yes continues it', async () => {
+    const { project, home } = await tempProject('cadre-vm-crash-pty-');
+    const first = start(project, home);
+    const id = await createContainer(first, gitServer.repoUrl('acme/crash'));
+    const from = first.events.length;
+    first.child.stdin.write(`/agent vm-agent "${taskText}"\n`);
+    await first.next(from, (event) => event.type === 'output.stream' && String((event as { chunk?: string }).chunk).includes('suite started'), 180_000);
+    const taskId = /task ([0-9a-f]{4})/.exec(first.events.slice(from).map(text).join('\n'))?.[1] ?? '';
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    pty = startInPty(`${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`, {
+      cwd: project,
+      env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', ...environment, ANTHROPIC_BASE_URL: model.url },
+    });
+    let at = await pty.waitFor(/cadre stopped unexpectedly during session "[^"]+" \([^)]*\)\. Resume it\?/, { timeoutMs: 60_000 });
+    pty.type('y');
+    at = await pty.waitFor(`Task ${taskId} in ${id} was interrupted`, { from: at, timeoutMs: 120_000 });
+    at = await pty.waitFor(`Continue task ${taskId} in ${id} as a new attempt, from the workspace as it is?`, { from: at, timeoutMs: 60_000 });
+    const notice = pty.screen().slice(at - 2_000, at);
+    expect(notice).toContain(`Task: "${taskText}"`);
+    expect(notice).toMatch(/✔ edit-file config\.js/);
+    expect(notice).toMatch(/… run-command npm test \(did not finish\)/);
+    expect(notice).toMatch(/M config\.js/);
+    pty.type('y');
+    at = await pty.waitFor(`vm-agent finished task ${taskId} in ${id}: Continued: c is in place; the hanging suite was not run again.`, { from: at, timeoutMs: 180_000 });
+    at = await pty.waitFor('cadre ›', { from: at });
+    pty.type(`/vm-cleanup ${id} --yes${keys.enter}`);
+    at = await pty.waitFor(`${id} is removed`, { from: at, timeoutMs: 60_000 });
+    pty.type(`/exit${keys.enter}`);
+    expect(await pty.exited).toBe(0);
   }, 600_000);
 
   it('says a full workspace disk in the task\'s output, with the remedy', async () => {
