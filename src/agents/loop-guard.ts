@@ -60,12 +60,20 @@ function repeatsAtEnd(history: readonly string[], period: number): number {
   return times;
 }
 
+/** True when `block` is a shorter block repeated (A,A or A,B,A,B), not a cycle of its own (A,A,B). */
+function isRepetition(block: readonly string[]): boolean {
+  for (let length = 1; length < block.length; length += 1) {
+    if (block.length % length === 0 && block.every((entry, index) => entry === block[index % length])) return true;
+  }
+  return false;
+}
+
 /** The repetition the history ends with: the shortest cycle repeated most, when one is repeated at least twice. */
 function repetitionAtEnd(history: readonly string[]): { period: number; times: number } | undefined {
   let found: { period: number; times: number } | undefined;
   for (let period = 1; period <= longestCycle && period * 2 <= history.length; period += 1) {
     // A cycle of one call repeated (A,A,A,A) is also one of two (AA,AA): the shorter is the one to name.
-    if (new Set(history.slice(-period)).size < period) continue;
+    if (isRepetition(history.slice(-period))) continue;
     const times = repeatsAtEnd(history, period);
     if (times >= 2 && (!found || times > found.times)) found = { period, times };
   }
