@@ -45,6 +45,21 @@ function formatOf(path: string): WireFormat | null {
   return null;
 }
 
+/**
+ * Anthropic's POST /v1/messages/count_tokens, which the gateway asks near the budget's limit: a tokenizer of 4 bytes a
+ * token over the system prompt, messages and tools (not recorded among the requests: it serves no turn).
+ */
+async function countTokens(request: IncomingMessage, response: ServerResponse, requiredApiKey: string | undefined): Promise<void> {
+  const body = await readJson(request);
+  if (requiredApiKey !== undefined && presentedKey(request.headers) !== requiredApiKey) {
+    sendFailure(response, 'anthropic', { status: 401 });
+    return;
+  }
+  const counted = JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? []]);
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ input_tokens: Math.ceil(Buffer.byteLength(counted, 'utf8') / 4) }));
+}
+
 async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
   const parts: Buffer[] = [];
   for await (const part of request) parts.push(part as Buffer);
@@ -102,6 +117,10 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     const format = formatOf(path);
     if (request.method === 'GET' && path.endsWith('/models') && options.models) {
       sendModelList(response, request.headers, options.models);
+      return;
+    }
+    if (request.method === 'POST' && path.endsWith('/messages/count_tokens')) {
+      await countTokens(request, response, options.requiredApiKey);
       return;
     }
     if (request.method !== 'POST' || !format) {
