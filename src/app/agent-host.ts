@@ -28,6 +28,8 @@ export interface AgentHostOptions {
   models: ModelHost;
   /** Asks the person about a plan once (default: the terminal's y/n/v prompt). */
   ask?: PlanLogicOptions['ask'];
+  /** Asks whether to draft again a plan whose files changed since its draft (default: a yes/no question at the terminal). */
+  askRedraft?: PlanLogicOptions['askRedraft'];
   /** This run's session id (the audit trail's): the owner of the plans it applies, the only ones /undo takes back unasked. */
   sessionId: string;
 }
@@ -111,6 +113,7 @@ export function createAgentHost(options: AgentHostOptions) {
     cwd, sink, audit: options.audit,
     runContext: () => foreground,
     ...(options.ask ? { ask: options.ask } : {}),
+    ...(options.askRedraft ? { askRedraft: options.askRedraft } : {}),
     apply: async (input) => {
       joinSession();
       return (await planSteps()).apply(input);

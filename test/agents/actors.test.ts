@@ -1,5 +1,5 @@
 // universal-agent through the production wiring (agent host, session, task and plan actors): route, draft, reject with a reason, apply, verify, undo.
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { createActor, type AnyActorRef } from 'xstate';
@@ -35,7 +35,7 @@ function plainMemory(): AgentMemoryStore {
 afterEach(async () => server?.close());
 
 /** The agent host as cadre wires it, on a real session actor; `answers` are what the person says at each approval prompt. */
-function startAgents(cwd: string, options: { model?: ModelServer; answers?: ApprovalAnswer[]; neverAnswer?: boolean } = {}) {
+function startAgents(cwd: string, options: { model?: ModelServer; answers?: ApprovalAnswer[]; neverAnswer?: boolean; onAsk?: () => void; redraft?: boolean } = {}) {
   const config = configSchema.parse(options.model ? { model: { provider: 'openai', name: 'm', apiKey: 'k', baseUrl: `${options.model.url}/v1` } } : {});
   const events: OutputEvent[] = [];
   const audit: { type: string; data: Record<string, unknown> }[] = [];
@@ -53,8 +53,10 @@ function startAgents(cwd: string, options: { model?: ModelServer; answers?: Appr
       const task = Object.values(ref.session?.getSnapshot().children ?? {})[0] as AnyActorRef | undefined;
       asked.push({ plan, tree: { task: task !== undefined, plan: task?.getSnapshot().children.plan !== undefined } });
       if (options.neverAnswer) return new Promise<never>(() => undefined);
+      options.onAsk?.();
       return options.answers?.shift() ?? { decision: 'cancel' };
     },
+    askRedraft: async () => options.redraft === true,
   });
   const session = createActor(sessionMachine.provide({ actors: { task: agents.taskLogic } }), { input: { name: 'test' } }).start();
   ref.session = session;
@@ -87,6 +89,20 @@ it('asks at the plan actor, redrafts after a rejection with its reason, then app
   expect(existsSync(join(cwd, 'src/greet.ts'))).toBe(false);
   expect(readFileSync(join(cwd, 'src/index.ts'), 'utf8')).toBe('export {};\n');
   expect(cadre.said()).toEqual(expect.arrayContaining([expect.stringMatching(/^Applied "Add a greet function \(full stop\)"/), 'Checked: every step of the plan is on disk.', expect.stringMatching(/^Undone/)]));
+});
+
+it('a file changed between the draft and the approval: nothing is written, and the model drafts again on the current content', async () => {
+  const cwd = makeProject({ 'src/index.ts': 'export {};\n', 'README.md': '# demo\n' });
+  server = await startModelServer({ script: { turns: [...loadModelScript('agent-greet').turns, ...loadModelScript('agent-greet').turns] } });
+  let edits = 0;
+  // Another process writes src/index.ts while the first plan waits at its prompt.
+  const onAsk = () => void (edits++ === 0 && writeFileSync(join(cwd, 'src/index.ts'), "export const other = 1;\n"));
+  const cadre = startAgents(cwd, { model: server, answers: [{ decision: 'approve' }, { decision: 'approve' }], onAsk, redraft: true });
+  expect(await cadre.run('Add a greet function with tests and docs')).toBe(exitCodes.ok);
+  expect(cadre.events).toContainEqual(expect.objectContaining({ type: 'output.error', code: 'plan.outdated', message: expect.stringContaining('src/index.ts changed after the plan was drafted') }));
+  expect(cadre.asked).toHaveLength(2);
+  expect(JSON.stringify(server.requests.find((request) => JSON.stringify(request.body).includes('draft the plan again on their current content'))?.body)).toContain('Add a greet function with tests and docs');
+  expect(readFileSync(join(cwd, 'src/greet.ts'), 'utf8')).toContain('greet');
 });
 
 it('a rejected plan never reaches another task: a new task starts from the disk, a follow-up continues only a pending plan', async () => {
