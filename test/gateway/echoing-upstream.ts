@@ -21,6 +21,24 @@ const keyOf = (headers: IncomingHttpHeaders): string => (typeof headers['x-api-k
 export const quoted = (key: string): string =>
   `key ${key}; header Authorization: Bearer ${key}; url ?api_key=${encodeURIComponent(key)}; basic Basic ${Buffer.from(`user:${key}`).toString('base64')}; hex ${Buffer.from(key).toString('hex')}`;
 
+/**
+ * The forms of `key` found in `text`: as it is, URL-encoded, with escaped slashes, as hex, and inside any base64 run
+ * (decoded at each alignment) holding the key less its first and last 3 characters.
+ */
+export function leaks(text: string, key: string): string[] {
+  const found: string[] = [];
+  const hex = Buffer.from(key).toString('hex');
+  const forms: Array<[string, string]> = [['raw', key], ['url', encodeURIComponent(key)], ['json', key.replace(/\//g, '\\/')], ['hex', hex], ['HEX', hex.toUpperCase()]];
+  for (const [name, form] of forms) if (text.includes(form)) found.push(name);
+  const middle = key.slice(3, -3);
+  for (const run of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) {
+    for (let offset = 0; offset < 4; offset += 1) {
+      if (Buffer.from(run.slice(offset), 'base64').toString('latin1').includes(middle)) found.push(`base64 ${run}`);
+    }
+  }
+  return found;
+}
+
 export async function startEchoingUpstream(kind: 'anthropic' | 'openai'): Promise<EchoingUpstream> {
   const keys: string[] = [];
   const server = await startLocalServer((req, res) => {

@@ -6,6 +6,7 @@ import { describeDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
 import { startModelServer } from '../support/model-server.js';
 import { prepareSandboxHost, startGatewaySandbox, type SandboxHost } from './container-support.js';
+import { echoPlaces, leaks, startEchoingUpstream } from './echoing-upstream.js';
 import { realKey, startHarness } from './harness.js';
 import type { Harness } from './harness.js';
 
@@ -74,5 +75,18 @@ describeDocker('attacks on the gateway from a real container', () => {
     expect(hostile.requests()).toBe(1);
     const refusals = hostile.gateway.audit.filter((entry) => entry.type === 'gateway.refused').map((entry) => entry.data.reason);
     expect(refusals).toEqual(['unknown-field', 'server-tool', 'url-source', 'beta']);
+  });
+
+  it('an upstream quoting the host key in every reply and header gets no form of it into the container', { timeout: 60_000 }, async () => {
+    const upstream = await startEchoingUpstream('anthropic');
+    cleanups.push(upstream.close);
+    const gateway = await startHarness({ provider: { kind: 'anthropic', baseUrl: upstream.url } });
+    cleanups.push(gateway.close);
+    const { container } = await startGatewaySandbox({ host, gateway, kind: 'anthropic', cleanups });
+    const { replies } = await attack(container, 'key-echo') as { replies: Array<{ place: string; status: number; headers: string[]; body: string }> };
+    expect(replies.map((reply) => [reply.place, reply.status])).toEqual(echoPlaces.map((place) => [place, place === '400' || place === 'encoded' ? 400 : place === '429' ? 429 : 200]));
+    expect(leaks(JSON.stringify(replies), realKey)).toEqual([]);
+    expect(replies.find((reply) => reply.place === 'stream')?.body).toContain('the key is [secret removed by the cadre gateway] and');
+    expect(upstream.keys).toEqual(echoPlaces.map(() => realKey));
   });
 });

@@ -7,7 +7,7 @@ import { createContainerMcp } from '../../src/mcp/for-containers.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { configSchema } from '../../src/store/config-schema.js';
 import { everythingServer } from '../support/mcp-servers.js';
-import { echoPlaces, startEchoingUpstream, type EchoPlace } from './echoing-upstream.js';
+import { echoPlaces, leaks, startEchoingUpstream, type EchoPlace } from './echoing-upstream.js';
 import { realKey, requestOverSocket, startHarness } from './harness.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -17,24 +17,6 @@ afterEach(async () => {
 
 /** A key whose URL-encoded, JSON-escaped and base64 forms all differ from it (base64-style keys have `/`, `+`, `=`). */
 const oddKey = 'sk-odd/Key+with=slashes/0123456789abcdefghijklmnop';
-
-/**
- * The forms of `key` found in `text`: as it is, URL-encoded, with escaped slashes, as hex, and inside any base64 run
- * (decoded at each alignment) holding the key less its first and last 3 characters.
- */
-function leaks(text: string, key: string): string[] {
-  const found: string[] = [];
-  const hex = Buffer.from(key).toString('hex');
-  const forms: Array<[string, string]> = [['raw', key], ['url', encodeURIComponent(key)], ['json', key.replace(/\//g, '\\/')], ['hex', hex], ['HEX', hex.toUpperCase()]];
-  for (const [name, form] of forms) if (text.includes(form)) found.push(name);
-  const middle = key.slice(3, -3);
-  for (const run of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? []) {
-    for (let offset = 0; offset < 4; offset += 1) {
-      if (Buffer.from(run.slice(offset), 'base64').toString('latin1').includes(middle)) found.push(`base64 ${run}`);
-    }
-  }
-  return found;
-}
 
 async function echoingGateway(kind: 'anthropic' | 'openai', key: string) {
   const upstream = await startEchoingUpstream(kind);
