@@ -126,11 +126,13 @@ describe('universal-agent at the prompt', () => {
 
   it('keeps the session when the provider fails mid-task, and says what to do', async () => {
     server = await startModelServer({ script: 'agent-greet' });
-    server.failNext({ status: 500, message: 'upstream exploded' });
+    // A 500 is retried (3 times, here without waiting: the server says retry-after 0); one that persists fails the task.
+    for (let call = 0; call < 4; call += 1) server.failNext({ status: 500, message: 'upstream exploded', retryAfter: '0' });
     const { project, home } = await greetProject();
     const run = await runCli(['-c', '/agent universal-agent "Add a greet function"', '-c', '/status'], { cwd: project, home, env: modelEnv(server.url) });
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toMatch(/server|500/i);
+    expect(server.requests).toHaveLength(4);
+    expect(run.stderr).toMatch(/server error \(500\): upstream exploded \(4 calls failed; cadre stopped trying\)/);
     expect(existsSync(join(project, 'src/greet.ts'))).toBe(false);
     const autosave = JSON.parse(readFileSync(join(project, '.cadre/sessions/.autosave.json'), 'utf8')) as { snapshot: { context: { transcript: { role: string; text: string }[] } } };
     expect(autosave.snapshot.context.transcript.some((entry) => entry.role === 'user' && entry.text === 'Add a greet function')).toBe(true);
