@@ -63,7 +63,7 @@ it('through the real gateway: the budget runs out mid-task and the attempt ends 
   expect(shown).toContainEqual(expect.objectContaining({ type: 'output.message', text: '  · listed 1 files in .' }));
 }, 30_000);
 
-it('a model server error past the task\'s retries ends the attempt with the model error, which the task retries', async () => {
+it('a model server error past the runner\'s retries ends the attempt with the model error (the task does not retry it again)', async () => {
   const model = await startModelServer({ script: { turns: [{ error: { status: 500, message: 'upstream exploded' } }] } });
   cleanups.push(model.close);
   const runner = startRunner({ bundle: runnerBundle(), workspace: workspace(), env: { CADRE_MODEL: 'anthropic:claude-test', ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.url }, args: ['--task', 'x', '--attempt', '2', '--max-retries', '0'] });
