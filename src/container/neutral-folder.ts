@@ -69,12 +69,12 @@ export async function neutralCopy(source: string, neutral: string, name: string)
   const temporary = join(neutral, `.${name}-${randomBytes(4).toString('hex')}`);
   if (single) {
     await copyFile(source, temporary);
+    await chmod(temporary, 0o644);
   } else {
     await mkdir(temporary);
     for (const file of files) await writeFile(join(temporary, file), await readFile(join(source, file)), { mode: 0o644 });
     await chmod(temporary, 0o755);
   }
-  if (single) await chmod(temporary, 0o644);
   // Another process may have made the same copy meanwhile: its copy is as good.
   await rename(temporary, copy).catch(() => rm(temporary, { recursive: true, force: true }));
   return copy;

@@ -10,9 +10,9 @@ const credentialLine = z.record(z.string().regex(/^[A-Z][A-Z0-9_]*_API_KEY$/), z
  * non-dumpable process to root, and closes its environ, memory, descriptors and ptrace to every process without
  * CAP_SYS_PTRACE (none in the container has it); a dumpable one's files stay its own uid's, open to the commands it runs.
  */
-export function assertUnreadable(procSelf = '/proc/self'): void {
+export function assertUnreadable(): void {
   const uid = process.getuid?.() ?? 0;
-  if (uid !== 0 && statSync(`${procSelf}/environ`).uid === 0) return;
+  if (uid !== 0 && statSync('/proc/self/environ').uid === 0) return;
   throw new CadreError('runner.credential-exposed', `The commands the runner starts could read its memory (${uid === 0 ? 'it runs as root' : 'its Node is readable, so the kernel leaves it dumpable'}), so it does not take the session credential.`, {
     remedy: "Use cadre's sandbox image (remove vm.image from the config, then /vm-create), whose runner Node is execute-only; a custom image needs the same: a copy of node at /usr/local/libexec/cadre/node, mode 0111, owned by root.",
   });
