@@ -27,7 +27,7 @@ import { listServices, removeServices, type ServiceRecord } from '../container/s
 import { workspacePaths } from '../container/workspace.js';
 import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import { createBudget } from '../gateway/budget.js';
-import { openCallJournal, settleInterruptedCalls } from '../gateway/call-journal.js';
+import { openCallJournal, openInterruptedCalls } from '../gateway/call-journal.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
 import { packageManagerRegistryHosts, registryHostsOf } from '../gateway/registries.js';
@@ -111,11 +111,23 @@ export async function createVmEngine(options: VmEngineOptions) {
   const sessionContext = () => options.session().getSnapshot().context as { name: string; budget: { limit: number; used: number } };
   // Model calls in flight, written before each is sent: what a kill -9 of cadre leaves there, the next start charges.
   const journalDir = join(paths.dataDir, 'journal');
-  await settleInterruptedCalls(journalDir, {
-    session: sessionContext().name,
+  const interrupted = await openInterruptedCalls(journalDir, {
     audit: (call) => audit('gateway.call', { ...call, end: 'interrupted', reserved: call.input + call.output, tokensIn: call.input, tokensOut: call.output, error: 'cadre ended (killed) while the call was in flight; charged its reservation' }),
     charge: (call) => options.session().send({ type: 'budget.used', tokens: call.input + call.output, inputTokens: call.input, outputTokens: call.output }),
-  }).catch((error: unknown) => sink(say(`The gateway's journal of calls in flight could not be read (${error instanceof Error ? error.message : String(error)}); calls a crash interrupted are not charged.`, 'warn')));
+  }).catch((error: unknown) => {
+    sink(say(`The gateway's journal of calls in flight could not be read (${error instanceof Error ? error.message : String(error)}); calls a crash interrupted are not charged.`, 'warn'));
+    return undefined;
+  });
+  // Charged to their session when it runs: now, or once it is resumed.
+  let chargedFor = '';
+  const chargeInterrupted = (): void => {
+    const name = sessionContext().name;
+    if (name === chargedFor) return;
+    chargedFor = name;
+    void interrupted?.chargeFor(name).catch(() => undefined);
+  };
+  chargeInterrupted();
+  const watchSession = interrupted ? options.session().subscribe(chargeInterrupted) : undefined;
   const journal = openCallJournal(journalDir);
   // The session holds the one budget figure: the gateways reserve against what it says is used.
   const budget = createBudget({
@@ -481,6 +493,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       for (const id of held()) options.root().send({ type: 'container.forget', containerId: id });
       await gateways.closeAll();
       await mcp?.close();
+      watchSession?.unsubscribe();
       journal.close();
       await releaseMyClaims(runDir);
     },

@@ -89,9 +89,9 @@ function running(pid: number): boolean {
 
 /**
  * The calls the journals of dead processes in `dir` left in flight, each file's then removed (`consume`, once the caller
- * has recorded them). A journal of a process still running (another cadre) is left alone; a line cut by the kill is skipped.
+ * has recorded them; but `keep`). A journal of a process still running (another cadre) is left alone; a line cut by the kill is skipped.
  */
-export async function interruptedCalls(dir: string, isRunning: (pid: number) => boolean = running): Promise<{ calls: InterruptedCall[]; consume(): Promise<void> }> {
+export async function interruptedCalls(dir: string, isRunning: (pid: number) => boolean = running): Promise<{ calls: InterruptedCall[]; consume(keep?: string): Promise<void> }> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const files: string[] = [];
   const calls: InterruptedCall[] = [];
@@ -118,8 +118,8 @@ export async function interruptedCalls(dir: string, isRunning: (pid: number) => 
   }
   return {
     calls,
-    async consume() {
-      await Promise.all(files.map((file) => rm(file, { force: true })));
+    async consume(keep) {
+      await Promise.all(files.filter((file) => file !== keep).map((file) => rm(file, { force: true })));
     },
   };
 }
@@ -140,23 +140,39 @@ function parseLine(line: string): z.infer<typeof startedLine> | z.infer<typeof e
   return started.success ? started.data : undefined;
 }
 
+/** The calls killed cadres left in flight, audited, waiting for their sessions to run (see openInterruptedCalls). */
+export interface InterruptedCalls {
+  /** Charges (once) the calls of `session`: call it when that session runs (at the start, and when one is resumed). */
+  chargeFor(session: string): Promise<void>;
+}
+
 /**
- * What the next start does with the calls a killed cadre left in flight (`dir` is the journals' folder): each is audited
- * once as interrupted, and charged its reservation to its session when that session is the one running; a call of
- * another session is kept (audited) until a start runs that session (a resumed one).
+ * What a start does with the calls killed cadres left in flight (`dir` is the journals' folder): each is audited once as
+ * interrupted and kept in one file of pending calls until `chargeFor` its session charges its reservation.
  */
-export async function settleInterruptedCalls(dir: string, input: { session: string; audit(call: InterruptedCall): void; charge(call: InterruptedCall): void }): Promise<void> {
+export async function openInterruptedCalls(dir: string, input: { audit(call: InterruptedCall): void; charge(call: InterruptedCall): void }): Promise<InterruptedCalls> {
   const found = await interruptedCalls(dir);
-  if (found.calls.length === 0) return;
-  const kept: InterruptedCall[] = [];
+  let pending: InterruptedCall[] = [];
   for (const call of found.calls) {
     if (call.audited !== true) input.audit(call);
-    if (call.session === input.session) input.charge(call);
-    else kept.push({ ...call, audited: true });
+    pending.push({ ...call, audited: true });
   }
-  if (kept.length > 0) {
-    const lines = kept.map((call, index) => JSON.stringify({ id: index + 1, ...call }));
-    await writeFile(join(dir, `pending-${Date.now()}.jsonl`), `${lines.join('\n')}\n`, { mode: 0o600 });
-  }
-  await found.consume();
+  const file = join(dir, `pending-${Date.now()}.jsonl`);
+  const save = async (): Promise<void> => {
+    if (pending.length === 0) await rm(file, { force: true });
+    else await writeFile(file, `${pending.map((call, index) => JSON.stringify({ id: index + 1, ...call })).join('\n')}\n`, { mode: 0o600 });
+  };
+  if (pending.length > 0) await save();
+  await found.consume(file);
+  let saving = Promise.resolve();
+  return {
+    chargeFor(session) {
+      const due = pending.filter((call) => call.session === session);
+      if (due.length === 0) return saving;
+      pending = pending.filter((call) => call.session !== session);
+      for (const call of due) input.charge(call);
+      saving = saving.then(save, save);
+      return saving;
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBudget } from '../../src/gateway/budget.js';
-import { openCallJournal, settleInterruptedCalls, type InterruptedCall } from '../../src/gateway/call-journal.js';
+import { openCallJournal, openInterruptedCalls, type InterruptedCall } from '../../src/gateway/call-journal.js';
 import { startLocalServer } from './harness.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -59,24 +59,24 @@ describe('the journal of calls in flight', () => {
     child.kill('SIGKILL');
     await once(child, 'exit');
 
-    // The next start runs another session first: the call is audited once and kept; the resumed session is charged it.
+    // The next start runs another session: the call is audited once and kept; a later start, and the resumed session in
+    // it, charges it its reservation, once.
     const audited: InterruptedCall[] = [];
-    const charged: Array<[string, InterruptedCall]> = [];
-    const start = (session: string) => settleInterruptedCalls(join(home, 'journal'), {
-      session,
-      audit: (interrupted) => audited.push(interrupted),
-      charge: (interrupted) => charged.push([session, interrupted]),
-    });
-    await start('another');
+    const charged: InterruptedCall[] = [];
+    const start = () => openInterruptedCalls(join(home, 'journal'), { audit: (interrupted) => audited.push(interrupted), charge: (interrupted) => charged.push(interrupted) });
+    await (await start()).chargeFor('another');
     expect(audited).toEqual([expect.objectContaining({ session: 's1', cid: 'c1', provider: 'anthropic', model: 'claude-test', output: 3_000, pid: child.pid })]);
     expect(audited[0]?.input).toBeGreaterThanOrEqual(1_000);
     expect(charged).toEqual([]);
-    await start('s1');
+    const later = await start();
+    await later.chargeFor('another');
+    expect(charged).toEqual([]);
+    await later.chargeFor('s1');
     expect(audited).toHaveLength(1);
-    expect(charged).toEqual([['s1', expect.objectContaining({ input: audited[0]?.input, output: 3_000, at: audited[0]?.at })]]);
+    expect(charged).toEqual([expect.objectContaining({ session: 's1', input: audited[0]?.input, output: 3_000, at: audited[0]?.at })]);
     // Charged once: nothing is left to charge again.
     expect(await readdir(join(home, 'journal'))).toEqual([]);
-    await start('s1');
+    await (await start()).chargeFor('s1');
     expect(charged).toHaveLength(1);
   });
 
@@ -95,7 +95,7 @@ describe('the journal of calls in flight', () => {
     if (loose === undefined) throw new Error('refused');
     await budget.tighten(loose);
     const found: InterruptedCall[] = [];
-    const start = () => settleInterruptedCalls(dir, { session: 's1', audit: (call) => found.push(call), charge: () => undefined });
+    const start = async () => (await openInterruptedCalls(dir, { audit: (call) => found.push(call), charge: () => undefined })).chargeFor('s1');
     // This process is alive: its calls are its own.
     await start();
     expect(found).toEqual([]);
