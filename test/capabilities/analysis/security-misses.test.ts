@@ -51,6 +51,12 @@ describe('CSRF routes declared as router.route(p).get(…).post(…)', () => {
   });
 });
 
+describe('a use() mount of a server that changes state is a route', () => {
+  it("express-graphql's README: the GraphQL endpoint behind express-session, which reads form posts itself, lacks CSRF protection", async () => {
+    expect(await found(copyFixture('express-graphql-session'), 'security/csrf')).toEqual(['Medium server.js:8']);
+  });
+});
+
 describe('cookie authentication decided from what the middleware does', () => {
   it('secDevLabs Tic-Tac-Toe: its cookie-JWT check still authenticates the game route once it is no longer named verifyJWT', async () => {
     const root = copyFixture('secdevlabs-tictactoe');

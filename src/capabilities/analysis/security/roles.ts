@@ -35,8 +35,14 @@ export const authName = /auth|login|logged|passport|jwt|guard|protect|verify(?:T
 const serverSideRequestFields = /^(?:req|request|ctx)\.(?:session|user|isAuthenticated|state\.user|cookies|signedCookies|headers\.cookie)\b/;
 /** Checking a token or credential: `jwt.verify(token, key)`, `jose.jwtVerify`, `passport.authenticate(…)`. */
 const verifiesCredential = /(?:^|\.)(?:verify|jwtVerify|authenticate|verifyIdToken|verifySessionCookie)$/;
-/** Middleware that serves requests itself (a GraphQL endpoint runs mutations over POST). */
-const requestServers = /^(?:express-graphql|graphql-http(?:\/.*)?|@apollo\/server(?:\/.*)?|apollo-server-express|graphql-yoga|@graphql-yoga\/\w+|postgraphile|json-server)$/;
+/**
+ * Middleware that serves requests itself and reads HTML form bodies on its own: express-graphql runs a mutation posted as
+ * application/x-www-form-urlencoded (its README), json-server writes what a form posts. (Apollo Server and graphql-http
+ * take JSON only, which a cross-site form cannot send.)
+ */
+const formServers = /^(?:express-graphql|json-server)$/;
+/** Session middleware: a server mounted after it gets the logged-in session with each request. */
+const sessionMiddleware = /^(?:express-session|cookie-session)$/;
 
 type LineOf = (node: AstNode) => number;
 
@@ -108,8 +114,12 @@ function registration(call: AstNode, scope: FileScope, roles: Roles, lineOf: Lin
       if (module && parsesForms(handler, module)) roles.acceptsForms = true;
       if (authenticates(handler, scope)) fileUsesAuth.value = true;
     }
-    const server = pathArgument ? handlers.find((handler) => requestServers.test(moduleOf(handler, scope) ?? '')) : undefined;
-    if (server) roles.routes.push({ method: 'ALL', path: path ?? '', line: lineOf(call), authenticated: handlers.some((handler) => handler !== server && authenticates(handler, scope)) });
+    const server = pathArgument ? handlers.find((handler) => formServers.test(moduleOf(handler, scope) ?? '')) : undefined;
+    if (server) {
+      roles.acceptsForms = true;
+      const session = roles.mounted.some((module) => sessionMiddleware.test(module));
+      roles.routes.push({ method: 'ALL', path: path ?? '', line: lineOf(call), authenticated: session || handlers.some((handler) => handler !== server && authenticates(handler, scope)) });
+    }
   }
   if (!handlers.some((handler) => inlineFunction(handler, scope) !== null || importedCallable(handler, scope) !== null)) return;
   for (const handler of handlers) bindHandler(handler, scope, roles, lineOf(call));
