@@ -1,7 +1,8 @@
 // Two real cadre processes on one corpus project (koa-typescript-rest), both drafting an endpoint that adds an export to the
 // same src/controller/index.ts: the second apply must not silently revert the first; /undo takes back only its own session's plans.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -94,6 +95,33 @@ describe('two cadre processes on one project', () => {
     expect(await first.exited).toBe(0);
     expect(await second.exited).toBe(0);
     expect(gitStatus(project).split('\n').filter(Boolean).sort()).toEqual([' M src/controller/index.ts', ' M src/protectedRoutes.ts', '?? src/controller/review.ts', '?? src/entity/review.ts']);
+  });
+
+  it('a cadre starting while another applies leaves that apply\'s journal alone until the apply lock is free', { timeout: 90_000 }, async () => {
+    const { project, home } = koaProject();
+    await mkdir(home, { recursive: true });
+    // An apply in progress in another (live) process: its lock, its journal, one new content written aside.
+    const applier = spawn('sleep', ['60']);
+    const temp = join(project, 'src/controller/.index.ts.cadre-new-1.tmp');
+    writeFileSync(temp, 'export {};\n');
+    await mkdir(join(project, '.cadre/journal'), { recursive: true });
+    const entry = { path: join(project, 'src/controller/index.ts'), temp, backup: `${temp}.old`, previousHash: null, nextHash: null };
+    writeFileSync(join(project, '.cadre/journal/p1.json'), `${JSON.stringify({ version: 1, label: 'plan "Other"', state: 'preparing', entries: [entry], createdDirs: [] })}\n`);
+    writeFileSync(join(project, '.cadre/apply.lock'), `${JSON.stringify({ session: 'other', pid: applier.pid, host: hostname(), since: new Date().toISOString() })}\n`);
+    try {
+      const started = runCli(['-c', '/status'], { cwd: project, home });
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(existsSync(temp)).toBe(true);
+      expect(existsSync(join(project, '.cadre/journal/p1.json'))).toBe(true);
+      // The other apply ends without finishing (killed): its lock is stale now, and the start rolls its journal back.
+      applier.kill('SIGKILL');
+      const run = await started;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout + run.stderr).toContain('it was rolled back');
+      expect(existsSync(temp)).toBe(false);
+    } finally {
+      applier.kill('SIGKILL');
+    }
   });
 
   it('-c: /undo of a plan another session applied says whose and when and changes nothing; --force undoes it', { timeout: 90_000 }, async () => {

@@ -190,9 +190,14 @@ export async function lastAppliedPlan(cwd: string): Promise<AppliedPlan | null> 
 
 /**
  * Finishes or rolls back what a crash interrupted in `cwd`: each journal under .cadre/journal/ (see recoverCommit), and the
- * journal's own temporary files. Resolves what was done, for the person to be told.
+ * journal's own temporary files. Resolves what was done, for the person to be told. It holds the apply lock: a journal of
+ * another cadre's apply in progress is that apply's, not a crash's (the lock of a crashed one is taken over).
  */
 export async function recoverInterruptedPlans(cwd: string): Promise<Recovery[]> {
+  return withApplyLock(cwd, currentOwner(`pid-${process.pid}`), () => recoverLocked(cwd));
+}
+
+async function recoverLocked(cwd: string): Promise<Recovery[]> {
   const dir = journalDir(cwd);
   const names = await readdir(dir).catch(() => [] as string[]);
   const recoveries: Recovery[] = [];
