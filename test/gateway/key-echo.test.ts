@@ -1,5 +1,6 @@
 // Red team: an upstream (model provider or MCP server) that quotes the secret the gateway holds for it gets none of it to the
 // container: any status, streamed or not, split across reads, in headers, raw or encoded; seen as raw bytes and by the SDKs.
+import http from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,6 +52,28 @@ describe.each([
     expect(upstream.keys).toEqual(echoPlaces.map(() => key));
     expect(leaks(JSON.stringify(gateway.audit), key)).toEqual([]);
   });
+});
+
+it('a stream keeps flowing: what comes before a split key reaches the client before the rest of the key is even sent', async () => {
+  const { gateway } = await echoingGateway('anthropic', realKey);
+  const { path, body } = request('anthropic', 'stream');
+  const arrivals = await new Promise<Array<{ text: string }>>((resolve, reject) => {
+    const seen: Array<{ text: string }> = [];
+    const req = http.request({ socketPath: gateway.socketPath, method: 'POST', path, headers: { 'x-api-key': gateway.token, 'content-type': 'application/json' } }, (res) => {
+      res.on('data', (chunk: Buffer) => seen.push({ text: chunk.toString() }));
+      res.on('end', () => resolve(seen));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  const text = arrivals.map((arrival) => arrival.text).join('');
+  // The upstream wrote the key's second half 60 ms after its first: what came before the key (the earlier events, and its
+  // own event up to the key) reached the client before the read that carries the mark; only the key's start was held back.
+  const marked = arrivals.findIndex((arrival) => arrival.text.includes('[secret removed'));
+  expect(marked).toBeGreaterThan(0);
+  expect(arrivals.slice(0, marked).map((arrival) => arrival.text).join('')).toMatch(/"text":"before "[\s\S]*"text":"the key is $/);
+  expect(text).toContain('the key is [secret removed by the cadre gateway] and');
+  expect(leaks(text, realKey)).toEqual([]);
 });
 
 describe('the official SDKs against an upstream quoting the key', () => {
