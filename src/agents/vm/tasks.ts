@@ -145,6 +145,17 @@ export function createVmTasks(options: VmTasksOptions) {
     return result.stdout.trim();
   }
 
+  /**
+   * After the outcome is told (so that a queued task's start is told after it): the task is no longer one a crash could
+   * interrupt, and a full workspace disk is said.
+   */
+  async function afterTask(taskId: string, containerId: string, ran: boolean): Promise<void> {
+    const ended = await vm.engine().then((engine) => engine.record(containerId)).catch(() => undefined);
+    if (!ended) return;
+    await removeTaskMarker(ended.workspace.root, taskId).catch(() => undefined);
+    if (ran) await (await disk()).taskEnded(taskId, ended).catch(() => undefined);
+  }
+
   /** Tells how the task ended; `ran` is false for a task that left the queue without ever starting. */
   async function report(taskId: string, containerId: string, output: TaskOutput, ran: boolean): Promise<ExitCode> {
     const ooms = (await Promise.all(oomOf.get(taskId) ?? [])).filter((oom): oom is OomRecord => oom !== null);
@@ -155,11 +166,6 @@ export function createVmTasks(options: VmTasksOptions) {
       sink({ type: 'output.error', code: 'container.out-of-memory', message: `During task ${taskId}, ${containerId} ran out of memory ${ooms.length === 1 ? 'once' : `${ooms.length} times`} (last while running \`${lastOom.command}\`); /vm-status ${containerId} keeps it.`, remedy: oomRemedy(containerId, lastOom.limitBytes) });
     }
     audit('task.finished', { taskId, agent: 'vm-agent', containerId, status: output.status, attempts: output.attempts });
-    const ended = await vm.engine().then((engine) => engine.record(containerId)).catch(() => undefined);
-    if (ended) {
-      await removeTaskMarker(ended.workspace.root, taskId).catch(() => undefined);
-      if (ran) await (await disk()).taskEnded(taskId, ended).catch(() => undefined);
-    }
     options.session().send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
     switch (output.status) {
       case 'succeeded':
@@ -260,7 +266,11 @@ export function createVmTasks(options: VmTasksOptions) {
         if (event.taskId === taskId && event.phase === 'retrying') sink(say(`Task ${taskId}: ${event.detail}; retrying.`, 'warn'));
       });
       const outcome = waitFor(task, (s) => s.status === 'done', { timeout: Infinity })
-        .then((s) => report(taskId, containerId, s.output as TaskOutput, ran))
+        .then(async (s) => {
+          const code = await report(taskId, containerId, s.output as TaskOutput, ran);
+          await afterTask(taskId, containerId, ran);
+          return code;
+        })
         .finally(() => {
           started.unsubscribe();
           retrying.unsubscribe();
