@@ -5,6 +5,7 @@ import type { ProjectContext } from '../../project/context.js';
 import { resolveImport } from '../../project/resolve.js';
 import { autoloadRoutesFolder } from '../generation/fastify-autoload.js';
 import { nestUrl } from '../generation/nest.js';
+import { readNestMain } from '../generation/nest-prefix.js';
 import { isTestFile, type RouteDoc } from './facts.js';
 
 /** Every route with its full path; `mountedAt` says where a router's own paths come from. */
@@ -105,11 +106,12 @@ async function nestPrefix(context: ProjectContext, read: (path: string) => Promi
   if (!context.frameworks.includes('NestJS')) return { prefix: null, uriVersioning: false };
   const main = Object.keys(context.files).find((path) => /(?:^|\/)main\.ts$/.test(path) && !isTestFile(path));
   const text = main ? (await read(main)) ?? '' : '';
-  let prefix = /setGlobalPrefix\(\s*['"]([^'"]+)['"]/.exec(text)?.[1] ?? null;
-  if (!prefix && /setGlobalPrefix\(/.test(text)) {
+  const setup = readNestMain(main ?? 'src/main.ts', text);
+  let prefix = setup.prefix;
+  if (!prefix && setup.computedPrefix) {
     for (const path of Object.keys(context.files).filter((candidate) => /config/.test(candidate) && candidate.endsWith('.ts'))) {
       prefix = /API_PREFIX\s*(?:\|\||\?\?)\s*['"]([^'"]+)['"]/.exec((await read(path)) ?? '')?.[1] ?? prefix;
     }
   }
-  return { prefix, uriVersioning: /VersioningType\.URI/.test(text) };
+  return { prefix, uriVersioning: setup.uriVersioning };
 }

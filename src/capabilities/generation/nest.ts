@@ -8,6 +8,7 @@ import { appendElement, applyEdits, parseExisting } from './ast-edit.js';
 import { addMember } from './class-edit.js';
 import { existsError, missingFieldsError, findFile, isConventionSource } from './conventions.js';
 import { addImportEdits, importBlock, type ImportSpec } from './imports.js';
+import { readNestMain } from './nest-prefix.js';
 import { camelCase, kebabCase, plural } from './names.js';
 import { printSource } from './printer.js';
 import { typeormEntity } from './schema-typeorm.js';
@@ -36,9 +37,9 @@ async function learn(context: ProjectContext, read: (path: string) => Promise<st
   }
   const main = findFile(context, (path) => /(?:^|\/)main\.ts$/.test(path));
   const mainText = main ? (await read(main)) ?? '' : '';
-  const literalPrefix = /setGlobalPrefix\(\s*['"]([^'"]+)['"]/.exec(mainText)?.[1];
-  let prefix = literalPrefix ?? null;
-  if (!prefix && /setGlobalPrefix\(/.test(mainText)) {
+  const setup = readNestMain(main ?? 'src/main.ts', mainText);
+  let prefix = setup.prefix;
+  if (!prefix && setup.computedPrefix) {
     for (const path of Object.keys(context.files).filter((candidate) => /config/.test(candidate) && candidate.endsWith('.ts'))) {
       const fallback = /API_PREFIX\s*(?:\|\||\?\?)\s*['"]([^'"]+)['"]/.exec((await read(path)) ?? '')?.[1];
       if (fallback) prefix = fallback;
@@ -49,7 +50,7 @@ async function learn(context: ProjectContext, read: (path: string) => Promise<st
     ? { decorators: [...(/@ApiBearerAuth\(\)/.test(guardText) ? ['@ApiBearerAuth()'] : []), '@UseGuards(AuthGuard(\'jwt\'))'], imports: [{ source: '@nestjs/passport', named: ['AuthGuard'] }, { source: '@nestjs/common', named: ['UseGuards'] }, ...(/@ApiBearerAuth\(\)/.test(guardText) ? [{ source: '@nestjs/swagger', named: ['ApiBearerAuth'] }] : [])] }
     : null;
   const strictInit = options.strict === true && (options as { strictPropertyInitialization?: boolean }).strictPropertyInitialization !== false;
-  return { version: /VersioningType\.URI/.test(mainText) ? version : null, swagger, guard, prefix, definite: strictInit };
+  return { version: setup.uriVersioning ? version : null, swagger, guard, prefix, definite: strictInit };
 }
 
 const validators: Record<FieldSpec['type'], string[]> = {
@@ -61,7 +62,7 @@ const examples: Record<FieldSpec['type'], string> = { string: '\'example\'', tex
 
 /** The served URL of a route: global prefix, URI version, controller path. */
 export function nestUrl(prefix: string | null, version: string | null, path: string): string {
-  return `/${[prefix, version ? `v${version}` : null, path.replace(/^\//, '')].filter(Boolean).join('/')}`;
+  return `/${[prefix?.replace(/^\/+|\/+$/g, ''), version ? `v${version}` : null, path.replace(/^\/+|\/+$/g, '')].filter(Boolean).join('/')}`;
 }
 
 export async function nestEndpointSteps(input: NestInput): Promise<{ steps: PlanStep[]; url: string }> {
