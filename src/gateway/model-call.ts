@@ -127,6 +127,12 @@ export function forwardCall(context: CallContext, input: CallInput): Promise<voi
       });
       return;
     }
+    if (!/^(identity)?$/i.test(String(headers['content-encoding'] ?? '').trim())) {
+      // Asked for identity: compressed bytes would carry a quoted key past the scrubber, and cannot be metered.
+      discarding = true;
+      finish('upstream-cut', 'the provider sent a compressed reply', () => context.reject(res, 'upstream', 'cadre gateway: the model provider sent a compressed reply though asked for none; it was not relayed.'));
+      return;
+    }
     res.writeHead(status, scrubHeaders(responseHeaders(headers), context.secrets));
     isStream = String(headers['content-type'] ?? '').includes('text/event-stream');
   };

@@ -1,10 +1,11 @@
 // A recording upstream that quotes the key the gateway injected, in Anthropic's or OpenAI's wire format: in error and
 // success bodies, in a stream with the key split across two writes, in response headers, raw and in encoded forms.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { startLocalServer } from './harness.js';
 
-/** Where the key comes back; the test picks it with the request's last message (`echo:<place>`). */
-export type EchoPlace = '400' | '429' | '200' | 'stream' | 'header' | 'encoded';
+/** Where the key comes back; the test picks it with the request's last message (`echo:<place>`). `gzip`: a 200 compressed though asked for identity. */
+export type EchoPlace = '400' | '429' | '200' | 'stream' | 'header' | 'encoded' | 'gzip';
 export const echoPlaces: readonly EchoPlace[] = ['400', '429', '200', 'stream', 'header', 'encoded'];
 
 export interface EchoingUpstream {
@@ -70,6 +71,11 @@ function answer(kind: 'anthropic' | 'openai', place: EchoPlace, key: string, res
   if (place === '400') return json(400, error('invalid_request_error', `the request sent with ${quoted(key)} is invalid`));
   if (place === '429') return json(429, error('rate_limit_error', `rate limited: ${quoted(key)}`), { 'retry-after': '0' });
   if (place === '200') return json(200, message(`you called with ${quoted(key)}`));
+  if (place === 'gzip') {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    res.end(gzipSync(JSON.stringify(message(`you called with ${quoted(key)}`))));
+    return;
+  }
   if (place === 'encoded') return json(400, error('invalid_request_error', `rejected ${quoted(key)}`), {}, true);
   if (place === 'header') {
     return json(200, message('ok'), {

@@ -76,6 +76,18 @@ it('a stream keeps flowing: what comes before a split key reaches the client bef
   expect(leaks(text, realKey)).toEqual([]);
 });
 
+it('a reply compressed against the gateway\'s identity request (which could carry the key past it) is not relayed', async () => {
+  const { gateway } = await echoingGateway('anthropic', realKey);
+  const forwarder = await startForwarder({ socketPath: gateway.socketPath });
+  cleanups.push(forwarder.close);
+  const client = new Anthropic({ apiKey: gateway.token, baseURL: `http://127.0.0.1:${forwarder.modelPort}`, maxRetries: 0 });
+  const reply = await client.messages.create({ model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'echo:gzip' }] }).catch((error: unknown) => error);
+  expect(leaks(JSON.stringify(reply), realKey)).toEqual([]);
+  expect(reply).toBeInstanceOf(Anthropic.InternalServerError);
+  expect((reply as Error).message).toContain('sent a compressed reply');
+  expect(gateway.audit.find((entry) => entry.type === 'gateway.call')?.data).toMatchObject({ status: 200, end: 'upstream-cut', error: 'the provider sent a compressed reply' });
+});
+
 describe('the official SDKs against an upstream quoting the key', () => {
   it('@anthropic-ai/sdk: errors, answers, streams and headers carry no form of the key', async () => {
     const { gateway } = await echoingGateway('anthropic', oddKey);
