@@ -1,5 +1,6 @@
 // vm-agent's side of the composition root: the container actor logic, /vm-config's defaults, the start-up sweep, and the vm
 // engine loaded on first use.
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { settingsFromConfig, type ContainerSettings } from '../container/settings.js';
 import { isCadreError } from '../errors.js';
@@ -8,6 +9,17 @@ import type { VmEngine, VmSideOptions } from './vm-engine.js';
 import { lazyContainerLogic, lazyPoolLogic } from './vm-container-logic.js';
 
 export type VmHostOptions = VmSideOptions;
+
+/** Whether `dir` exists and holds anything. */
+async function anyEntry(dir: string): Promise<boolean> {
+  const handle = await opendir(dir).catch(() => undefined);
+  if (!handle) return false;
+  try {
+    return (await handle.read()) !== null;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
 
 async function warmGatewayCaches(): Promise<void> {
   const [{ packageManagerRegistryHosts }, { packageManagerSetting }, { loadTokenCounter }] = await Promise.all([
@@ -70,6 +82,12 @@ export function createVmHost(options: VmHostOptions) {
      */
     sweepInBackground(announce: { interactive: boolean }): void {
       sweeping = (async () => {
+        // Every container of this installation has a workspace folder, and every gateway a run folder: with neither, there is
+        // nothing to sweep, and the Docker client (the heaviest module cadre has) stays unloaded for a session that uses no container.
+        if (!(await anyEntry(options.paths.workspacesDir)) && !(await anyEntry(join(options.paths.dataDir, 'run')))) {
+          if (warmPool > 0) startPool();
+          return;
+        }
         const { createDockerClient } = await import('../container/docker-client.js');
         const docker = createDockerClient();
         if (!(await docker.ping().then(() => true, () => false))) return;
