@@ -15,6 +15,7 @@ import type { ModelHost } from './model-host.js';
 import { draftPrepared, type PreparedPlan } from './prepared-plan.js';
 import { createPlanLogic, reportingFailures, type PlanLogicOptions } from './plan-logic.js';
 import { currentOwner, describeOwner } from '../agents/plan/apply-lock.js';
+import { terminalSafe } from '../terminal-text.js';
 
 export interface AgentHostOptions {
   cwd: string;
@@ -215,7 +216,8 @@ export function createAgentHost(options: AgentHostOptions) {
       if (!ours && !force) {
         const whose = owner ? `another cadre session (${describeOwner(owner)})` : 'an earlier cadre session';
         const what = `The last plan applied in this project, "${applied.title}", came from ${whose} at ${applied.appliedAt}.`;
-        if (!(await confirm?.(`${what} Undo it anyway?`))) {
+        // The record is on disk in the project, so its words are not trusted at the prompt either.
+        if (!(await confirm?.(`${terminalSafe(what)} Undo it anyway?`))) {
           throw new CadreError('plan.undo-other-session', `${what} /undo takes back this session's plans only; nothing was changed.`, {
             remedy: 'If you mean to undo it, answer yes at the prompt, or run /undo --force (with -c).',
           });

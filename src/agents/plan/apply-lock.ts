@@ -33,20 +33,24 @@ export function describeOwner(owner: PlanOwner): string {
   return `pid ${owner.pid} on ${owner.host}, session ${owner.session}`;
 }
 
+/** The lock's holder as written, or null for a lock that is torn or not cadre's. */
+function parseHeld(text: string): z.infer<typeof heldLockSchema> | null {
+  try {
+    return heldLockSchema.parse(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
 /** A lock whose holder is gone: unreadable (torn or hand-made), or written on this host by a process that has ended. */
 function stale(text: string): boolean {
-  let held: z.infer<typeof heldLockSchema>;
-  try {
-    held = heldLockSchema.parse(JSON.parse(text));
-  } catch {
-    return true;
-  }
-  return held.host === hostname() && !lockHolderAlive({ pid: held.pid, ...(held.tag ? { tag: held.tag } : {}) });
+  const held = parseHeld(text);
+  return held === null || (held.host === hostname() && !lockHolderAlive({ pid: held.pid, ...(held.tag ? { tag: held.tag } : {}) }));
 }
 
 function lockedError(cwd: string, text: string, waitedMs: number): CadreError {
-  const held = heldLockSchema.safeParse((() => { try { return JSON.parse(text) as unknown; } catch { return null; } })());
-  const who = held.success ? `${describeOwner(held.data)}, since ${held.data.since}` : 'an unknown process';
+  const held = parseHeld(text);
+  const who = held ? `${describeOwner(held)}, since ${held.since}` : 'an unknown process';
   return new CadreError('plan.apply-locked', `Another cadre (${who}) has been applying or undoing a plan in this project for over ${Math.round(waitedMs / 1000)} s.`, {
     remedy: `Nothing was changed. Let it finish and approve again; if no cadre runs there any more, delete ${applyLockFile(cwd)}.`,
   });
