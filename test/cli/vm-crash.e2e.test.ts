@@ -185,7 +185,8 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
     const id = String(created.data?.containerId);
     const from = cadre.events.length;
     await cadre.run('/agent vm-agent "fill the workspace with a 200MB file"', (event) => isError(event) || /vm-agent finished task/.test(text(event)), 180_000);
-    await cadre.next(from, (event) => event.type === 'output.error' && event.code === 'container.disk-full', 30_000);
+    // Said when the failed step is seen, and again with the outcome (after it, so a queued task's start is told in order).
+    await cadre.next(from, (event) => event.type === 'output.error' && event.code === 'container.disk-full' && / as task [0-9a-f]{4} ends/.test(String(event.message)), 30_000);
     const full = cadre.events.slice(from).filter((event) => event.type === 'output.error' && event.code === 'container.disk-full');
     expect(full.length).toBeGreaterThanOrEqual(1);
     expect(full[0]?.message).toMatch(new RegExp(`The workspace disk of ${id} is full \\(\\d+(\\.\\d)?MB of \\d+(\\.\\d)?MB used\\)`));
