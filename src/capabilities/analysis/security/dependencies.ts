@@ -94,7 +94,8 @@ function toFinding(hit: Hit): Finding {
   const [first, ...others] = advisories as [Advisory, ...Advisory[]];
   const more = others.length > 0 ? ` Also: ${others.map(label).join(', ')}.` : '';
   const unpatched = advisories.filter((advisory) => !advisory.patched);
-  const lowestFixes = advisories.flatMap((advisory) => (advisory.patched ? [semver.minVersion(advisory.patched, { loose: true })] : [])).filter((item) => item !== null);
+  const base = semver.valid(hit.subject, { loose: true }) ?? semver.minVersion(hit.subject, { loose: true })?.version ?? null;
+  const lowestFixes = advisories.map((advisory) => fixOnLine(advisory, base)).filter((item) => item !== null);
   const target = lowestFixes.sort((a, b) => semver.compare(b, a))[0];
   const upgrade = target ? `Upgrade ${hit.name} to ${target.version} or later${hit.range ? ` ("${hit.range}" never reaches it: change the range in package.json)` : ''}.` : '';
   const replace = unpatched.length > 0 ? ` No patched version is known for ${unpatched.map((advisory) => advisory.id).join(', ')}: replace ${hit.name} if that matters here.` : '';
@@ -104,6 +105,23 @@ function toFinding(hit: Hit): Finding {
     fix: (upgrade + replace).trim(),
     ...(hit.where.context ? { context: hit.where.context } : {}),
   };
+}
+
+/**
+ * The first fixed version on the installed line: the upper bound of the affected range the installed version falls in
+ * (express 5.1.0 under "<4.22.0 || >=5.0.0 <5.2.0" is fixed by 5.2.0, not 4.22.0); the advisory's first patched
+ * version when no range bounds it.
+ */
+function fixOnLine(advisory: Advisory, base: string | null): semver.SemVer | null {
+  const patched = advisory.patched ? semver.minVersion(advisory.patched, { loose: true }) : null;
+  if (!base) return patched;
+  const range = semver.validRange(advisory.vulnerable, { loose: true }) ? new semver.Range(advisory.vulnerable, { loose: true, includePrerelease: true }) : null;
+  for (const set of range?.set ?? []) {
+    if (!set.every((comparator) => comparator.test(base))) continue;
+    const upper = set.find((comparator) => comparator.operator === '<');
+    if (upper) return upper.semver;
+  }
+  return patched;
 }
 
 /** The installed copy of a direct dependency: the top-level one, else one that satisfies the declared range. */
