@@ -207,7 +207,7 @@ export function createAgentHost(options: AgentHostOptions) {
      * Restores the files of the last applied plan (from its undo record on disk); `force` also over edits made since. A plan
      * another session applied is undone only when the person says so (`confirm`), or with `force`.
      */
-    async undo({ force = false, confirm }: { force?: boolean; confirm?: (question: string) => Promise<boolean> } = {}): Promise<void> {
+    async undo({ force = false, confirm }: { force?: boolean; confirm?: (question: string, options?: { initial?: boolean }) => Promise<boolean> } = {}): Promise<void> {
       const { lastAppliedPlan, undoPlan } = await import('../agents/plan/apply.js');
       const applied = await lastAppliedPlan(cwd);
       if (!applied) throw new CadreError('plan.nothing-to-undo', 'There is no applied plan to undo in this project.', { remedy: 'Only plans cadre applied here can be undone.' });
@@ -217,7 +217,7 @@ export function createAgentHost(options: AgentHostOptions) {
         const whose = owner ? `another cadre session (${describeOwner(owner)})` : 'an earlier cadre session';
         const what = `The last plan applied in this project, "${applied.title}", came from ${whose} at ${applied.appliedAt}.`;
         // The record is on disk in the project, so its words are not trusted at the prompt either.
-        if (!(await confirm?.(`${terminalSafe(what)} Undo it anyway?`))) {
+        if (!(await confirm?.(`${terminalSafe(what)} Undo it anyway?`, { initial: false }))) {
           throw new CadreError('plan.undo-other-session', `${what} /undo takes back this session's plans only; nothing was changed.`, {
             remedy: 'If you mean to undo it, answer yes at the prompt, or run /undo --force (with -c).',
           });

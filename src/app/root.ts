@@ -110,7 +110,7 @@ export async function startApp(options: AppOptions): Promise<App> {
     forget: () => sessionActor().send({ type: 'session.model.set', model: null }),
   });
 
-  const confirm = (question: string): Promise<boolean> => (options.interactive ? askYesNo(question) : Promise.resolve(false));
+  const confirm = (question: string, asked: { initial?: boolean } = {}): Promise<boolean> => (options.interactive ? askYesNo(question, asked.initial ?? true) : Promise.resolve(false));
 
   const runtime: Runtime = {
     version: cadreVersion,

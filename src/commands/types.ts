@@ -14,8 +14,8 @@ export interface CommandContext {
   signal: AbortSignal;
   /** True at the interactive prompt; false for `cadre -c`. */
   interactive: boolean;
-  /** Asks a yes/no question at the prompt; resolves false when there is no one to ask. */
-  confirm(question: string): Promise<boolean>;
+  /** Asks a yes/no question at the prompt (Enter answers `initial`, yes by default); resolves false when there is no one to ask. */
+  confirm(question: string, options?: { initial?: boolean }): Promise<boolean>;
   /** Every slash command (for /help and the parser). */
   registry: readonly CommandDefinition[];
   runtime: Runtime;

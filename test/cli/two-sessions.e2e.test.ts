@@ -46,8 +46,9 @@ describe('two cadre processes on one project', () => {
     const index = join(project, 'src/controller/index.ts');
     const first = cadreAt(project, home);
     const second = cadreAt(project, home);
-    let a = await first.waitFor('cadre ›');
-    let b = await second.waitFor('cadre ›');
+    // A start can take long on a loaded machine; every later step is quick.
+    let a = await first.waitFor('cadre ›', { timeoutMs: 60_000 });
+    let b = await second.waitFor('cadre ›', { timeoutMs: 60_000 });
 
     // Both draft against the same index.ts and wait at their approval prompts.
     first.type(endpoint('reviews'));
@@ -128,7 +129,7 @@ describe('two cadre processes on one project', () => {
     const { project, home } = koaProject();
     await mkdir(home, { recursive: true });
     const pty = cadreAt(project, home);
-    let at = await pty.waitFor('cadre ›');
+    let at = await pty.waitFor('cadre ›', { timeoutMs: 60_000 });
     pty.type(endpoint('reviews'));
     at = await pty.waitFor('Apply this plan?', { from: at });
     pty.type('y');
