@@ -106,12 +106,13 @@ export function createBudget(options: {
   const journaled = new Set<number>();
   const hold = (input: number, output: number, label: CallLabel | undefined): Reservation => {
     const reservation: Reservation = { id: nextId++, input, output, tokens: input + output };
-    open.set(reservation.id, reservation);
-    reserved += reservation.tokens;
+    // First: a call the journal cannot record (a full disk) is refused by the throw, and holds nothing.
     if (label !== undefined && options.journal !== undefined) {
       options.journal.started(reservation.id, label, { input, output });
       journaled.add(reservation.id);
     }
+    open.set(reservation.id, reservation);
+    reserved += reservation.tokens;
     return reservation;
   };
 

@@ -25,7 +25,7 @@ export interface InterruptedCall extends CallLabel {
 }
 
 export interface CallJournal {
-  /** Written (synchronously) before the call is sent. */
+  /** Written (synchronously) before the call is sent; throws when it cannot be (the call is then refused). */
   started(id: number, label: CallLabel, reserved: { input: number; output: number }): void;
   /** The call's reservation was lowered (to the provider's count): an interruption charges this input instead. */
   lowered(id: number, input: number): void;
@@ -56,17 +56,26 @@ export function openCallJournal(dir: string): CallJournal {
   const append = (line: string): void => {
     if (!closed) writeSync(fd, `${line}\n`);
   };
+  // An end or a lowering that cannot be written (a full disk) costs at most a charge too many at the next start; the
+  // charge itself goes on.
+  const appendAfter = (line: string): void => {
+    try {
+      append(line);
+    } catch {
+      // Left as it is: see above.
+    }
+  };
   return {
     started(id, label, reserved) {
       open += 1;
       append(JSON.stringify({ id, at: new Date().toISOString(), ...label, input: reserved.input, output: reserved.output }));
     },
     lowered(id, input) {
-      append(`{"lower":${id},"input":${input}}`);
+      appendAfter(`{"lower":${id},"input":${input}}`);
     },
     ended(id) {
       open = Math.max(0, open - 1);
-      append(`{"end":${id}}`);
+      appendAfter(`{"end":${id}}`);
     },
     close() {
       if (closed) return;
