@@ -68,6 +68,7 @@ export function detectStyle(input: StyleInput): CodeStyle {
     sources: { indent: sampled.indent ? 'sampled' : 'default', quotes: sampled.quotes ? 'sampled' : 'default', semicolons: sampled.semicolons === null ? 'default' : 'sampled', printWidth: 'default', trailingComma: sampled.trailingComma ? 'sampled' : 'default' },
   };
   applyEslint(style, input.eslintConfigText);
+  followTheCode(style, sampled);
   applyEditorconfig(style, input.editorconfig);
   if (input.prettier || input.prettierMajor) applyPrettier(style, input.prettier, input.prettierMajor ?? null);
   return style;
@@ -133,7 +134,7 @@ function applyPrettier(style: CodeStyle, config: PrettierConfig | null, major: n
 
 /** A rule's options as written in an ESLint config (flat or legacy, JSON or JS): `'name': ['error', …]`. */
 function ruleOption(text: string, names: string, option: string): RegExpExecArray | null {
-  return new RegExp(`['"]?(?:@stylistic/(?:js/|ts/)?)?(?:${names})['"]?\\s*:\\s*\\[\\s*['"]?(?:error|warn|1|2)['"]?\\s*,\\s*${option}`).exec(text);
+  return new RegExp(`['"]?(?:@stylistic/(?:js/|ts/)?|style/)?(?:${names})['"]?\\s*:\\s*\\[\\s*['"]?(?:error|warn|1|2)['"]?\\s*,\\s*${option}`).exec(text);
 }
 
 function applyEslint(style: CodeStyle, text: string | null): void {
@@ -146,6 +147,7 @@ function applyEslint(style: CodeStyle, text: string | null): void {
   } else if (/@antfu\/eslint-config/.test(text)) {
     Object.assign(style, { semicolons: false, quotes: 'single', spaceBeforeFunctionParen: false, trailingComma: 'all', formatter: 'eslint', arrowParens: 'avoid' });
     Object.assign(style.sources, { semicolons: 'eslint', quotes: 'eslint', trailingComma: 'eslint' });
+    applyAntfuStylistic(style, text);
   }
   const quotes = ruleOption(text, 'quotes', `['"](single|double)['"]`);
   if (quotes?.[1] === 'single' || quotes?.[1] === 'double') {
@@ -177,7 +179,37 @@ function applyEslint(style: CodeStyle, text: string | null): void {
   if (/eslint-plugin-tailwindcss|['"]tailwindcss['"]\s*[\],]|plugin:tailwindcss\//.test(text)) style.sortsTailwindClasses = true;
 }
 
-function sampleStyle(samples: readonly string[]): { indent: CodeStyle['indent'] | null; quotes: CodeStyle['quotes'] | null; semicolons: boolean | null; trailingComma: CodeStyle['trailingComma'] | null; spaceBeforeFunctionParen: boolean } {
+/** antfu's preset takes its style as options, `antfu({ stylistic: { quotes: 'double', semi: true, indent: 4 } })`, over its defaults (single quotes, no semicolons, 2 spaces). */
+function applyAntfuStylistic(style: CodeStyle, text: string): void {
+  const options = /\bstylistic\s*:\s*\{([^{}]*)\}/.exec(text)?.[1];
+  if (!options) return;
+  const quotes = /\bquotes['"]?\s*:\s*['"](single|double)['"]/.exec(options)?.[1];
+  if (quotes === 'single' || quotes === 'double') style.quotes = quotes;
+  const semi = /\bsemi['"]?\s*:\s*(true|false)\b/.exec(options)?.[1];
+  if (semi) style.semicolons = semi === 'true';
+  const indent = /\bindent['"]?\s*:\s*(?:(\d+)|['"]tab['"])/.exec(options);
+  if (indent) {
+    style.indent = indent[1] ? { kind: 'space', size: Number(indent[1]) } : { kind: 'tab', size: 1 };
+    style.sources.indent = 'eslint';
+  }
+}
+
+/** Where the ESLint config read (or a preset's default) and the project's code disagree on quotes or semicolons, the code wins: its lint passes as it is, so the reading was wrong. */
+function followTheCode(style: CodeStyle, sampled: Sampled): void {
+  const agree = (counts: [number, number]): boolean => counts[0] + counts[1] >= 20 && Math.max(...counts) >= 0.9 * (counts[0] + counts[1]);
+  if (style.sources.quotes === 'eslint' && sampled.quotes && sampled.quotes !== style.quotes && agree(sampled.counts.quotes)) {
+    style.quotes = sampled.quotes;
+    style.sources.quotes = 'sampled';
+  }
+  if (style.sources.semicolons === 'eslint' && sampled.semicolons !== null && sampled.semicolons !== style.semicolons && agree(sampled.counts.semicolons)) {
+    style.semicolons = sampled.semicolons;
+    style.sources.semicolons = 'sampled';
+  }
+}
+
+type Sampled = { indent: CodeStyle['indent'] | null; quotes: CodeStyle['quotes'] | null; semicolons: boolean | null; trailingComma: CodeStyle['trailingComma'] | null; spaceBeforeFunctionParen: boolean; counts: { quotes: [number, number]; semicolons: [number, number] } };
+
+function sampleStyle(samples: readonly string[]): Sampled {
   let tabs = 0;
   let trailing = 0;
   let bare = 0;
@@ -226,6 +258,7 @@ function sampleStyle(samples: readonly string[]): { indent: CodeStyle['indent'] 
     semicolons: withSemicolon + withoutSemicolon === 0 ? null : withSemicolon >= withoutSemicolon,
     trailingComma: trailing + bare < 3 ? null : trailing >= bare ? 'all' : 'none',
     spaceBeforeFunctionParen: spaced > tight,
+    counts: { quotes: [single, double], semicolons: [withSemicolon, withoutSemicolon] },
   };
 }
 

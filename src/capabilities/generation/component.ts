@@ -14,7 +14,7 @@ import { reactComponentSource } from './react-component.js';
 import { attributeKit, themeKit } from './react-kits.js';
 import { chooseStyling, themeTokens } from './styling.js';
 import type { ComponentTask } from './task.js';
-import { vueComponentScript, vueComponentTemplate, vueStyling } from './vue-component.js';
+import { indentMarkup, vueComponentScript, vueComponentTemplate, vueStyling } from './vue-component.js';
 
 export async function generateComponent(task: ComponentTask, options: { cwd: string; context: ProjectContext }): Promise<PlanDraft> {
   const { context, cwd } = options;
@@ -62,7 +62,7 @@ export async function generateComponent(task: ComponentTask, options: { cwd: str
     const styling = vueStyling(spec.name, context, tokens, await uiShortcuts(context, read));
     const autoImports = Object.keys(context.files).some((path) => /(?:^|\/)auto-imports\.d\.ts$/.test(path));
     const script = await printSource(`${componentPath}.ts`, vueComponentScript(spec, { typescript: conventions.typescript, autoImports }), context.style);
-    const content = `<script setup${conventions.typescript ? ' lang="ts"' : ''}>\n${script}</script>\n\n${vueComponentTemplate(spec, styling)}${styling.style ? `\n${styling.style}` : ''}`;
+    const content = `<script setup${conventions.typescript ? ' lang="ts"' : ''}>\n${script}</script>\n\n${indentMarkup(vueComponentTemplate(spec, styling), context.style.indent)}${styling.style ? `\n${indentMarkup(styling.style, context.style.indent)}` : ''}`;
     steps.push({ action: 'create-file', path: componentPath, summary: `${spec.name} (script setup): ${describe(spec)}, styled with ${styling.approach}`, content: context.style.formatter === 'prettier' ? await printSource(componentPath, content, context.style) : content });
     if (convention) {
       const testPath = posix.join(convention.folder(componentPath), convention.fileName(posix.basename(componentPath).replace(/\.vue$/, ''), conventions.typescript ? 'ts' : 'js'));

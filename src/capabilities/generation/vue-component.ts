@@ -63,6 +63,12 @@ export function vueComponentTemplate(spec: UiSpec, styling: VueStyling): string 
   return `<template>\n${lines.join('\n')}\n</template>\n`;
 }
 
+/** Markup written with two-space steps, re-indented in the project's unit (antfu's `stylistic.indent: 4` lints templates with vue/html-indent). */
+export function indentMarkup(markup: string, indent: { kind: 'space' | 'tab'; size: number }): string {
+  const unit = indent.kind === 'tab' ? '\t' : ' '.repeat(indent.size);
+  return unit === '  ' ? markup : markup.replace(/^((?: {2})+)/gm, (spaces) => unit.repeat(spaces.length / 2));
+}
+
 function stateControl(field: FieldSpec, c: VueStyling['classes'], element: (tag: string, attributes: string, text: string, indent: string) => string[]): string[] {
   const label = field.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
   const title = label.charAt(0).toUpperCase() + label.slice(1);
