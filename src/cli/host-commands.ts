@@ -31,14 +31,17 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
     .action(async (_options: unknown, command: Command) =>
       withSink(command, setExitCode, async (sink, globals) => {
         const { loadConfig } = await import('../store/config.js');
-        const { describeConfig, renderConfigText } = await import('../store/config-describe.js');
+        const { describeConfig, renderConfigText, withActiveProvider } = await import('../store/config-describe.js');
         const { resolveModel, describeModel } = await import('../model/resolve.js');
         const { decideFolderTrust, folderTrustNote } = await import('../app/folder-trust.js');
         const { resolvePaths } = await import('../store/paths.js');
         const trust = await decideFolderTrust({ cwd: globals.cwd, env: process.env, flag: globals.trust === true });
-        const loaded = await loadConfig({ cwd: globals.cwd, ...(trust.trusted ? { trustedProject: trust.fingerprint } : {}) });
-        const description = describeConfig(loaded);
-        const activeModel = describeModel(resolveModel(loaded.config.model, process.env));
+        const { runEnvironment } = await import('./sink.js');
+        const env = runEnvironment(globals);
+        const loaded = await loadConfig({ cwd: globals.cwd, env, ...(trust.trusted ? { trustedProject: trust.fingerprint } : {}) });
+        const resolved = resolveModel(loaded.config.model, env);
+        const description = withActiveProvider(describeConfig(loaded), resolved);
+        const activeModel = describeModel(resolved);
         const trustNote = folderTrustNote(trust, resolvePaths({ cwd: globals.cwd, env: process.env }), loaded.ignored);
         sink(result('config', { ...description, activeModel }, `${renderConfigText(description)}\n\nActive model: ${activeModel}`));
         if (trustNote) sink(trustNote);

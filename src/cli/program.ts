@@ -7,7 +7,14 @@ import { registerHostCommands } from './host-commands.js';
 
 
 const exitCodeHelp = `
-Exit codes (for -c runs):
+One task without the prompt (as claude -p, gemini -p, codex exec):
+  cadre -p "<task>" or cadre "<task>" runs the task with universal-agent (the session's agent with --resume), prints
+  the answer on stdout (--json: one JSON event per line) and exits with the codes below. -c commands given with it run
+  first, in order. A plan that changes files is not applied without a prompt to approve it at: the run stops at it with
+  plan.needs-approval (exit 1) and nothing is written, unless autonomous mode is on: cadre -c "/auto on" -p "<task>".
+  Text that starts with a slash runs as that slash command.
+
+Exit codes (for -p and -c runs):
   0    every command succeeded
   1    a command failed
   2    usage error (unknown command, bad argument, bad configuration)
@@ -17,6 +24,8 @@ Exit codes (for -c runs):
 Examples:
   cadre                                   open the prompt on the current folder
   cadre --cwd examples/react-shop         open the prompt on another project
+  cadre -p "explain src/index.ts"         run one task, print the answer, exit
+  cadre -m claude-sonnet-4-5 "add tests"  the same task with another model for this run
   cadre -c "/status" -c "/sessions"       run commands without the prompt
   cadre --json -c "/help"                 the same, one JSON event per line
   cadre --resume header-work              continue a saved session`;
@@ -25,12 +34,21 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** `-p TASK` or `cadre TASK`: the task runs after the -c entries, as one more entry (free text goes to the session's agent). */
+function withTask(options: GlobalOptions, words: string[]): GlobalOptions {
+  const tasks = [options.prompt, words.join(' ')].filter((task): task is string => task !== undefined && task.trim() !== '');
+  return { ...options, command: [...options.command, ...tasks] };
+}
+
 export function buildProgram(setExitCode: (code: number) => void): Command {
   const program = new Command('cadre')
     .description('An interactive development assistant: universal-agent works on your project, vm-agent in an isolated container.')
     .version(cadreVersion, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show this help')
     .addOption(new Option('--cwd <dir>', 'the project folder').default(process.cwd(), 'the current folder'))
+    .argument('[task...]', 'a task to run without the prompt, as -p does')
+    .option('-p, --prompt <task>', 'run one task without the prompt (to universal-agent), print the answer and exit')
+    .option('-m, --model <name>', 'the model for this run (as CADRE_MODEL: a name the provider serves, or provider/name)')
     .option('-c, --command <slash-command>', 'run a slash command without the prompt (repeatable; run in order, stops at the first failure)', collect, [])
     .option('--json', 'print one JSON object per line (the emitted events) instead of text')
     .option('--resume <name>', 'resume a saved session')
@@ -41,9 +59,9 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .addHelpText('after', exitCodeHelp)
     .showSuggestionAfterError(true)
     .exitOverride()
-    .action(async (options: GlobalOptions) => {
+    .action(async (words: string[], options: GlobalOptions) => {
       const { runCadre } = await import('./run.js');
-      setExitCode(await runCadre(options));
+      setExitCode(await runCadre(withTask(options, words)));
     });
   registerHostCommands(program, setExitCode);
   return program;

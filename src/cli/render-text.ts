@@ -43,6 +43,9 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
   /** Streamed model text held back while a prompt is on screen, until a whole line is there. */
   let heldText = '';
   const streamLines = new Map<string, { atLineStart: boolean }>();
+  /** The model's streamed answer of the current task: the task's closing message repeats it, and is then not printed again. */
+  let streamedAnswer = '';
+  let streamOpen = false;
   const marker = (origin: string): string => paint('gray', `${terminalSafe(origin).slice(0, 32)} │ `);
   /** Cadre's own text keeps its colours; text from a container keeps nothing but its characters, and each line shows where it came from. */
   const shown = (text: string, origin: string | undefined, style: Style | null = null): string =>
@@ -111,9 +114,15 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
   return (event) => {
     switch (event.type) {
       case 'output.message':
+        streamOpen = false;
+        if (event.level === 'success' && event.origin === undefined && streamedAnswer.trim() !== '' && event.text.trim() === streamedAnswer.trim()) {
+          streamedAnswer = '';
+          return;
+        }
         write(out, `${shown(event.text, event.origin, levelStyle[event.level])}\n`);
         return;
       case 'output.result':
+        streamOpen = false;
         write(out, `${shown(event.text, undefined)}\n`);
         return;
       case 'output.error':
@@ -132,6 +141,10 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
         return;
       }
       case 'output.model-text':
+        // Text after anything else starts a new answer (a turn's text before a tool call is not the answer).
+        if (!streamOpen) streamedAnswer = '';
+        streamOpen = true;
+        streamedAnswer += event.text;
         modelText(event.text);
         return;
       case 'output.progress': {

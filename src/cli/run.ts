@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CadreError, exitCodes } from '../errors.js';
-import { createSink, reportFailure, type GlobalOptions } from './sink.js';
+import { createSink, reportFailure, runEnvironment, type GlobalOptions } from './sink.js';
 import type { OutputSink } from '../output.js';
 import type { App } from '../app/root.js';
 import type { TrustChoice, TrustQuestion } from '../app/folder-trust.js';
@@ -156,7 +156,7 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
     const trust = await decideFolderTrust({ cwd, env: process.env, flag: options.trust === true, ...(interactive ? { ask: askTrust } : {}) });
     const start = (): Promise<App> => {
       const startup = import('../app/root.js').then(({ startApp }) =>
-        startApp({ cwd, env: process.env, sink: held.sink, interactive, trust, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
+        startApp({ cwd, env: runEnvironment(options), sink: held.sink, interactive, trust, resume: options.resume, ...(inspection ? { inspect: inspection.inspect } : {}) }));
       startup.then((started) => (app = started), () => undefined);
       return startup;
     };

@@ -13,8 +13,17 @@ export interface GlobalOptions {
   inspect?: boolean;
   trace?: string;
   color: boolean;
+  /** -p: one task to run without the prompt, after the -c entries. */
+  prompt?: string;
+  /** -m: the model for this run, as CADRE_MODEL would name it. */
+  model?: string;
   /** --trust: use the project's settings that need trust for this run, without asking. */
   trust?: boolean;
+}
+
+/** The environment a run sees: -m names the model as CADRE_MODEL would, for this run only. */
+export function runEnvironment(options: Pick<GlobalOptions, 'model'>): NodeJS.ProcessEnv {
+  return options.model ? { ...process.env, CADRE_MODEL: options.model } : process.env;
 }
 
 export function createSink(options: { json?: boolean; color: boolean }): OutputSink {

@@ -43,6 +43,20 @@ export function describeConfig(loaded: LoadedConfig): { rows: ConfigRow[] } {
   return { rows };
 }
 
+/**
+ * The model rows as the active model has them: the provider a base URL or a key in the environment implies (and the
+ * model CADRE_MODEL's provider/name or -m names) outrank config's default `offline`, so the rows agree with
+ * "Active model" below them.
+ */
+export function withActiveProvider(description: { rows: ConfigRow[] }, active: { provider: string; model?: string; source: string }): { rows: ConfigRow[] } {
+  const rows = description.rows.map((row) => {
+    if (row.key === 'model.provider' && row.value !== active.provider) return { ...row, value: active.provider, source: `active: ${active.source}` };
+    if (row.key === 'model.name' && active.model !== undefined && row.value !== active.model) return { ...row, value: active.model, source: `active: ${active.source}` };
+    return row;
+  });
+  return { rows };
+}
+
 /** The text `cadre config` prints: one aligned line per key. */
 export function renderConfigText(description: { rows: ConfigRow[] }): string {
   const keyWidth = Math.max(...description.rows.map((row) => row.key.length));

@@ -1,0 +1,107 @@
+// The first minute for someone who knows claude -p / gemini -p / codex exec: one task without the prompt, -m, what
+// `cadre config` says is active, and the message on a Node older than cadre supports. Real cadre processes on a corpus
+// project, the model a local OpenAI-format server.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { cadreBin, runCli, tempProject } from '../support/cli.js';
+import { unpackCorpus, type CorpusCopy } from '../support/corpus.js';
+import { startModelServer, type ModelServer } from '../support/model-server.js';
+import type { ModelScript } from '../support/model-server-script.js';
+
+let server: ModelServer | undefined;
+let copy: CorpusCopy | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  copy?.dispose();
+  copy = undefined;
+});
+
+const served = [{ id: 'scripted-coder', contextWindow: 32_768 }, { id: 'qwen-large', contextWindow: 131_072 }];
+
+async function cadre(script: ModelScript, args: string[], env: Record<string, string> = {}) {
+  server = await startModelServer({ script, models: served });
+  copy = unpackCorpus('koa-typescript-rest');
+  const { home } = await tempProject();
+  const modelEnv = { CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted-coder', CADRE_API_KEY: 'sk-test-key-123456', ...env };
+  return { run: await runCli(args, { cwd: copy.root, home, env: modelEnv }), server };
+}
+
+const answer = 'A Koa REST API in TypeScript with TypeORM entities for users.';
+
+it('cadre -p "task" runs one task with universal-agent, prints the answer once on stdout and exits 0', async () => {
+  const { run, server } = await cadre({ turns: [{ text: answer, usage: { inputTokens: 75_260, outputTokens: 40 } }] }, ['-p', 'What is this project?']);
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  expect(run.stdout.split(answer).length - 1).toBe(1);
+  const messages = JSON.stringify(server.requests[0]?.body.messages);
+  expect(messages).toContain('What is this project?');
+  expect(server.requests[0]?.body.model).toBe('scripted-coder');
+});
+
+it('/status writes its token figures with separators, as the token line of a task does', async () => {
+  const { run } = await cadre({ turns: [{ text: answer, usage: { inputTokens: 75_260, outputTokens: 40 } }] }, ['-c', '/agent universal-agent "What is this project?"', '-c', '/status']);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/^Tokens {6}75,300 used \(75,260 in, 40 out\)/m);
+  expect(run.stdout).toMatch(/^Budget {6}vm-agent 0 of [\d,]+ tokens$/m);
+});
+
+it('cadre "task" is the same, and -m picks the model for the run', async () => {
+  const { run, server } = await cadre({ turns: [{ text: answer }] }, ['-m', 'qwen-large', 'What', 'is this project?']);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toContain(answer);
+  expect(server.requests[0]?.body.model).toBe('qwen-large');
+  expect(JSON.stringify(server.requests[0]?.body.messages)).toContain('What is this project?');
+});
+
+it('--json -p prints JSON lines, -c entries run first, and a plan without approval stops the run with nothing written', async () => {
+  const { run } = await cadre({ turns: [
+    { toolCalls: [{ name: 'write-file', input: { path: 'src/health.ts', content: 'export const health = () => "ok";\n' } }] },
+    { toolCalls: [{ name: 'propose-plan', input: { title: 'Add a health route', steps: [{ path: 'src/health.ts', summary: 'the route' }] } }] },
+    { text: 'The plan adds src/health.ts.' },
+  ] }, ['--json', '-c', '/status', '-p', 'add a health route']);
+  expect(existsSync(join(copy?.root ?? '', 'src/health.ts'))).toBe(false);
+  const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; kind?: string; code?: string });
+  expect(lines.findIndex((line) => line.kind === 'status')).toBeGreaterThanOrEqual(0);
+  expect(run.code).not.toBe(0);
+  expect(lines.some((line) => line.type === 'output.error' && line.code === 'plan.needs-approval')).toBe(true);
+});
+
+it('--help says how -p runs treat a plan', async () => {
+  const { home, project } = await tempProject();
+  const run = await runCli(['--help'], { cwd: project, home });
+  expect(run.stdout).toMatch(/-p, --prompt <task>/);
+  expect(run.stdout).toMatch(/-m, --model <name>/);
+  expect(run.stdout).toContain('plan.needs-approval');
+  expect(run.stdout).toContain('cadre -c "/auto on" -p "<task>"');
+});
+
+it('cadre config shows the active provider in model.provider, as "Active model" below it says', async () => {
+  const { run } = await cadre({ turns: [] }, ['config']);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/^model\.provider +openai-compatible +active: environment \(CADRE_BASE_URL\)$/m);
+  expect(run.stdout).not.toMatch(/^model\.provider +offline/m);
+  expect(run.stdout).toContain('Active model: openai-compatible · scripted-coder');
+});
+
+it('on a Node older than cadre supports, cadre says which it needs instead of failing inside its code', async () => {
+  // This machine has one Node (20): the older one is played by a preload that reports 18.19.0 as the running version
+  // before bin/cadre.js runs, which is all the entry point reads.
+  const { home, project } = await tempProject();
+  const preload = `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"18.19.0"})`;
+  const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', preload, cadreBin, '-c', '/status'], { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('cadre needs Node.js 20.19 or newer; this is Node.js 18.19.0');
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+  expect(run.stdout).toBe('');
+});
