@@ -38,7 +38,8 @@ export function componentSpec(task: ComponentTask): UiSpec {
   } else {
     parts.push({ kind: 'title', text: labelOf(task.name) });
   }
-  const placeholderProp = shown.find((prop) => /placeholder|label/i.test(prop.name) && (prop.type === 'string' || prop.type === 'text'));
+  // A placeholder or label prop goes on the form's input; without a form it is shown like any other prop, never declared and left unused.
+  const placeholderProp = entry && inputState && submit ? shown.find((prop) => /placeholder|label/i.test(prop.name) && (prop.type === 'string' || prop.type === 'text')) : undefined;
   const displayed = shown.filter((prop) => prop !== placeholderProp);
   if (displayed.length > 0) parts.push({ kind: 'fields', items: displayed.map((prop) => ({ label: labelOf(prop.name), prop })) });
   if (entry && inputState && submit) {

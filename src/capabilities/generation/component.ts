@@ -16,6 +16,13 @@ import { chooseStyling, themeTokens } from './styling.js';
 import type { ComponentTask } from './task.js';
 import { indentMarkup, vueComponentScript, vueComponentTemplate, vueStyling } from './vue-component.js';
 
+/** Next.js's App Router renders components on the server unless they say 'use client': one with hooks or event handlers must. */
+function clientDirective(context: ProjectContext, body: string): boolean {
+  if (!context.frameworks.includes('Next.js')) return false;
+  const appRouter = Object.keys(context.files).some((path) => /(?:^|\/)app\/(?:.*\/)?(?:page|layout)\.[jt]sx?$/.test(path));
+  return appRouter && /\buse[A-Z]\w*\(|\son[A-Z]\w*=\{/.test(body);
+}
+
 export async function generateComponent(task: ComponentTask, options: { cwd: string; context: ProjectContext }): Promise<PlanDraft> {
   const { context, cwd } = options;
   const framework = task.framework ?? (context.frameworks.some((name) => name === 'Vue' || name === 'Nuxt') ? 'vue' : context.frameworks.some((name) => ['React', 'Next.js', 'Preact', 'Remix'].includes(name)) ? 'react' : null);
@@ -51,7 +58,7 @@ export async function generateComponent(task: ComponentTask, options: { cwd: str
     const reactKit = 'kit' in kit ? kit.kit : kit;
     const declarations = 'kit' in kit ? kit.declarations : '';
     const { body, imports } = reactComponentSource(spec, reactKit, { typescript, defaultExport: place.defaultExport, propsStyle: propsStyle(context), declarations, extraImports: [] });
-    const source = `${importBlock(imports, style)}\n\n${body}`;
+    const source = `${clientDirective(context, body) ? '\'use client\';\n\n' : ''}${importBlock(imports, style)}\n\n${body}`;
     steps.unshift({ action: 'create-file', path: componentPath, summary: `${spec.name}: ${describe(spec)}, styled with ${reactKit.approach}`, content: await printSource(componentPath, source, context.style) });
     if (convention) {
       const testPath = posix.join(convention.folder(componentPath), convention.fileName(posix.basename(componentPath).replace(/\.[jt]sx$/, ''), typescript ? 'tsx' : 'jsx'));
