@@ -44,6 +44,9 @@ export const vmInstallDepsCommand = defineCommand({
     }
     const warning = refusedDuringInstall(id, refused);
     if (warning) ctx.emit({ type: 'output.message', level: 'warn', text: warning });
+    // The variables the project's own CI sets for its tests and this container lacks: offered, never applied.
+    const ciNote = await import('../container/ci-env.js').then(({ ciEnvNote }) => ciEnvNote({ docker: vm.docker, dockerId: record.dockerId, workspaceDir: record.workspace.dir, env: vm.envOf(record.id), containerId: id })).catch(() => undefined);
+    if (ciNote) ctx.emit(say(ciNote));
     ctx.emit(result('vm.install-deps', { containerId: id, manager: plan.manager, version: plan.pinned ?? null, lockfile: plan.lockfile, command: plan.command }, `✔ Dependencies installed in ${id} with ${manager}.`));
   },
 });

@@ -13,6 +13,7 @@ import type { ContainerRecord } from '../../container/records.js';
 import type { OomRecord } from '../../container/oom.js';
 import { createContainerRestarts } from './restarts.js';
 import type { DiskNotices } from './disk-notice.js';
+import type { createCiEnvNotices } from './ci-env-notice.js';
 import { createInterruptedOffer } from './interrupted-offer.js';
 import { removeTaskMarker, writeTaskMarker } from './task-marker.js';
 import { isFinalModelFailure } from '../../model/retry.js';
@@ -62,6 +63,8 @@ export function createVmTasks(options: VmTasksOptions) {
   const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
   let diskNotices: Promise<DiskNotices> | undefined;
   const disk = (): Promise<DiskNotices> => (diskNotices ??= import('./disk-notice.js').then(({ createDiskNotices }) => createDiskNotices({ sink, audit })));
+  let ciEnvNotices: Promise<ReturnType<typeof createCiEnvNotices>> | undefined;
+  const ciEnv = () => (ciEnvNotices ??= import('./ci-env-notice.js').then(({ createCiEnvNotices }) => createCiEnvNotices({ sink, audit })));
   /** The session's live vm-agent task actors, with the container each was submitted for (it travels in the task's input). */
   const vmTasksIn = (containerId: string): [string, AnyActorRef][] =>
     Object.entries(options.session().getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(([key, actor]) => {
@@ -123,6 +126,7 @@ export function createVmTasks(options: VmTasksOptions) {
       onRunnerEvent: (event) => {
         auditRunnerEvent(audit, input.taskId, containerId, event);
         if (event.type === 'tool.result' && !event.ok) void disk().then((notices) => notices.stepFailed(input.taskId, record)).catch(() => undefined);
+        if (event.type === 'tool.result' && !event.ok) void ciEnv().then((notices) => notices.toolFailed(input.taskId, event.name, event.display, { docker: engine.docker, record, env: engine.envOf(containerId) })).catch(() => undefined);
         if (event.type !== 'resource.oom') return;
         const seen = oomOf.get(input.taskId) ?? [];
         seen.push(noteOom(input.taskId, record, event.command).catch(() => null));
@@ -154,6 +158,7 @@ export function createVmTasks(options: VmTasksOptions) {
     if (!ended) return;
     await removeTaskMarker(ended.workspace.root, taskId).catch(() => undefined);
     if (ran) await (await disk()).taskEnded(taskId, ended).catch(() => undefined);
+    void ciEnvNotices?.then((notices) => notices.taskEnded(taskId));
   }
 
   /** Tells how the task ended; `ran` is false for a task that left the queue without ever starting. */
