@@ -28,6 +28,8 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
   let model: ModelServer;
   const started: PipedCadre[] = [];
   let pty: PtySession | undefined;
+  /** This file's cadre homes: a container left by a failed test is removed after all. */
+  const homes: string[] = [];
   let containerId = '';
 
   beforeAll(async () => {
@@ -60,11 +62,14 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
   afterAll(async () => {
     for (const cadre of started) if (cadre.child.exitCode === null) cadre.child.kill('SIGKILL');
     pty?.kill();
+    const left = (await docker.listContainers({ all: true, filters: { label: ['cadre.managed'] } })).filter((c) => homes.some((home) => c.Labels['cadre.workspace']?.startsWith(home)));
+    await Promise.all(left.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
     await Promise.all([gitServer?.close(), model?.close()]);
   });
 
   const environment = { CADRE_GATEWAY_ALLOW_LOOPBACK: '1', ANTHROPIC_API_KEY: modelKey, CADRE_MODEL: 'anthropic:claude-scripted' };
   const start = (project: string, home: string): PipedCadre => {
+    homes.push(home);
     const cadre = startPipedCadre(project, home, { ...environment, ANTHROPIC_BASE_URL: model.url });
     started.push(cadre);
     return cadre;
