@@ -41,7 +41,8 @@ export const vmStatusCommand = defineCommand({
       return;
     }
     const { containerStatus, formatContainerStatus } = await import('../container/status.js');
-    const status = await containerStatus({ docker: vm.docker, id: containerId });
+    // Answer with what is known (the last sample this cadre took), then follow with a live sample: a stats reading waits.
+    const status = await containerStatus({ docker: vm.docker, id: containerId, resources: 'last' });
     const record = await vm.record(status.id);
     const machine = vm.actorOf(status.id)?.getSnapshot() as { value: unknown; context: { failure: { reason: string } | null } } | undefined;
     // The top-level state: `running`, not its inner `watching`.
@@ -59,5 +60,9 @@ export const vmStatusCommand = defineCommand({
       ...(owner ? [`  owner       ${owner}`] : []),
     ];
     ctx.emit(result('vm.status', { ...status, machineState, services, gatewayOpen: vm.gateways.isOpen(status.id), foreign: owner !== null }, lines.join('\n')));
+    if (status.state !== 'running' || ctx.signal.aborted) return;
+    const { formatSample, resourceSnapshot } = await import('../container/stats.js');
+    const sample = await resourceSnapshot({ docker: vm.docker, dockerId: record.dockerId, workspace: record.workspace, startedAt: status.startedAt ?? undefined }).catch(() => null);
+    if (sample) ctx.emit(result('vm.sample', { containerId: status.id, ...sample }, formatSample(status.id, sample)));
   },
 });

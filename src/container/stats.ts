@@ -59,6 +59,13 @@ export function formatSample(id: string, sample: ResourceSample): string {
 
 /** The CPU counters of the last one-shot reading of each container, so the next one measures CPU over the time between. */
 const lastCpu = new Map<string, { total: number; system: number }>();
+/** The last sample this process took of each container (engine id), one-shot or live. */
+const lastSamples = new Map<string, ResourceSample>();
+
+/** The last sample this process took of the container, without asking the engine; undefined when none was taken yet. */
+export function lastSample(dockerId: string): ResourceSample | undefined {
+  return lastSamples.get(dockerId);
+}
 
 /**
  * One sample, read at once (`one-shot`: the engine's default waits a second for a second reading). CPU is measured since
@@ -80,7 +87,9 @@ export async function resourceSnapshot(options: { docker: Docker; dockerId: stri
     const runningMs = Date.parse(stats.read) - Date.parse(options.startedAt ?? '');
     sample.cpuPercent = runningMs > 0 ? (total / 1e6 / runningMs) * 100 : 0;
   }
-  return withDisk(sample, options.workspace);
+  const full = await withDisk(sample, options.workspace);
+  lastSamples.set(options.dockerId, full);
+  return full;
 }
 
 /**
@@ -106,7 +115,9 @@ export async function* sampleResources(options: { docker: Docker; dockerId: stri
       const stats = JSON.parse(line) as EngineStats;
       // A stopped container's stats have no pids and a zero read time: the stream is over.
       if (stats.read.startsWith('0001-')) return;
-      yield await withDisk(sampleFromStats(stats), options.workspace);
+      const sample = await withDisk(sampleFromStats(stats), options.workspace);
+      lastSamples.set(options.dockerId, sample);
+      yield sample;
       if (options.signal?.aborted) return;
     }
   } catch (error) {

@@ -4,7 +4,7 @@ import { repositoryHead } from './clone.js';
 import { formatSize } from './limits.js';
 import { oomRemedy, readOomRecord, type OomRecord } from './oom.js';
 import { findContainer, type ContainerRecord } from './records.js';
-import { resourceSnapshot, type ResourceSample } from './stats.js';
+import { lastSample, resourceSnapshot, type ResourceSample } from './stats.js';
 
 export interface ContainerStatus {
   id: string;
@@ -25,13 +25,19 @@ export interface ContainerStatus {
   oom: (OomRecord & { remedy: string }) | null;
 }
 
-/** Gathers the status of container `id` (short or engine id). */
-export async function containerStatus(options: { docker: Docker; id: string; now?: number }): Promise<ContainerStatus> {
+/**
+ * Gathers the status of container `id` (short or engine id). `resources: 'last'` reports the last sample this process took
+ * (null when none) instead of asking the engine for one, so the answer does not wait for a stats reading.
+ */
+export async function containerStatus(options: { docker: Docker; id: string; now?: number; resources?: 'live' | 'last' }): Promise<ContainerStatus> {
   const now = options.now ?? Date.now();
   const record = await findContainer(options.docker, options.id);
   const running = record.state.running;
+  const sample = (): Promise<ResourceSample | null> => options.resources === 'last'
+    ? Promise.resolve(lastSample(record.dockerId) ?? null)
+    : resourceSnapshot({ docker: options.docker, dockerId: record.dockerId, workspace: record.workspace, startedAt: record.state.startedAt }).catch(() => null);
   const [resources, head, oom] = await Promise.all([
-    running ? resourceSnapshot({ docker: options.docker, dockerId: record.dockerId, workspace: record.workspace, startedAt: record.state.startedAt }).catch(() => null) : null,
+    running ? sample() : null,
     repositoryHead(record.workspace.dir).catch(() => null),
     record.workspace.root ? readOomRecord(record.workspace.root) : null,
   ]);
@@ -74,8 +80,8 @@ export function formatContainerStatus(status: ContainerStatus): string {
     `  deadline    ${status.deadline} (${duration(status.timeLeftSeconds)} left)`,
     `  limits      memory ${formatSize(status.limits.memoryBytes)}, cpu ${status.limits.cpus}, pids ${status.limits.pids}, disk ${formatSize(status.limits.diskBytes)} (${disk})`,
     r
-      ? `  resources   cpu ${r.cpuPercent.toFixed(1)}%, memory ${formatSize(r.memoryBytes)} / ${formatSize(r.memoryLimitBytes)}, pids ${r.pids}/${r.pidsLimit}, disk ${formatSize(r.diskBytes)} / ${formatSize(r.diskLimitBytes)}`
-      : '  resources   - (not running)',
+      ? `  resources   cpu ${r.cpuPercent.toFixed(1)}%, memory ${formatSize(r.memoryBytes)} / ${formatSize(r.memoryLimitBytes)}, pids ${r.pids}/${r.pidsLimit}, disk ${formatSize(r.diskBytes)} / ${formatSize(r.diskLimitBytes)} (sampled ${r.at.slice(11, 19)} UTC)`
+      : `  resources   ${status.state === 'running' ? '- (no sample yet; a live one follows)' : '- (not running)'}`,
     `  repository  ${status.repository.url}  ${status.repository.branch ?? '(detached)'} @ ${status.repository.head?.slice(0, 12) ?? '-'}`,
     ...(status.oom
       ? [`  memory      ran out: ${status.oom.kills} process(es) killed, the last at ${status.oom.lastAt} during \`${status.oom.command}\` (limit ${formatSize(status.oom.limitBytes)}); ${status.oom.remedy}`]

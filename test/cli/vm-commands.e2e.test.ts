@@ -80,7 +80,8 @@ describeDocker('vm commands through the CLI', () => {
     expect(created.kind, JSON.stringify(created)).toBe('vm.created');
     id = String(created.data?.containerId);
     dockerId = String((await cadre.run(`/vm-status ${id}`)).data?.dockerId);
-    const memory = await cadre.run(`/vm-config --container ${id} --memory 768MB`);
+    // /vm-status follows its answer with a live resource sample (a result too): wait for this command's own.
+    const memory = await cadre.run(`/vm-config --container ${id} --memory 768MB`, (e) => isError(e) || e.kind === 'vm.config');
     expect(memory.data).toMatchObject({ scope: id, restartNeeded: false });
     expect((await docker.getContainer(dockerId).inspect()).HostConfig.Memory).toBe(768 * 1024 ** 2);
     const domains = await cadre.run(`/vm-config --container ${id} --allowed-domains "example.org"`);
