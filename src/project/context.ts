@@ -16,7 +16,7 @@ import { type CodeStyle, detectStyle } from './style.js';
 import { summarizeContext } from './summary.js';
 
 /** Bumped whenever the shape or the extraction changes; older caches are rebuilt. */
-export const contextVersion = 3;
+export const contextVersion = 4;
 
 export type FileEntry = {
   hash: string;

@@ -159,8 +159,10 @@ function declaredSymbols(node: AstNode, lineOf: (offset: number) => number, docu
       return name ? [{ ...base, name, kind: 'enum' }] : [];
     case 'VariableDeclaration':
       return children(node, 'declarations').flatMap((declarator): SymbolFact[] => {
-        const variable = identifierName(child(declarator, 'id'));
-        if (!variable) return [];
+        const id = child(declarator, 'id');
+        const variable = identifierName(id);
+        // export const { GET, POST } = handlers: each name bound by the pattern is declared (and exported with it).
+        if (!variable) return patternNames(id).map((bound) => ({ ...base, name: bound, kind: 'variable' }));
         const init = child(declarator, 'init');
         const isFunction = init?.type === 'ArrowFunctionExpression' || init?.type === 'FunctionExpression';
         if (!isFunction) return [{ ...base, name: variable, kind: 'variable' }];
@@ -169,6 +171,17 @@ function declaredSymbols(node: AstNode, lineOf: (offset: number) => number, docu
     default:
       return [];
   }
+}
+
+/** The names a destructuring pattern binds: `{ a, b: c, ...d }` → a, c, d; `[e, [f]]` → e, f. */
+function patternNames(node: AstNode | null): string[] {
+  if (!node) return [];
+  if (node.type === 'Identifier') return [node.name as string];
+  if (node.type === 'ObjectPattern') return children(node, 'properties').flatMap((property) => patternNames(property.type === 'RestElement' ? child(property, 'argument') : child(property, 'value')));
+  if (node.type === 'ArrayPattern') return children(node, 'elements').flatMap((element) => patternNames(element));
+  if (node.type === 'AssignmentPattern') return patternNames(child(node, 'left'));
+  if (node.type === 'RestElement') return patternNames(child(node, 'argument'));
+  return [];
 }
 
 function isComponentName(name: string): boolean {
