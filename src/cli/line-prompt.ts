@@ -8,6 +8,8 @@ interface TextPromptElement {
   cursorOffset: number;
   render(): void;
   bell(): void;
+  _(char: string, key?: { ctrl?: boolean; name?: string }): void;
+  aborted: boolean;
   abort(): void;
   on(event: 'submit' | 'abort' | 'exit', listener: (value: string) => void): void;
   // What is drawn, and how: read to erase the prompt and draw it again below background output.
@@ -61,6 +63,25 @@ function historyPrompt(): TextPromptClass {
     exit(): void {
       this.position = this.history.length;
       this.show('');
+    }
+
+    // Ctrl-L clears the screen and draws the prompt again at the top, with what was typed (prompts would type a form feed).
+    override _(char: string, key?: { ctrl?: boolean; name?: string }): void {
+      if (key?.ctrl && key.name === 'l') {
+        this.out.write('\x1b[H\x1b[2J');
+        this.firstRender = true;
+        this.render();
+        return;
+      }
+      super._(char, key);
+    }
+
+    // Ctrl-D is a normal way out: the last prompt is drawn as ended, not with the ✖ of an abort (the event is still abort).
+    override render(): void {
+      if (!this.endOfInput) return super.render();
+      this.aborted = false;
+      super.render();
+      this.aborted = true;
     }
 
     // prompts maps both Ctrl-C and Ctrl-D to abort; the key tells them apart.

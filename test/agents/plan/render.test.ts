@@ -28,6 +28,15 @@ describe('rendering', () => {
     ].join('\n'));
   });
 
+  it('keeps the columns aligned past step 9', () => {
+    const many: PlanDraft = { title: 'Many', steps: Array.from({ length: 10 }, (_, i) => ({ action: 'create-file' as const, path: `src/f${i}.ts`, summary: `File ${i}`, content: 'x\n' })) };
+    const lines = formatPlanSummary(many.title, toMachineSteps(many, root)).split('\n');
+    expect(lines[1]).toBe('   1. create-file    src/f0.ts  +1 −0');
+    expect(lines[2]).toBe('      File 0');
+    expect(lines[19]).toBe('  10. create-file    src/f9.ts  +1 −0');
+    expect(lines[20]).toBe('      File 9');
+  });
+
   it('shows a unified diff per step, coloured on request', () => {
     const plain = renderPlanDiff(plan, root, { color: false });
     expect(plain).toContain('Step 1: modify-file src/a.ts — Change two\n--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n three\n+four');
