@@ -73,7 +73,7 @@ describe('universal-agent at the prompt', () => {
     at = await pty.waitFor('Saved session "greet-work"', { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
     pty.type(`/status${keys.enter}`);
-    at = await pty.waitFor(/Tokens\s+\d+ used/, { from: at });
+    at = await pty.waitFor(/Tokens\s+\d{1,3}(,\d{3})* used/, { from: at });
     at = await pty.waitFor('cadre ›', { from: at });
 
     pty.type(`/undo${keys.enter}`);
