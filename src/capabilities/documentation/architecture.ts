@@ -10,7 +10,8 @@ export function architectureMarkdown(context: ProjectContext): string {
     .flatMap(([from, targets]) => targets.filter((to) => !isTestFile(to)).map((to) => [from, to] as const));
   const files = [...new Set(edges.flat())].sort();
   const byFolder = files.length <= maxFileNodes;
-  const lines = [`# ${projectName(context)}: architecture`, '', byFolder
+  // Under a section heading of its own, so it merges into an architecture document a person wrote.
+  const lines = [`# ${projectName(context)}: architecture`, '', '## Module graph', '', byFolder
     ? 'How the modules import each other (an arrow points from the importer to the module it imports), grouped by folder.'
     : `How the folders import each other (${files.length} modules: too many to draw one by one).`, '', '```mermaid', 'flowchart LR'];
   const id = (path: string): string => path.replace(/[^A-Za-z0-9]/g, '_');

@@ -7,6 +7,7 @@ import { apiMarkdown } from './api-docs.js';
 import { architectureMarkdown } from './architecture.js';
 import { contributingMarkdown } from './contributing.js';
 import { docCommentSteps } from './doc-comments.js';
+import { documentPath } from './doc-path.js';
 import { examplesMarkdown } from './examples.js';
 import { marked, mergeDocument } from './merge.js';
 import { parseEnvExample, readmeMarkdown } from './readme.js';
@@ -50,7 +51,8 @@ export async function documentProject(kinds: readonly DocumentationKind[], optio
   if (kinds.length === 0) throw new CadreError('documentation.nothing', 'No documentation was asked for.', { remedy: `Ask for one of: ${documentationKinds.join(', ')}.`, exitCode: exitCodes.usage });
   const read = (path: string): Promise<string | null> => readProjectFile(cwd, path);
   const steps: PlanStep[] = [];
-  const file = async (path: string, summary: string, content: string): Promise<void> => {
+  const file = async (cadrePath: string, summary: string, content: string): Promise<void> => {
+    const path = await documentPath(cwd, cadrePath);
     const existing = await read(path);
     if (existing === null) {
       steps.push({ action: 'create-file', path, summary, content: marked(content) });
@@ -63,7 +65,7 @@ export async function documentProject(kinds: readonly DocumentationKind[], optio
   };
   const routes = kinds.some((kind) => kind === 'readme' || kind === 'api' || kind === 'examples') ? await httpRoutes(context, read) : [];
   for (const kind of documentationKinds.filter((candidate) => kinds.includes(candidate))) {
-    if (kind === 'readme') await file('README.md', 'README: setup, environment variables, scripts, routes, layout', readmeMarkdown(context, parseEnvExample((await read('.env.example')) ?? (await read('.env.sample'))), routes));
+    if (kind === 'readme') await file('README.md', 'README: setup, environment variables, scripts, routes, layout', readmeMarkdown(context, parseEnvExample((await read('.env.example')) ?? (await read('.env.sample'))), routes, await documentPath(cwd, 'docs/API.md')));
     if (kind === 'api') await file('docs/API.md', 'API documentation: HTTP routes and exported symbols', apiMarkdown(context, routes));
     if (kind === 'comments') steps.push(...(await docCommentSteps(context, read, options.symbols)));
     if (kind === 'examples') await file('docs/EXAMPLES.md', 'usage examples: curl for each route, components and functions', await examplesMarkdown(context, read, await baseUrl(context, read), routes));

@@ -2,7 +2,7 @@
 import type { ProjectContext } from '../../project/context.js';
 import { describeScript, envVarsOf, installCommand, projectName, type RouteDoc, runCommand } from './facts.js';
 
-export function readmeMarkdown(context: ProjectContext, envExample: Map<string, string>, routes: RouteDoc[]): string {
+export function readmeMarkdown(context: ProjectContext, envExample: Map<string, string>, routes: RouteDoc[], apiPath = 'docs/API.md'): string {
   const name = projectName(context);
   const scripts = Object.entries(context.packageJson?.scripts ?? {});
   const env = envVarsOf(context);
@@ -36,7 +36,7 @@ export function readmeMarkdown(context: ProjectContext, envExample: Map<string, 
     lines.push('');
   }
   if (routes.length > 0) {
-    lines.push('## HTTP API', '', 'See [docs/API.md](docs/API.md) for the details.', '', '| Method | Path |', '| --- | --- |');
+    lines.push('## HTTP API', '', `See [${apiPath}](${apiPath}) for the details.`, '', '| Method | Path |', '| --- | --- |');
     for (const route of routes) lines.push(`| ${route.method} | \`${route.path}\` |`);
     lines.push('');
   }
