@@ -111,6 +111,7 @@ export function createUniversalAgentSteps(deps: UniversalAgentDeps) {
 /** The plan machine's effects as plain functions: apply a plan atomically (each file written is handed to `written`), then check it on disk. */
 export function createPlanSteps(deps: Pick<UniversalAgentDeps, 'config' | 'memory' | 'emit'> & { written?: (file: AppliedFile) => void; owner?: PlanOwner }) {
   const { cwd } = deps.config;
+  let nodeChecked = false;
   return {
     apply: async (input: PlanEffectInput): Promise<void> => {
       const permissions = createPermissions(cwd, deps.config.permissions ?? defaultRules);
@@ -121,6 +122,13 @@ export function createPlanSteps(deps: Pick<UniversalAgentDeps, 'config' | 'memor
     },
 
     verify: async (input: PlanEffectInput, signal?: AbortSignal): Promise<VerifyPlanOutput> => {
+      // The project's checks run on this Node: said once, before the first, when the project asks for another.
+      if (!nodeChecked) {
+        nodeChecked = true;
+        const { nodeVersionMismatch, describeNodeMismatch } = await import('../project/node-version.js');
+        const mismatch = await nodeVersionMismatch(cwd);
+        if (mismatch) deps.emit(say(describeNodeMismatch(mismatch), 'warn'));
+      }
       // What is on disk, then the type check of each package the plan touched (a plan that does not compile is not a success).
       const { differences, typeChecks } = await checkAppliedPlan(input.draft, cwd, signal ? { signal } : {});
       const { lastPlan } = deps.memory.read();

@@ -20,6 +20,9 @@ export const analyzeProjectCommand = defineCommand({
     });
     ctx.emit({ type: 'output.progress', id: 'analyze-project', label, current: analysed.changed + analysed.reused, total: analysed.changed + analysed.reused, done: true });
     for (const warning of analysed.warnings) ctx.emit(say(`${warning.file}: ${warning.message}`, 'warn'));
+    const { nodeVersionMismatch, describeNodeMismatch } = await import('../project/node-version.js');
+    const mismatch = await nodeVersionMismatch(ctx.cwd);
+    if (mismatch) ctx.emit(say(describeNodeMismatch(mismatch), 'warn'));
     // --json gets the detected stack and counts; the file index, graph and symbols stay in .cadre/context.json.
     const { files, importGraph: _graph, symbols, packageJson: _pkg, ...stack } = analysed.context;
     const counts = { files: Object.keys(files).length, symbols: Object.keys(symbols).length, changed: analysed.changed, reused: analysed.reused };

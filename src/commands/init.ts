@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CadreError, exitCodes } from '../errors.js';
+import { say } from '../output.js';
 import { resolvePaths } from '../store/paths.js';
 import { defineCommand } from './types.js';
 
@@ -23,6 +24,9 @@ export const initCommand = defineCommand({
       const label = 'Analysing the project';
       const analysed = await analyzeProject({ cwd: ctx.cwd, keysDir: resolvePaths({ cwd: ctx.cwd, env: process.env }).keysDir, onProgress: (done, total) => ctx.emit({ type: 'output.progress', id: 'init', label, current: done, total }) });
       ctx.emit({ type: 'output.progress', id: 'init', label, current: analysed.changed + analysed.reused, total: analysed.changed + analysed.reused, done: true });
+      const { nodeVersionMismatch, describeNodeMismatch } = await import('../project/node-version.js');
+      const mismatch = await nodeVersionMismatch(ctx.cwd);
+      if (mismatch) ctx.emit(say(describeNodeMismatch(mismatch), 'warn'));
       return draftAgentsFile(analysed.context);
     };
     return { exitCode: await ctx.runtime.agents.runTask({ agent: 'universal-agent', text: 'Write a starting AGENTS.md (/init)', prepared }, ctx) };

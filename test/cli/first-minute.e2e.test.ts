@@ -105,3 +105,31 @@ it('on a Node older than cadre supports, cadre says which it needs instead of fa
   expect(run.stderr).not.toMatch(/\n\s+at /);
   expect(run.stdout).toBe('');
 });
+
+it('/analyze-project and /init warn when the project asks for another Node than the one running', async () => {
+  // taxonomy's .nvmrc says v16.18.0; koa-typescript-rest's engines say 14.x.x (cadre itself needs 20.19 or newer).
+  copy = unpackCorpus('taxonomy');
+  const { home } = await tempProject();
+  const analysed = await runCli(['-c', '/analyze-project'], { cwd: copy.root, home });
+  expect(analysed.code).toBe(0);
+  expect(analysed.stdout).toContain(`This project asks for Node v16.18.0 (.nvmrc); this is Node ${process.versions.node}`);
+  copy.dispose();
+
+  copy = unpackCorpus('koa-typescript-rest');
+  const init = await runCli(['-c', '/auto on', '-c', '/init'], { cwd: copy.root, home });
+  expect(init.code).toBe(0);
+  expect(init.stdout).toContain(`This project asks for Node 14.x.x (package.json (engines.node)); this is Node ${process.versions.node}`);
+  expect(existsSync(join(copy.root, 'AGENTS.md'))).toBe(true);
+});
+
+it('before the checks of an applied plan run, cadre warns that the project asks for another Node', async () => {
+  const { run } = await cadre({ turns: [
+    { toolCalls: [{ name: 'write-file', input: { path: 'src/health.ts', content: 'export const health = (): string => "ok";\n' } }] },
+    { toolCalls: [{ name: 'propose-plan', input: { title: 'Add a health check', steps: [{ path: 'src/health.ts', summary: 'the check' }] } }] },
+    { text: 'Added src/health.ts.' },
+  ] }, ['-c', '/auto on', '-p', 'add a health check function']);
+  expect(run.code).toBe(0);
+  const warned = run.stdout.indexOf(`This project asks for Node 14.x.x (package.json (engines.node)); this is Node ${process.versions.node}`);
+  expect(warned).toBeGreaterThan(run.stdout.indexOf('Applied "Add a health check"'));
+  expect(warned).toBeLessThan(run.stdout.indexOf('Checked: every step of the plan is on disk.'));
+});
