@@ -32,11 +32,16 @@ export function createVmHost(options: VmHostOptions) {
   let defaults = settingsFromConfig(options.config.vm);
   let warmPool = options.config.vm.warmPool;
   let loading: Promise<VmEngine> | undefined;
-  const engine = (): Promise<VmEngine> => {
-    loading ??= (async () => {
+  let warmed = false;
+  /** The vm engine, loaded once. `gateway: false`: the caller opens no gateway (a listing, a cleanup), so nothing is warmed for one. */
+  const engine = (use: { gateway?: boolean } = {}): Promise<VmEngine> => {
+    if (use.gateway !== false && !warmed) {
       // What the first gateway needs (the package managers' registries and CA file, the token counter) loads while the vm
-      // side's modules do: each is cached for the process.
+      // side's modules do: each is cached for the process. It is a fifth of the CPU of a `cadre -c "/vm-status"`, which opens none.
+      warmed = true;
       void warmGatewayCaches();
+    }
+    loading ??= (async () => {
       const { createVmEngine } = await import('./vm-engine.js');
       return createVmEngine({ ...options, defaults: () => defaults });
     })();

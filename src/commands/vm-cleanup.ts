@@ -14,7 +14,7 @@ export const vmCleanupCommand = defineCommand({
     yes: z.boolean().optional().describe('delete the workspace without asking'),
   }),
   run: async ({ containerId, yes }, ctx) => {
-    const vm = await ctx.runtime.vm.engine();
+    const vm = await ctx.runtime.vm.engine({ gateway: false });
     const removal = await vm.removal(containerId);
     if (removal && !yes) {
       const { describeChanges } = await import('../git/workspace-changes.js');

@@ -13,7 +13,7 @@ export const vmMonitorCommand = defineCommand({
     resources: z.boolean().optional().describe('show resource usage (the default)'),
   }),
   run: async ({ containerId }, ctx) => {
-    const vm = await ctx.runtime.vm.engine();
+    const vm = await ctx.runtime.vm.engine({ gateway: false });
     const record = await vm.record(containerId);
     const { formatSample, sampleResources } = await import('../container/stats.js');
     ctx.emit(say(`Watching ${record.id} every second; Ctrl-C stops.`, 'dim'));

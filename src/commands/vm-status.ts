@@ -34,7 +34,7 @@ export const vmStatusCommand = defineCommand({
   positionals: ['containerId'],
   args: z.object({ containerId: z.string().min(1).optional().describe('the container id, e.g. vm-3f2a; without it, every container of this installation') }),
   run: async ({ containerId }, ctx) => {
-    const vm = await ctx.runtime.vm.engine();
+    const vm = await ctx.runtime.vm.engine({ gateway: false });
     if (!containerId) {
       const list = await vm.list();
       ctx.emit(result('vm.list', list, await listing(list)));
