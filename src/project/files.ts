@@ -61,13 +61,13 @@ export type ListOptions = {
   record?: WalkRecord;
   /** Ctrl-C: the walk stops with an `interrupted` error. */
   signal?: AbortSignal;
-  /** Told about folders (and a .gitignore) that exist but cannot be read; the walk goes on without them. */
-  onWarning?: (warning: FileWarning) => void;
   /**
-   * Scripts up to this size are listed (others stay under maxIndexedFileBytes), and every file left out for its size
-   * is told to onWarning, lockfiles excepted (the dependency check reads those itself). The analyses set it: a
-   * command injection at the end of a 1.1 MB file must not vanish without a word.
+   * Told about folders (and a .gitignore) that exist but cannot be read, and about every file left out for its size,
+   * lockfiles excepted (the dependency check reads those itself): a 48 MB generated file, or a command injection at the
+   * end of a 1.1 MB one, must not vanish from the index or the analyses without a word. The walk goes on without them.
    */
+  onWarning?: (warning: FileWarning) => void;
+  /** Scripts up to this size are listed (others stay under maxIndexedFileBytes); the analyses set it. */
   maxScriptBytes?: number;
 };
 
@@ -116,7 +116,7 @@ export async function listProjectFiles(root: string, options: ListOptions = {}):
       options.record?.files.push([path, isFile && info ? info.size : -1, isFile && info ? info.mtimeMs : 0]);
       const limit = options.maxScriptBytes !== undefined && scriptName.test(name) ? Math.max(options.maxScriptBytes, maxIndexedFileBytes) : maxIndexedFileBytes;
       if (isFile && info && info.size <= limit) found.push({ path, size: info.size, mtimeMs: info.mtimeMs });
-      else if (isFile && info && options.maxScriptBytes !== undefined && !lockfileName.test(name)) {
+      else if (isFile && info && options.onWarning && !lockfileName.test(name)) {
         options.onWarning?.({ file: path, message: `is ${(info.size / 1_000_000).toFixed(1)} MB, over the ${limit / 1_000_000} MB the analyses read; it was left out.` });
       }
     }

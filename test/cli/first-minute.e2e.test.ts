@@ -3,6 +3,7 @@
 // project, the model a local OpenAI-format server.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { cadreBin, runCli, tempProject } from '../support/cli.js';
@@ -132,4 +133,14 @@ it('before the checks of an applied plan run, cadre warns that the project asks 
   const warned = run.stdout.indexOf(`This project asks for Node 14.x.x (package.json (engines.node)); this is Node ${process.versions.node}`);
   expect(warned).toBeGreaterThan(run.stdout.indexOf('Applied "Add a health check"'));
   expect(warned).toBeLessThan(run.stdout.indexOf('Checked: every step of the plan is on disk.'));
+});
+
+it('/analyze-project says which files it left out of the index for their size', async () => {
+  copy = unpackCorpus('koa-typescript-rest');
+  const { home } = await tempProject();
+  // A generated file as big as the one a new user met (48 MB), beside the project's own code.
+  await writeFile(join(copy.root, 'src/generated-schema.ts'), `export const schema = ${JSON.stringify('x'.repeat(48_000_000))};\n`);
+  const run = await runCli(['-c', '/analyze-project'], { cwd: copy.root, home });
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/src\/generated-schema\.ts: is 48\.0 MB, over the 1 MB the analyses read; it was left out\./);
 });
