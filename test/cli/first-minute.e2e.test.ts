@@ -128,7 +128,7 @@ it('before the checks of an applied plan run, cadre warns that the project asks 
     { toolCalls: [{ name: 'write-file', input: { path: 'src/health.ts', content: 'export const health = (): string => "ok";\n' } }] },
     { toolCalls: [{ name: 'propose-plan', input: { title: 'Add a health check', steps: [{ path: 'src/health.ts', summary: 'the check' }] } }] },
     { text: 'Added src/health.ts.' },
-  ] }, ['-c', '/auto on', '-p', 'add a health check function']);
+  ] }, ['-c', '/auto on', '-c', '/agent universal-agent "add a health check function"']);
   expect(run.code).toBe(0);
   const warned = run.stdout.indexOf(`This project asks for Node 14.x.x (package.json (engines.node)); this is Node ${process.versions.node}`);
   expect(warned).toBeGreaterThan(run.stdout.indexOf('Applied "Add a health check"'));
@@ -143,4 +143,25 @@ it('/analyze-project says which files it left out of the index for their size', 
   const run = await runCli(['-c', '/analyze-project'], { cwd: copy.root, home });
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(/src\/generated-schema\.ts: is 48\.0 MB, over the 1 MB the analyses read; it was left out\./);
+});
+
+it('read-file reads a line range of a file over 16 MB by streaming it', async () => {
+  copy = unpackCorpus('koa-typescript-rest');
+  const target = copy.root;
+  // 300,000 lines of 64 bytes: 19.2 MB, over the 16 MB read-file reads whole.
+  await writeFile(join(target, 'seed.sql'), Array.from({ length: 300_000 }, (_, i) => `INSERT INTO users VALUES (${i + 1});`.padEnd(63, ' ')).join('\n') + '\n');
+  server = await startModelServer({ script: { turns: [
+    { toolCalls: [{ name: 'read-file', input: { path: 'seed.sql', startLine: 250_000, endLine: 250_002 } }] },
+    { toolCalls: [{ name: 'read-file', input: { path: 'seed.sql' } }] },
+    { text: 'Row 250,001 is there.' },
+  ] }, models: served });
+  const { home } = await tempProject();
+  const run = await runCli(['-c', '/agent universal-agent "What is on line 250001 of seed.sql?"'], { cwd: target, home, env: { CADRE_BASE_URL: `${server.url}/v1`, CADRE_MODEL: 'scripted-coder', CADRE_API_KEY: 'sk-test-key-123456' } });
+  expect(run.code).toBe(0);
+  const afterRange = JSON.stringify(server.requests[1]?.body.messages);
+  expect(afterRange).toContain('250001\\tINSERT INTO users VALUES (250001);');
+  expect(afterRange).toContain('250000\\tINSERT INTO users VALUES (250000);');
+  expect(afterRange).not.toContain('(250003)');
+  // Whole, it is still refused, and the model is told how to read it.
+  expect(JSON.stringify(server.requests[2]?.body.messages)).toContain('read a part of it with startLine and endLine');
 });

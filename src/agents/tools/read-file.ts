@@ -1,6 +1,9 @@
 // read-file: a file's text (on the host as the plan would leave it), whole or by line range, at most 100 KB at once.
+import { join } from 'node:path';
 import { z } from 'zod';
 import { formatBytes, isBinary, maxReadFileBytes, numberedLines } from './limits.js';
+import { TooBigRefusal } from './read-regular.js';
+import { streamLineRange } from './stream-lines.js';
 import { defineTool, ToolRefusal } from './tool.js';
 
 const parameters = z.object({
@@ -17,8 +20,18 @@ export const readFileTool = defineTool({
   paths: (params) => [params.path],
   async execute(params, { files }) {
     const relPath = files.confine(params.path, 'read');
-    // Refused unread over the limit: a huge file in the repository must not take the reader's memory.
-    const content = await files.read(relPath, { maxBytes: maxReadFileBytes });
+    // Not read whole over the limit: a huge file in the repository must not take the reader's memory. A line range of
+    // one is streamed from disk (only the disk can hold it: what a plan stages is far smaller).
+    let content: Buffer | null;
+    try {
+      content = await files.read(relPath, { maxBytes: maxReadFileBytes });
+    } catch (error) {
+      if (!(error instanceof TooBigRefusal)) throw error;
+      if (params.startLine === undefined && params.endLine === undefined) throw new ToolRefusal(`${error.message}; read a part of it with startLine and endLine`);
+      const read = await streamLineRange(join(files.root, relPath), params);
+      if (!read) throw new ToolRefusal(`${relPath} has fewer than ${params.startLine ?? 1} lines`);
+      return { output: read.output, display: `read ${relPath}:${read.first}-${read.lastShown} (streamed: ${formatBytes(error.bytes)} file)${read.limited ? ' (100 KB limit reached)' : ''}` };
+    }
     if (content === null) throw new ToolRefusal(`${relPath} does not exist or is a folder (list-files shows what is there)`);
     if (isBinary(content)) return { output: `${relPath} is a binary file (${formatBytes(content.length)}); its content is not shown.`, display: `read ${relPath} (binary, not shown)` };
     const text = content.toString('utf8');

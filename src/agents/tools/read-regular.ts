@@ -4,9 +4,14 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { formatBytes } from './limits.js';
 import { ToolRefusal, type ReadOptions } from './tool.js';
 
-/** The refusal of a file over a read's size limit. */
-export const tooBig = (name: string, bytes: number, maxBytes: number): ToolRefusal =>
-  new ToolRefusal(`${name} is ${formatBytes(bytes)}, over the ${formatBytes(maxBytes)} this read takes`);
+/** The refusal of a file over a read's size limit; `bytes` lets a reader that can stream a part of it do so. */
+export class TooBigRefusal extends ToolRefusal {
+  constructor(name: string, readonly bytes: number, maxBytes: number) {
+    super(`${name} is ${formatBytes(bytes)}, over the ${formatBytes(maxBytes)} this read takes`);
+  }
+}
+
+export const tooBig = (name: string, bytes: number, maxBytes: number): TooBigRefusal => new TooBigRefusal(name, bytes, maxBytes);
 
 /**
  * The content of the regular file at `path` (`name` is how messages call it); null when nothing is there or it is a
