@@ -9,6 +9,7 @@ import { parseShell } from '../policy/parser.js';
 import { openJournal, taskIdPattern } from './journal.js';
 import { runnerExitCodes, type RunnerEvent } from './events.js';
 import { runVmAgentLoop, type RunnerOutcome } from './loop.js';
+import { watchHost } from './host-watch.js';
 import { gatewayMcpTools } from './mcp-tools.js';
 import { runnerModel } from './model.js';
 import { defaultRetryPolicy, retryNotice } from '../model/retry.js';
@@ -83,6 +84,8 @@ async function main(): Promise<void> {
 
   const controller = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => controller.abort());
+  // cadre gone (killed): the command is stopped and the runner ends; the next start shows the task as interrupted.
+  watchHost({ socketPath: process.env.CADRE_GATEWAY_SOCKET, output: process.stdout, onGone: () => controller.abort() });
   // The credential lives in this object only, never in process.env (which the commands' environment is made from).
   const env = { ...process.env, ...credentials };
   let workspace: string;
