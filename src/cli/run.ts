@@ -68,7 +68,7 @@ async function startInspection(options: GlobalOptions, sink: OutputSink) {
  * appears at once; what start-up says is held until the first entry, and a start-up failure closes
  * the prompt and is reported. A crash left behind is offered first (that path waits for start-up).
  */
-async function runInteractive(cwd: string, start: () => Promise<App>, release: () => void, sink: OutputSink, closing: AbortSignal): Promise<number> {
+async function runInteractive(cwd: string, start: () => Promise<App>, release: () => void, sink: OutputSink, closing: AbortSignal, announce: () => Promise<string>): Promise<number> {
   const [{ runPromptLoop }, { resolvePaths }, { crashLockPresent }] = await Promise.all([
     import('./prompt-loop.js'), import('../store/paths.js'), import('../store/crash-lock.js'),
   ]);
@@ -81,7 +81,11 @@ async function runInteractive(cwd: string, start: () => Promise<App>, release: (
   const crashed = await crashLockPresent(paths.sessionsDir);
   if (crashed) begin();
   let readyPromise: Promise<App | undefined> | undefined;
-  const ready = (): Promise<App | undefined> => (readyPromise ??= begin().catch((error: unknown) => {
+  const ready = (): Promise<App | undefined> => (readyPromise ??= begin().then((app) => {
+    // Once started, one line above the prompt says what is active (a failed start says its own error instead).
+    announce().then((line) => sink({ type: 'output.message', level: 'dim', text: line }), () => undefined);
+    return app;
+  }, (error: unknown) => {
     failure = error;
     failed.abort();
     return undefined;
@@ -161,7 +165,8 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
       return startup;
     };
     if (interactive) {
-      exitCode = await runInteractive(cwd, start, held.release, sink, closing.signal);
+      const announce = async (): Promise<string> => (await import('./start-line.js')).startLine(cwd, runEnvironment(options), trust);
+      exitCode = await runInteractive(cwd, start, held.release, sink, closing.signal, announce);
       return ending === 'SIGTERM' || ending === 'SIGHUP' ? signalExitCodes[ending] : exitCode;
     }
     app = await start();

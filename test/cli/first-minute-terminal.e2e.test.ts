@@ -36,3 +36,26 @@ it('Ctrl-L clears the screen and keeps what was typed; Ctrl-D leaves with exit 0
   expect(lines.join('\n')).not.toContain('✖');
   expect(lines.join('\n')).not.toContain('Unknown command');
 });
+
+it('the start says in one line what is active: the offline engine, or the model and its provider', async () => {
+  const { project, home } = await tempProject();
+  const offline = startInPty(`${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`, {
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1' },
+  });
+  sessions.push(offline);
+  await offline.waitFor('cadre ›');
+  await offline.waitFor('offline engine (no model configured): analyses, generation, docs — /help');
+  offline.type(keys.ctrlD);
+  expect(await offline.exited).toBe(0);
+
+  // Nothing is asked of the provider for this line: the base URL is a closed port.
+  const withModel = startInPty(`${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`, {
+    cwd: project,
+    env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', CADRE_BASE_URL: 'http://127.0.0.1:9/v1', CADRE_MODEL: 'scripted-coder' },
+  });
+  sessions.push(withModel);
+  await withModel.waitFor('openai-compatible · scripted-coder (from environment (CADRE_BASE_URL)) — /model switches, /help');
+  withModel.type(keys.ctrlD);
+  expect(await withModel.exited).toBe(0);
+});
