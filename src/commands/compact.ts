@@ -26,7 +26,8 @@ export const compactCommand = defineCommand({
     }
     ctx.runtime.audit('conversation.compacted', { messages: done.compacted, before: done.before, after: done.after });
     const n = (value: number) => value.toLocaleString('en-US');
-    ctx.emit(result('compaction', { compacted: done.compacted, before: done.before, after: done.after, usage: done.usage },
-      `Compacted ${done.compacted} message(s) into a summary: ${n(done.before)} → ${n(done.after)} tokens. Follow-ups continue from it.`));
+    // The summary is what the model will know of the earlier conversation: shown, so the person can see what was kept.
+    ctx.emit(result('compaction', { compacted: done.compacted, before: done.before, after: done.after, usage: done.usage, summary: done.summary },
+      `Compacted ${done.compacted} message(s) into a summary: ${n(done.before)} → ${n(done.after)} tokens. Follow-ups continue from it.\n\nSummary:\n${done.summary.trim()}`));
   },
 });

@@ -165,3 +165,12 @@ it('read-file reads a line range of a file over 16 MB by streaming it', async ()
   // Whole, it is still refused, and the model is told how to read it.
   expect(JSON.stringify(server.requests[2]?.body.messages)).toContain('read a part of it with startLine and endLine');
 });
+
+it('/compact shows the summary the conversation now carries', async () => {
+  const { run } = await cadre({ turns: [
+    { text: answer },
+    { text: 'The user asked what the project is: a Koa REST API with TypeORM users.' },
+  ] }, ['-c', '/agent universal-agent "What is this project?"', '-c', '/compact']);
+  expect(run.code).toBe(0);
+  expect(run.stdout).toMatch(/Compacted 2 message\(s\) into a summary: [\d,]+ → [\d,]+ tokens\. Follow-ups continue from it\.\n\nSummary:\nThe user asked what the project is: a Koa REST API with TypeORM users\.\n/);
+});

@@ -26,6 +26,8 @@ export interface CompactionResult {
   after: number;
   /** What the summarising request cost. */
   usage: TokenUsage;
+  /** The model's summary, as the conversation now carries it (shown by /compact). */
+  summary: string;
 }
 
 export const summaryHeading = '[Summary of the earlier conversation, compacted by cadre to fit the context window]';
@@ -120,5 +122,5 @@ export async function compactConversation(input: CompactionInput): Promise<Compa
   // Recent turns that are still too big keep only the start of their tool outputs.
   if (countMessages(recent) > input.window * Math.max(input.keepRecentShare, 0.3)) recent = compactTranscript(recent, 2000);
   const compacted = [...head, ...recent];
-  return { messages: compacted, compacted: older.length, before, after: countMessages(compacted), usage: summary.usage };
+  return { messages: compacted, compacted: older.length, before, after: countMessages(compacted), usage: summary.usage, summary: summary.text };
 }
