@@ -2,6 +2,7 @@
 import { styleText } from 'node:util';
 import type { OutputEvent, OutputLevel } from '../output.js';
 import { markLines, terminalSafe } from '../terminal-text.js';
+import { wrapWords } from './word-wrap.js';
 
 type Style = Parameters<typeof styleText>[0];
 type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
@@ -47,10 +48,12 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
   let streamedAnswer = '';
   let streamOpen = false;
   const marker = (origin: string): string => paint('gray', `${terminalSafe(origin).slice(0, 32)} │ `);
+  /** On a terminal, cadre's own lines wrap at word boundaries to its width (0 means unknown: left as they are). */
+  const fitted = (text: string): string => (out.isTTY && out.columns ? wrapWords(text, out.columns - 1) : text);
   /** Cadre's own text keeps its colours; text from a container keeps nothing but its characters, and each line shows where it came from. */
   const shown = (text: string, origin: string | undefined, style: Style | null = null): string =>
     origin === undefined
-      ? paint(style, terminalSafe(text, { keepColour: true }))
+      ? paint(style, fitted(terminalSafe(text, { keepColour: true })))
       : terminalSafe(text).split('\n').map((line) => `${marker(origin)}${paint(style, line)}`).join('\n');
 
   const eraseStatusLine = (): void => {
