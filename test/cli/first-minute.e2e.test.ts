@@ -174,3 +174,16 @@ it('/compact shows the summary the conversation now carries', async () => {
   expect(run.code).toBe(0);
   expect(run.stdout).toMatch(/Compacted 2 message\(s\) into a summary: [\d,]+ → [\d,]+ tokens\. Follow-ups continue from it\.\n\nSummary:\nThe user asked what the project is: a Koa REST API with TypeORM users\.\n/);
 });
+
+it('a plan whose title names a change its diff lacks is sent back to the model before it is shown', async () => {
+  const { run, server } = await cadre({ turns: [
+    { toolCalls: [{ name: 'write-file', input: { path: 'src/health.ts', content: 'export const health = (): string => "ok";\n' } }] },
+    { toolCalls: [{ name: 'propose-plan', input: { title: 'Add a `disabled` flag to src/controller/user.ts', steps: [{ path: 'src/health.ts', summary: 'the check' }] } }] },
+    { toolCalls: [{ name: 'propose-plan', input: { title: 'Add a health check in src/health.ts', steps: [{ path: 'src/health.ts', summary: 'the check' }] } }] },
+    { text: 'Added src/health.ts.' },
+  ] }, ['--json', '-c', '/agent universal-agent "add a health check function"']);
+  const refused = JSON.stringify(server.requests[2]?.body.messages);
+  expect(refused).toContain('names src/controller/user.ts, `disabled`, which none of the staged changes have');
+  const plans = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as { kind?: string; data?: { title?: string } }).filter((line) => line.kind === 'plan');
+  expect(plans.map((plan) => plan.data?.title)).toEqual(['Add a health check in src/health.ts']);
+});
