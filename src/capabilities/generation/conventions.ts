@@ -9,8 +9,8 @@ import type { SourceStyle } from './format.js';
 
 export type Conventions = {
   typescript: boolean;
-  /** '.js' when relative imports name the compiled file (NodeNext), '' when they leave the extension off. */
-  importSuffix: '' | '.js';
+  /** '.js' when relative imports name the compiled file (NodeNext), '.ts' when they name the source (allowImportingTsExtensions, Node's type stripping), '' when they leave the extension off. */
+  importSuffix: ImportSuffix;
   style: SourceStyle;
   dependencies: Set<string>;
   esm: boolean;
@@ -22,21 +22,36 @@ export function isConventionSource(context: ProjectContext, path: string): boole
   return isRuntimeSource(path) && entry?.facts?.generated !== true;
 }
 
-export function conventionsOf(context: ProjectContext): Conventions {
-  let withJs = 0;
-  let bare = 0;
+export type ImportSuffix = '' | '.js' | '.ts';
+
+/**
+ * The extension the project's own relative imports of code carry: the one at least 60% of them share. Where none is that clear
+ * but most carry one (extensionless imports do not resolve in Node's ESM), the more common of '.js' and '.ts'; else none.
+ */
+export function importSuffixOf(context: ProjectContext): ImportSuffix {
+  const counts = { '': 0, '.js': 0, '.ts': 0 };
   for (const [path, entry] of Object.entries(context.files)) {
     if (!isConventionSource(context, path)) continue;
     for (const fact of entry.facts?.imports ?? []) {
       if (!fact.source.startsWith('.')) continue;
-      if (/\.[cm]?js$/.test(fact.source)) withJs += 1;
-      else if (!/\.\w+$/.test(fact.source)) bare += 1;
+      if (/\.[cm]?jsx?$/.test(fact.source)) counts['.js'] += 1;
+      else if (/\.[cm]?tsx?$/.test(fact.source)) counts['.ts'] += 1;
+      // './users.service' ends in a dot-word that is part of the name, not an extension of another kind of file.
+      else if (!/\.(?:json|css|s[ac]ss|less|styl|vue|svelte|astro|svg|png|jpe?g|gif|webp|ico|html?|md|graphql|gql|txt|wasm|node|d)$/.test(fact.source)) counts[''] += 1;
     }
   }
+  const total = counts[''] + counts['.js'] + counts['.ts'];
+  const clear = (Object.keys(counts) as ImportSuffix[]).find((suffix) => total > 0 && counts[suffix] >= 0.6 * total);
+  if (clear !== undefined) return clear;
+  if (counts['.js'] + counts['.ts'] > counts['']) return counts['.ts'] > counts['.js'] ? '.ts' : '.js';
+  return '';
+}
+
+export function conventionsOf(context: ProjectContext): Conventions {
   const typescript = (context.languages.TypeScript ?? 0) > 0 || 'typescript' in allDependencies(context.packageJson);
   return {
     typescript,
-    importSuffix: withJs > bare ? '.js' : '',
+    importSuffix: importSuffixOf(context),
     style: context.style,
     dependencies: new Set(Object.keys(allDependencies(context.packageJson))),
     esm: context.style.importStyle !== 'commonjs',
@@ -45,11 +60,14 @@ export function conventionsOf(context: ProjectContext): Conventions {
 
 /** The specifier to import `target` from `from` (both project-relative), in the project's style. */
 export function importSpecifier(from: string, target: string, conventions: Conventions): string {
-  const withoutExtension = target.replace(/\.(?:[cm]?[jt]sx?)$/, '');
-  let relative = posix.relative(posix.dirname(from), withoutExtension);
+  const extension = /\.(?:[cm]?[jt]sx?)$/.exec(target)?.[0] ?? '';
+  let relative = posix.relative(posix.dirname(from), target.slice(0, target.length - extension.length));
   if (!relative.startsWith('.')) relative = `./${relative}`;
   if (/\.(?:vue|css|s[ac]ss|less)$/.test(target)) return posix.relative(posix.dirname(from), target).replace(/^(?!\.)/, './');
-  return `${relative}${conventions.importSuffix}`;
+  // '.ts' projects name the file as it is (.tsx, .mts too); '.js' ones name what it compiles to.
+  if (conventions.importSuffix === '.ts') return `${relative}${/^\.[cm]?tsx?$/.test(extension) ? extension : extension || '.ts'}`;
+  if (conventions.importSuffix === '.js') return `${relative}${extension.replace(/^\.([cm]?)tsx?$/, '.$1js').replace(/^\.([cm]?)jsx$/, '.$1js') || '.js'}`;
+  return relative;
 }
 
 /** The first runtime source file for which `test` holds, preferring paths under src/. */

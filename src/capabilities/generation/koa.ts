@@ -6,7 +6,7 @@ import type { CompilerOptions } from '../../project/tsconfig.js';
 import type { PlanStep } from '../plan-draft.js';
 import { afterStatement, applyEdits, indentationAt, parseExisting, startOf } from './ast-edit.js';
 import { addMember } from './class-edit.js';
-import { existsError, missingFieldsError, isConventionSource } from './conventions.js';
+import { conventionsOf, existsError, importSpecifier, missingFieldsError, isConventionSource } from './conventions.js';
 import { addImportEdits } from './imports.js';
 import { camelCase, plural } from './names.js';
 import { printSnippet, printSource } from './printer.js';
@@ -70,7 +70,8 @@ export async function koaEndpointSteps(input: KoaInput, layout: Layout): Promise
     entity = { path: created.path, className: created.className, schema };
   }
   const swaggerPath = task.path.replace(/:(\w+)/g, '{$1}');
-  const relative = (from: string, to: string): string => posix.relative(posix.dirname(from), to.replace(/\.ts$/, '')).replace(/^(?!\.)/, './');
+  const importConventions = conventionsOf(context);
+  const relative = (from: string, to: string): string => importSpecifier(from, to, importConventions);
   const body = methodSource(task, { method, variable, entity: entity.className, schema: entity.schema, swaggerPath, hasId });
   const existing = await read(controllerPath);
   if (existing !== null) {
@@ -90,7 +91,7 @@ export async function koaEndpointSteps(input: KoaInput, layout: Layout): Promise
       '',
     ].join('\n');
     steps.push({ action: 'create-file', path: controllerPath, summary: `${task.resource}Controller.${method}: ${task.method} ${task.path} on the ${entity.className} repository${body.validates ? ', validated with class-validator' : ''}`, content: await printSource(controllerPath, source, context.style) });
-    if (layout.controllerIndex) steps.push(await indexExport(context, read, layout.controllerIndex, variable, `./${posix.basename(controllerPath).replace(/\.ts$/, '')}`));
+    if (layout.controllerIndex) steps.push(await indexExport(context, read, layout.controllerIndex, variable, relative(layout.controllerIndex, controllerPath)));
   }
   steps.push(await registerRoute(context, read, layout, task, variable, method));
   const test = await testStep(context, read, layout, task, { controllerPath, method, entity: entity.className, variable, fields: task.fields });

@@ -6,7 +6,7 @@ import { type CompilerOptions } from '../../project/tsconfig.js';
 import type { PlanStep } from '../plan-draft.js';
 import { appendElement, applyEdits, parseExisting } from './ast-edit.js';
 import { addMember } from './class-edit.js';
-import { existsError, missingFieldsError, findFile, isConventionSource } from './conventions.js';
+import { conventionsOf, existsError, missingFieldsError, findFile, importSpecifier, isConventionSource } from './conventions.js';
 import { addImportEdits, importBlock, type ImportSpec } from './imports.js';
 import { readNestMain } from './nest-prefix.js';
 import { camelCase, kebabCase, plural } from './names.js';
@@ -18,7 +18,13 @@ export type NestInput = { context: ProjectContext; read: (path: string) => Promi
 
 type Conventions = { version: string | null; swagger: boolean; guard: { decorators: string[]; imports: ImportSpec[] } | null; prefix: string | null; definite: boolean };
 
-const relativeImport = (from: string, to: string): string => posix.relative(posix.dirname(from), to.replace(/\.ts$/, '')).replace(/^(?!\.)/, './');
+type RelativeImport = (from: string, to: string) => string;
+
+/** How a file of the project imports another: with the extension its own relative imports carry (none, '.js' or '.ts'). */
+const relativeImportIn = (context: ProjectContext): RelativeImport => {
+  const conventions = conventionsOf(context);
+  return (from, to) => importSpecifier(from, to, conventions);
+};
 
 /** How the project's controllers look, read from them and from main.ts. */
 async function learn(context: ProjectContext, read: (path: string) => Promise<string | null>, options: CompilerOptions): Promise<Conventions> {
@@ -67,6 +73,7 @@ export function nestUrl(prefix: string | null, version: string | null, path: str
 
 export async function nestEndpointSteps(input: NestInput): Promise<{ steps: PlanStep[]; url: string }> {
   const { context, read, task } = input;
+  const relativeImport = relativeImportIn(context);
   const conventions = await learn(context, read, input.compilerOptions);
   const segments = task.path.split('/').filter(Boolean);
   // A path given with the global prefix or version (/api/v1/reviews) means the same controller path.
@@ -93,7 +100,7 @@ export async function nestEndpointSteps(input: NestInput): Promise<{ steps: Plan
     entity = created;
   }
   const fields = task.fields.filter((field) => field.name !== 'id');
-  const method = methodSource(task, { ...className, entity: entity.className, service: camelCase(className.service) }, methodPath);
+  const method = methodSource(task, { ...className, entity: entity.className, service: camelCase(className.service) }, methodPath, relativeImport);
   const existingController = await read(paths.controller);
   if (existingController !== null) {
     const entityImport = method.controller.includes(entity.className) ? [{ source: relativeImport(paths.controller, entity.path), named: [entity.className] }] : [];
@@ -126,7 +133,7 @@ export async function nestEndpointSteps(input: NestInput): Promise<{ steps: Plan
 
 type Method = { controller: string; service: string; serviceName: string; dto: 'create' | 'update' | null; controllerImports: (from: string, paths: Record<string, string>) => ImportSpec[]; serviceImports: (from: string, paths: Record<string, string>, entityPath: string) => ImportSpec[] };
 
-function methodSource(task: EndpointTask, names: { controller: string; service: string; create: string; update: string; entity: string }, methodPath: string): Method {
+function methodSource(task: EndpointTask, names: { controller: string; service: string; create: string; update: string; entity: string }, methodPath: string, relativeImport: RelativeImport): Method {
   const variable = camelCase(task.resource);
   const route = methodPath ? `'${methodPath}'` : '';
   const idParam = '@Param(\'id\', ParseIntPipe) id: number';
@@ -168,7 +175,7 @@ async function dtoStep(context: ProjectContext, path: string, className: string,
   const mark = conventions.definite ? '!' : '';
   if (kind === 'update' && base) {
     const mapped = conventions.swagger ? '@nestjs/swagger' : '@nestjs/mapped-types';
-    const source = [importBlock([{ source: mapped, named: ['PartialType'] }, { source: `./${posix.basename(path).replace('update-', 'create-').replace(/\.ts$/, '')}`, named: [base] }], { ...context.style, commonjs: false }), '', `export class ${className} extends PartialType(${base}) {}`, ''].join('\n');
+    const source = [importBlock([{ source: mapped, named: ['PartialType'] }, { source: relativeImportIn(context)(path, posix.join(posix.dirname(path), posix.basename(path).replace('update-', 'create-'))), named: [base] }], { ...context.style, commonjs: false }), '', `export class ${className} extends PartialType(${base}) {}`, ''].join('\n');
     return { action: 'create-file', path, summary: `${className}: every field of ${base}, optional`, content: await printSource(path, source, context.style) };
   }
   const used = new Set<string>();
@@ -194,6 +201,7 @@ async function dtoStep(context: ProjectContext, path: string, className: string,
 async function serviceStep(context: ProjectContext, paths: Record<string, string>, names: Record<string, string>, entity: { path: string; className: string }, method: Method): Promise<PlanStep> {
   const repository = `${camelCase((names.service as string).replace(/Service$/, ''))}Repository`;
   const path = paths.service as string;
+  const relativeImport = relativeImportIn(context);
   const common = method.serviceImports(path, paths, entity.path).filter((spec) => spec.source === '@nestjs/common').flatMap((spec) => spec.named ?? []);
   const source = [
     importBlock([{ source: '@nestjs/common', named: ['Injectable', ...common] }, { source: '@nestjs/typeorm', named: ['InjectRepository'] }, { source: 'typeorm', named: ['Repository'] }, { source: relativeImport(path, entity.path), named: [entity.className] }, ...method.serviceImports(path, paths, entity.path).filter((spec) => spec.source !== '@nestjs/common')], { ...context.style, commonjs: false }),
@@ -214,6 +222,7 @@ async function serviceStep(context: ProjectContext, paths: Record<string, string
 
 async function controllerStep(context: ProjectContext, paths: Record<string, string>, names: Record<string, string>, entity: { path: string; className: string }, method: Method, conventions: Conventions, controllerPath: string): Promise<PlanStep> {
   const path = paths.controller as string;
+  const relativeImport = relativeImportIn(context);
   const service = camelCase(names.service as string);
   const controller = conventions.version ? `@Controller({ path: '${controllerPath}', version: '${conventions.version}' })` : `@Controller('${controllerPath}')`;
   const imports: ImportSpec[] = [{ source: '@nestjs/common', named: ['Controller'] }, ...method.controllerImports(path, paths), { source: relativeImport(path, paths.service as string), named: [names.service as string] }, ...(conventions.swagger ? [{ source: '@nestjs/swagger', named: ['ApiTags'] }] : []), ...(conventions.guard?.imports ?? [])];
