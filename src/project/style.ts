@@ -177,6 +177,40 @@ function applyEslint(style: CodeStyle, text: string | null): void {
     style.sources.printWidth = 'eslint';
   }
   if (/eslint-plugin-tailwindcss|['"]tailwindcss['"]\s*[\],]|plugin:tailwindcss\//.test(text)) style.sortsTailwindClasses = true;
+  applyImportSorting(style, text);
+}
+
+/** simple-import-sort's first group: imports for their side effects only, which it marks with a leading \u0000 (so do cadre's edits). */
+export const sideEffectImports = '^\\u0000';
+
+/** A rule enabled in the config (`'name': 'error'`, `'name': ['warn', …]`, `"name": 2`), and its options text when it has some. */
+function enabledRule(text: string, name: string): { options: string } | null {
+  const match = new RegExp(`['"]?${name.replace(/[/]/g, '\\/')}['"]?\\s*:\\s*(\\[\\s*)?['"]?(error|warn|1|2|off|0)['"]?`).exec(text);
+  if (!match || match[2] === 'off' || match[2] === '0') return null;
+  return { options: match[1] ? text.slice(match.index + match[0].length, match.index + match[0].length + 2000) : '' };
+}
+
+/**
+ * ESLint's import-sorting rules, as the patterns `importOrder` holds: simple-import-sort's default groups (side effects, `node:`
+ * built-ins, packages, absolute and aliased paths, relative paths, a blank line between groups, names sorted in the braces),
+ * and eslint-plugin-import's `import/order` groups (built-ins, packages, parents, siblings; blank lines with
+ * `newlines-between: 'always'`). A Prettier sorting plugin, read after this, takes precedence.
+ */
+function applyImportSorting(style: CodeStyle, text: string): void {
+  const simple = enabledRule(text, 'simple-import-sort/imports');
+  // Custom `groups` are the project's own regular expressions: without them the default groups apply.
+  if (simple && !/^\s*,\s*\{\s*['"]?groups\b/.test(simple.options)) {
+    style.importOrder = [sideEffectImports, '', '^node:', '', '^@?\\w', '', '<THIRD_PARTY_MODULES>', '', '^\\.'];
+    style.sortImportSpecifiers = true;
+    return;
+  }
+  const order = enabledRule(text, 'import/order');
+  if (order) {
+    const blank = /['"]?newlines-between['"]?\s*:\s*['"]always['"]/.test(order.options);
+    // Types the default groups leave out (internal, i.e. aliased paths, and unknown) come last together.
+    const groups = ['<BUILTIN_MODULES>', '<THIRD_PARTY_MODULES>', '^\\.\\./', '^\\./', '^(?:[@~#]/|src/)'];
+    style.importOrder = blank ? groups.flatMap((group, index) => (index > 0 ? ['', group] : [group])) : groups;
+  }
 }
 
 /** antfu's preset takes its style as options, `antfu({ stylistic: { quotes: 'double', semi: true, indent: 4 } })`, over its defaults (single quotes, no semicolons, 2 spaces). */

@@ -1,6 +1,6 @@
 // Imports of generated code: written as ES imports or require calls, ordered as the project's import-sorting plugin orders them, and merged into existing files.
 import { type AstNode, type ParsedSource, child, children, identifierName, staticString } from '../../project/ast.js';
-import type { CodeStyle } from '../../project/style.js';
+import { type CodeStyle, sideEffectImports } from '../../project/style.js';
 import { type Edit, endOf, lineEnd, lineStart, startOf } from './ast-edit.js';
 import { printSource, type PrintStyle } from './printer.js';
 
@@ -219,7 +219,7 @@ export async function addImportEdits(path: string, text: string, parsed: ParsedS
   // With a sorting plugin the plugin owns the whole import block: the block is laid out again in its order and groups.
   if (style.importOrder && added.length > 0 && declarations.length > 0 && contiguous(text, parsed, declarations)) {
     const items = [
-      ...declarations.map((candidate) => ({ spec: { source: candidate.source, typeOnly: candidate.typeOnly }, line: replaced.get(candidate.node) ?? text.slice(startOf(parsed, candidate.node), endOf(parsed, candidate.node)) })),
+      ...declarations.map((candidate) => ({ spec: { source: sortKey(candidate, style.importOrder as string[]), typeOnly: candidate.typeOnly }, line: replaced.get(candidate.node) ?? text.slice(startOf(parsed, candidate.node), endOf(parsed, candidate.node)) })),
       ...added,
     ];
     const first = declarations[0] as ExistingImport;
@@ -233,6 +233,12 @@ export async function addImportEdits(path: string, text: string, parsed: ParsedS
     else edits.push({ offset: firstStatementLine(text, parsed), text: `${line}\n` });
   }
   return edits;
+}
+
+/** The source an existing import sorts by: simple-import-sort keys a side-effect import (`import 'reflect-metadata'`) with a leading \u0000, which its first group matches. */
+function sortKey(candidate: ExistingImport, patterns: string[]): string {
+  const sideEffect = candidate.names.length === 0 && !candidate.hasDefault && !candidate.namespace;
+  return sideEffect && patterns[0] === sideEffectImports ? `\u0000${candidate.source}` : candidate.source;
 }
 
 /** Whether only blank lines separate the import declarations (no code or comment between them). */
@@ -255,7 +261,9 @@ function orderedLines(items: { spec: ImportSpec; line: string }[], patterns: str
     if (!group) continue;
     if (pendingBlank) out.push('');
     pendingBlank = false;
-    out.push(...group.sort((left, right) => compareNames(left.spec.source, right.spec.source)).map((item) => item.line));
+    // Side-effect imports keep their order: running them in another order could change what they do.
+    const sorted = patterns[index] === sideEffectImports ? group : group.sort((left, right) => compareNames(left.spec.source, right.spec.source));
+    out.push(...sorted.map((item) => item.line));
   }
   return out.join('\n');
 }
