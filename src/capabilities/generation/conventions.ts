@@ -64,9 +64,9 @@ export function importSpecifier(from: string, target: string, conventions: Conve
   let relative = posix.relative(posix.dirname(from), target.slice(0, target.length - extension.length));
   if (!relative.startsWith('.')) relative = `./${relative}`;
   if (/\.(?:vue|css|s[ac]ss|less)$/.test(target)) return posix.relative(posix.dirname(from), target).replace(/^(?!\.)/, './');
-  // '.ts' projects name the file as it is (.tsx, .mts too); '.js' ones name what it compiles to.
-  if (conventions.importSuffix === '.ts') return `${relative}${/^\.[cm]?tsx?$/.test(extension) ? extension : extension || '.ts'}`;
-  if (conventions.importSuffix === '.js') return `${relative}${extension.replace(/^\.([cm]?)tsx?$/, '.$1js').replace(/^\.([cm]?)jsx$/, '.$1js') || '.js'}`;
+  // '.ts' projects name the file as it is (.tsx, .mts too); '.js' ones name what a TypeScript file compiles to, a JavaScript file as it is.
+  if (conventions.importSuffix === '.ts') return `${relative}${extension || '.ts'}`;
+  if (conventions.importSuffix === '.js') return `${relative}${extension.replace(/^\.([cm]?)tsx?$/, '.$1js') || '.js'}`;
   return relative;
 }
 
