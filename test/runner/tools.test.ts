@@ -146,6 +146,18 @@ it('read-file refuses a huge file unread instead of taking it into memory', asyn
   expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/dump\.sql is 3\.0 GB, over the 16\.0 MB this read takes/) });
 });
 
+it('read-file stops at the 100 KB answer on a huge file whose line never ends, instead of gathering the line', async () => {
+  const workspace = temp();
+  // 24 MB of text in one line (a minified dump): read by line, a line reader would hold all of it before giving line 1.
+  writeFileSync(join(workspace, 'bundle.min.js'), 'x'.repeat(24 * 1024 * 1024));
+  const { result } = await call(workspace, 'read-file', { path: 'bundle.min.js', startLine: 1, endLine: 2 });
+  expect(result).toMatchObject({ isError: true, output: expect.stringMatching(/bundle\.min\.js is 24\.0 MB.*line 1 alone is over the 100 KB a read returns/) });
+  const lines = 'x'.repeat(99) + '\n';
+  writeFileSync(join(workspace, 'rows.txt'), lines.repeat(200_000));
+  const rows = await call(workspace, 'read-file', { path: 'rows.txt', startLine: 150_000, endLine: 150_001 });
+  expect(rows.result).toMatchObject({ isError: false, output: `150000\t${'x'.repeat(99)}\n150001\t${'x'.repeat(99)}` });
+});
+
 it('run-command runs under bash and says so in SHELL, even when the container sets none (as Docker does not)', async () => {
   const workspace = temp();
   // glob's own CLI (`glob -c "tsx --test" …`, fastify-demo's `npm test`) runs a command with spaces only through a known $SHELL.

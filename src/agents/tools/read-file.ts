@@ -29,7 +29,9 @@ export const readFileTool = defineTool({
       if (!(error instanceof TooBigRefusal)) throw error;
       if (params.startLine === undefined && params.endLine === undefined) throw new ToolRefusal(`${error.message}; read a part of it with startLine and endLine`);
       const read = await streamLineRange(join(files.root, relPath), params);
-      if (!read) throw new ToolRefusal(`${relPath} has fewer than ${params.startLine ?? 1} lines`);
+      if (read.kind === 'binary') throw new ToolRefusal(`${error.message}, and binary: its content is not shown`);
+      if (read.kind === 'line-too-long') throw new ToolRefusal(`${error.message}, and line ${read.line} alone is over the 100 KB a read returns: its content is not shown`);
+      if (read.kind === 'too-few-lines') throw new ToolRefusal(`${relPath} has fewer than ${params.startLine ?? 1} lines`);
       return { output: read.output, display: `read ${relPath}:${read.first}-${read.lastShown} (streamed: ${formatBytes(error.bytes)} file)${read.limited ? ' (100 KB limit reached)' : ''}` };
     }
     if (content === null) throw new ToolRefusal(`${relPath} does not exist or is a folder (list-files shows what is there)`);
