@@ -17,7 +17,8 @@ describe('dependency fixes on the installed major line', () => {
     const lockfile = join(project.root, 'package-lock.json');
     // The lock as NestJS 11 projects had it before express 5.2 (the archive is at 5.2.1, which is patched).
     const text = readFileSync(lockfile, 'utf8');
-    const older = text.replace('"node_modules/express": {\n      "version": "5.2.1",\n      "resolved": "https://registry.npmjs.org/express/-/express-5.2.1.tgz",', '"node_modules/express": {\n      "version": "5.1.0",\n      "resolved": "https://registry.npmjs.org/express/-/express-5.1.0.tgz",');
+    // Only express's own entry changes: its version, and its tarball name wherever the lock says it came from.
+    const older = text.replace(/("node_modules\/express": \{\n\s*"version": )"5\.2\.1"(,\n\s*"resolved": "[^"]*\/express-)5\.2\.1(\.tgz")/, (_, head: string, middle: string, tail: string) => `${head}"5.1.0"${middle}5.1.0${tail}`);
     expect(older).not.toBe(text);
     writeFileSync(lockfile, older);
     const report = await runAnalysis('security', { cwd: project.root, cache: false, offline: true });
