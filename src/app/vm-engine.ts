@@ -9,6 +9,7 @@ import { runnerBundleBind, runnerBundleDir } from '../agents/vm/bundle.js';
 import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, releaseMyClaims, type Attachment } from '../container/attachment.js';
 import { createDockerClient } from '../container/docker-client.js';
 import { createContainerEffects } from '../container/effects.js';
+import { createVmBudget } from './vm-budget.js';
 import { createEditorListeners } from '../container/editor/publish.js';
 import { editorVolumeBind, ensureEditorVolume } from '../container/editor/volume.js';
 import { linkRunFolder, neutralCopy, neutralFolder } from '../container/neutral-folder.js';
@@ -26,8 +27,6 @@ import { detectServices, type ServiceSuggestion } from '../container/services/de
 import { listServices, removeServices, type ServiceRecord } from '../container/services/runtime.js';
 import { workspacePaths } from '../container/workspace.js';
 import { CadreError, exitCodes, isCadreError } from '../errors.js';
-import { createBudget } from '../gateway/budget.js';
-import { openCallJournal, openInterruptedCalls } from '../gateway/call-journal.js';
 import { containerGatewayEnv } from '../gateway/container-env.js';
 import { openCredentials } from '../gateway/credentials.js';
 import { packageManagerRegistryHosts, registryHostsOf } from '../gateway/registries.js';
@@ -109,40 +108,7 @@ export async function createVmEngine(options: VmEngineOptions) {
   const neutral = await neutralFolder(installation);
   await linkRunFolder(runDir, neutral);
   const sessionContext = () => options.session().getSnapshot().context as { name: string; budget: { limit: number; used: number } };
-  // Model calls in flight, written before each is sent: what a kill -9 of cadre leaves there, the next start charges.
-  const journalDir = join(paths.dataDir, 'journal');
-  const interrupted = await openInterruptedCalls(journalDir, {
-    audit: (call) => audit('gateway.call', { ...call, end: 'interrupted', reserved: call.input + call.output, tokensIn: call.input, tokensOut: call.output, error: 'cadre ended (killed) while the call was in flight; charged its reservation' }),
-    charge: (call) => options.session().send({ type: 'budget.used', tokens: call.input + call.output, inputTokens: call.input, outputTokens: call.output }),
-  }).catch((error: unknown) => {
-    sink(say(`The gateway's journal of calls in flight could not be read (${error instanceof Error ? error.message : String(error)}); calls a crash interrupted are not charged.`, 'warn'));
-    return undefined;
-  });
-  // Charged to their session when it runs: now, or once it is resumed.
-  let chargedFor = '';
-  const chargeInterrupted = (): void => {
-    const name = sessionContext().name;
-    if (name === chargedFor) return;
-    chargedFor = name;
-    void interrupted?.chargeFor(name).catch(() => undefined);
-  };
-  chargeInterrupted();
-  const watchSession = interrupted ? options.session().subscribe(chargeInterrupted) : undefined;
-  const journal = openCallJournal(journalDir);
-  // The session holds the one budget figure: the gateways reserve against what it says is used.
-  const budget = createBudget({
-    journal,
-    account: { used: () => sessionContext().budget.used, limit: () => sessionContext().budget.limit },
-    onEvent: (event) => {
-      // Every settled gateway call, whatever became of its task: the one source of the session's vm-agent usage.
-      if (event.type === 'budget.charged') {
-        options.session().send({ type: 'budget.used', tokens: event.input + event.output, inputTokens: event.input, outputTokens: event.output });
-        return;
-      }
-      audit('budget.exhausted', { used: event.used, limit: event.limit });
-      options.session().send({ type: 'budget.exhausted' });
-    },
-  });
+  const { budget, close: closeBudget } = await createVmBudget({ dataDir: paths.dataDir, session: options.session, audit, sink });
   const model = gatewayModel(config, options.env);
   const [registry, caBundle] = await Promise.all([hostNpmRegistry(), hostCaBundle(options.env)]);
   const caBinds = caBundle ? [`${await neutralCopy(caBundle, neutral, 'host-ca')}:${containerCaPath}:ro`] : [];
@@ -493,8 +459,7 @@ export async function createVmEngine(options: VmEngineOptions) {
       for (const id of held()) options.root().send({ type: 'container.forget', containerId: id });
       await gateways.closeAll();
       await mcp?.close();
-      watchSession?.unsubscribe();
-      journal.close();
+      closeBudget();
       await releaseMyClaims(runDir);
     },
   };
