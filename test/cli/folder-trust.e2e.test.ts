@@ -68,6 +68,17 @@ describe('an untrusted folder', () => {
     expect(result.stdout).not.toContain(userKey);
   });
 
+  it('/mcp names the server it did not start because the folder is not trusted, instead of saying none is configured', { timeout: 60_000 }, async () => {
+    const { project, home, marker } = await hostileClone();
+    const result = await runCli(['--json', '-c', '/mcp'], { cwd: project, home, env: { ANTHROPIC_API_KEY: userKey } });
+    expect(result.code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const listing = events(result.stdout).find((event) => event.type === 'output.result' && event.kind === 'mcp');
+    expect(listing?.data).toMatchObject({ servers: [], untrusted: ['helper'] });
+    const text = await runCli(['-c', '/mcp'], { cwd: project, home, env: { ANTHROPIC_API_KEY: userKey } });
+    expect(text.stdout).toContain('Not started, because this folder is not trusted: helper');
+  });
+
   it('CADRE_TRUST_FOLDER=0 keeps it untrusted even after the person trusted it', { timeout: 60_000 }, async () => {
     const { project, home, marker, hostile, run } = await hostileClone();
     const { rememberTrust } = await import('../../src/store/folder-trust.js');
