@@ -77,19 +77,27 @@ export async function withApplyLock<T>(cwd: string, owner: PlanOwner, work: () =
   const started = Date.now();
   const cadreDir = join(cwd, '.cadre');
   // A folder made only for the lock (the apply then failed, say) is taken away again with it.
-  const fresh = !existsSync(cadreDir);
+  let fresh = !existsSync(cadreDir);
   await ensureCadreFolder(cadreDir);
   for (;;) {
     const handle = await open(file, 'wx', 0o644).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'EEXIST') return null;
+      if (error.code === 'EEXIST' || error.code === 'ENOENT') return error.code;
       throw error;
     });
-    if (handle) {
+    if (handle === 'ENOENT') {
+      // Another cadre made the folder only for its own lock and took it away when it finished: make it again (ours now).
+      fresh = true;
+      await ensureCadreFolder(cadreDir);
+      continue;
+    }
+    if (handle !== 'EEXIST') {
       try {
         await handle.writeFile(`${JSON.stringify({ ...owner, since: new Date().toISOString() })}\n`);
       } finally {
         await handle.close();
       }
+      // The other's removal can have taken the .gitignore between our mkdir and our lock: put it back.
+      await ensureCadreFolder(cadreDir);
       break;
     }
     const text = await readFile(file, 'utf8').catch(() => null);

@@ -53,3 +53,17 @@ it('runs applies from one project one at a time', async () => {
   const second = first === 'one' ? 'two' : 'one';
   expect(order).toEqual([`${first} in`, `${first} out`, `${second} in`, `${second} out`]);
 });
+
+it('a second apply that waited on a fresh project still runs after the first has taken its .cadre folder away again', async () => {
+  const cwd = makeProject({ 'a.txt': 'a\n' });
+  let release = (): void => undefined;
+  const first = withApplyLock(cwd, currentOwner('one'), () => new Promise<string>((resolve) => (release = () => resolve('one'))));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  // The second polls slowly: it is asleep when the first ends and removes the folder it made only for the lock.
+  const second = withApplyLock(cwd, currentOwner('two'), async () => readFileSync(join(cwd, '.cadre', '.gitignore'), 'utf8'), { pollMs: 300 });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  release();
+  expect(await first).toBe('one');
+  expect(await second).toContain('*');
+  expect(existsSync(applyLockFile(cwd))).toBe(false);
+});
