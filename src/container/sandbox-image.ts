@@ -45,7 +45,8 @@ async function packTools(dir: string, onEvent: OutputSink): Promise<void> {
   onEvent({ type: 'output.progress', id: 'sandbox-image:tools', label: `${Object.keys(sandboxRecipe.npmPackages).join(', ')} fetched`, done: true });
 }
 
-async function dockerBuild(docker: Docker, context: string, image: string, onEvent: OutputSink, src: string[]): Promise<void> {
+/** Builds `image` from the folder `context` (its Dockerfile and the files `src`), offline, with progress lines. */
+export async function dockerBuild(docker: Docker, context: string, image: string, onEvent: OutputSink, src: string[]): Promise<void> {
   let stream: NodeJS.ReadableStream;
   try {
     stream = await docker.buildImage({ context, src: ['Dockerfile', ...src] }, { t: image, networkmode: 'none', rm: true, forcerm: true });
