@@ -4,6 +4,7 @@ import { CadreError, exitCodes } from '../errors.js';
 import type { Route } from '../capabilities/routing.js';
 import { result, say, type OutputSink } from '../output.js';
 import type { ProjectContext } from '../project/context.js';
+import type { GenerationTask } from '../capabilities/generation/task.js';
 
 /**
  * The project context every task uses, as the project is now: the cache is brought up to date first (only files whose
@@ -19,8 +20,55 @@ async function routeOf(text: string, context: ProjectContext): Promise<Route> {
   return routeTask(text, context);
 }
 
+/** A generation drafted offline: its task, the project as the generator saw it, and each file before and as drafted. */
+interface Generation {
+  text: string;
+  task: GenerationTask;
+  context: ProjectContext;
+  files: { path: string; before: string | null; after: string | null }[];
+}
+
+/**
+ * The last generation drafted offline in each project folder, for a follow-up that refines it ("add a prop disabled:boolean"
+ * typed after "create a component SearchBox…"), as a model session would take it.
+ */
+const lastGeneration = new Map<string, Generation>();
+
+const readNow = async (cwd: string, path: string): Promise<string | null> => {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  return readFile(join(cwd, path), 'utf8').catch(() => null);
+};
+
+/**
+ * A follow-up that is not a task of its own but says what to change in the last generation (fields or props added or left
+ * out, another name, another method and path): that generation's task revised, drafted again on the project as it was before
+ * that generation (its files are taken back to their earlier content in the generator's view, whether or not it was
+ * applied). Null when the follow-up is not one; an error when a file of that generation was changed since by someone else.
+ */
+async function refinement(input: DraftPlanInput, cwd: string): Promise<{ last: Generation; task: GenerationTask; files: Record<string, string | null> } | null> {
+  const last = lastGeneration.get(cwd);
+  if (!input.followUp || input.feedback !== null || !last) return null;
+  const { reviseTask } = await import('../capabilities/generation/feedback.js');
+  const task = reviseTask(last.task, input.text);
+  if (!task) return null;
+  const files: Record<string, string | null> = {};
+  for (const file of last.files) {
+    const now = await readNow(cwd, file.path);
+    if (now === file.before) continue;
+    if (now !== file.after) {
+      throw new CadreError('offline.refine-changed', `${file.path} changed since cadre drafted "${last.text.trim()}", so cadre cannot refine that result offline without losing the change.`, {
+        remedy: 'Ask for the whole thing again with the change in it (a new name if the file stays), or configure a model to change existing files.',
+        exitCode: exitCodes.usage,
+      });
+    }
+    files[file.path] = file.before;
+  }
+  return { last, task, files };
+}
+
 /** Generation and documentation from the project's own conventions: a plan draft that goes through approval. */
-async function draftGenerated(input: DraftPlanInput, capability: string, context: ProjectContext, deps: { cwd: string; emit: OutputSink }): Promise<DraftPlanOutput> {
+async function draftGenerated(input: DraftPlanInput, capability: string, context: ProjectContext, deps: { cwd: string; emit: OutputSink }, refined?: GenerationTask): Promise<DraftPlanOutput> {
   let draft;
   if (capability === 'generate-docs') {
     const { documentProject, documentationRequest, documentationKinds } = await import('../capabilities/documentation/index.js');
@@ -28,7 +76,8 @@ async function draftGenerated(input: DraftPlanInput, capability: string, context
     draft = await documentProject(request.kinds, { cwd: deps.cwd, context, symbols: request.symbols });
   } else {
     const { generateFromTask, parseGenerationTask } = await import('../capabilities/generation/index.js');
-    let task = parseGenerationTask(input.text);
+    const { readProjectFile } = await import('../capabilities/generation/conventions.js');
+    let task = refined ?? parseGenerationTask(input.text);
     if (input.feedback !== null) {
       // A rejection's reason is used when it says what to change; otherwise cadre says it cannot, rather than drafting the same plan again.
       const { reviseTask, feedbackNotUsable } = await import('../capabilities/generation/feedback.js');
@@ -38,6 +87,8 @@ async function draftGenerated(input: DraftPlanInput, capability: string, context
       task = revised;
     }
     draft = await generateFromTask(task, { cwd: deps.cwd, context });
+    const files = await Promise.all(draft.steps.map(async (step) => ({ path: step.path, before: await readProjectFile(deps.cwd, step.path), after: step.content })));
+    lastGeneration.set(deps.cwd, { text: input.text, task, context, files });
   }
   await markOverwrites(draft, deps.cwd);
   const { isSecuritySensitive } = await import('./plan/sensitive.js');
@@ -96,6 +147,12 @@ export const draftOffline = {
       throw feedbackNotUsable(input.feedback);
     }
     if (route.capability?.startsWith('generate-') && !route.needsModel) return draftGenerated(input, route.capability, analysed.context, deps);
+    const refined = await refinement(input, deps.cwd);
+    if (refined) {
+      deps.emit(say(`Refining the last generation ("${refined.last.text.trim()}") with: "${input.text.trim()}".`, 'dim'));
+      const { withProjectFiles } = await import('../capabilities/generation/conventions.js');
+      return withProjectFiles(refined.files, () => draftGenerated({ ...input, text: refined.last.text }, `generate-${refined.task.kind}`, refined.last.context, deps, refined.task));
+    }
     const { modelSetupHint } = await import('../model/resolve.js');
     if (route.capability?.startsWith('generate-')) {
       // The router knows why the generator does not fit (NestJS without TypeORM, a task with no name…): say that, not "something else".

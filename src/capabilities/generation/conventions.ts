@@ -1,4 +1,5 @@
 // What generators read from the project context: language, import specifier style, where things live, existing helpers.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { CadreError, exitCodes } from '../../errors.js';
 import { dirname, join, posix } from 'node:path';
@@ -110,7 +111,17 @@ export function missingFieldsError(resource: string, kind: 'entity' | 'model' | 
   });
 }
 
+/** Files as they were before a plan was applied (null: absent), seen by generators in place of the disk's (see withProjectFiles). */
+const overlay = new AsyncLocalStorage<Record<string, string | null>>();
+
+/** Runs `work` with the generators reading `files` (project-relative paths) in place of what is on disk now. */
+export function withProjectFiles<T>(files: Record<string, string | null>, work: () => Promise<T>): Promise<T> {
+  return overlay.run(files, work);
+}
+
 export async function readProjectFile(cwd: string, path: string): Promise<string | null> {
+  const seen = overlay.getStore();
+  if (seen && Object.hasOwn(seen, path)) return seen[path] ?? null;
   try {
     return await readFile(join(cwd, path), 'utf8');
   } catch {
