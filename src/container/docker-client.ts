@@ -1,18 +1,93 @@
 // The dockerode client cadre uses, and the translation of engine failures into errors that say what to do.
+import { readFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import Docker from 'dockerode';
 import { CadreError } from '../errors.js';
+import { resolveEngineEndpoint, type EngineEndpoint, type EngineTls } from './engine-endpoint.js';
+import { SshEngineError, sshEngineAgent } from './engine-ssh.js';
 
-/** A client for the engine named by DOCKER_HOST, or the default socket. */
 /** The Docker client type, for modules outside src/container that hold one without driving it. */
 export type DockerClient = Docker;
 
-export function createDockerClient(): Docker {
-  return new Docker();
+const endpoints = new WeakMap<Docker, EngineEndpoint>();
+/** The engine of the last client made: what error messages name when they are not told which client failed. */
+let lastEndpoint: EngineEndpoint | undefined;
+
+/** The TLS files read into a secure context: the key never sits in request options (docker-modem's debug log prints those). */
+function tlsAgent(tls: EngineTls): HttpsAgent {
+  const read = (path: string | undefined, what: string): Buffer | undefined => {
+    if (path === undefined) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new CadreError('docker-config', `Cannot read the engine's TLS ${what} ${path} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'})`, {
+        remedy: 'point DOCKER_CERT_PATH at the folder holding ca.pem, cert.pem and key.pem, or recreate the docker context with its ca/cert/key',
+      });
+    }
+  };
+  const [ca, cert, key] = [read(tls.caPath, 'CA certificate'), read(tls.certPath, 'client certificate'), read(tls.keyPath, 'client key')];
+  let secureContext;
+  try {
+    secureContext = createSecureContext({ ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) });
+  } catch (error) {
+    throw new CadreError('docker-config', `The engine's TLS files (${[tls.caPath, tls.certPath, tls.keyPath].filter(Boolean).join(', ')}) cannot be used: ${(error as Error).message.split('\n')[0]}`, {
+      remedy: 'check that cert.pem and key.pem belong together and are PEM files',
+    });
+  }
+  return new HttpsAgent({ secureContext, rejectUnauthorized: tls.verify, keepAlive: true });
 }
 
-/** Where the client connects, for /system-status. */
-export function dockerEndpoint(env: Record<string, string | undefined> = process.env): string {
-  return env.DOCKER_HOST || 'unix:///var/run/docker.sock';
+/** docker-modem's options: dockerode's type, plus the HTTP agent it passes to every request. */
+type ModemOptions = Docker.DockerOptions & { agent?: Agent };
+
+function clientOptions(endpoint: EngineEndpoint, env: Record<string, string | undefined>): ModemOptions {
+  // Explicit values for everything docker-modem would otherwise take from the environment on its own.
+  const cleared = { key: undefined, cert: undefined, ca: undefined, socketPath: undefined } as unknown as ModemOptions;
+  if (endpoint.transport === 'unix') return { ...cleared, socketPath: endpoint.host.slice('unix://'.length) };
+  if (endpoint.transport === 'ssh') return { ...cleared, protocol: 'http', host: 'docker', agent: sshEngineAgent(endpoint.host, env) };
+  const url = new URL(endpoint.host);
+  const port = url.port || (endpoint.tls ? '2376' : '2375');
+  const base = { ...cleared, host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+  return endpoint.tls ? { ...base, protocol: 'https', agent: tlsAgent(endpoint.tls) } : { ...base, protocol: 'http' };
+}
+
+/**
+ * A client for the engine `resolveEngineEndpoint` picks (DOCKER_HOST, DOCKER_CONTEXT, vm.engine, the docker CLI's
+ * current context, the local socket), over a unix socket, TCP (+TLS) or ssh.
+ */
+export function createDockerClient(options: { engine?: string; env?: Record<string, string | undefined> } = {}): Docker {
+  const env = options.env ?? process.env;
+  const endpoint = resolveEngineEndpoint({ env, ...(options.engine ? { configured: options.engine } : {}) });
+  let docker: Docker;
+  try {
+    docker = new Docker(clientOptions(endpoint, env) as Docker.DockerOptions);
+  } catch (error) {
+    if (error instanceof CadreError) throw error;
+    throw new CadreError('docker-config', `Cannot use the Docker engine at ${endpoint.host}: ${error instanceof Error ? error.message : String(error)}`, {
+      remedy: 'check DOCKER_HOST, DOCKER_TLS_VERIFY and DOCKER_CERT_PATH (DOCKER_CERT_PATH must hold ca.pem, cert.pem and key.pem)',
+      cause: error,
+    });
+  }
+  endpoints.set(docker, endpoint);
+  lastEndpoint = endpoint;
+  return docker;
+}
+
+/** The engine a client talks to; a client not made by createDockerClient is taken for the local socket. */
+export function engineEndpointOf(docker: Docker): EngineEndpoint {
+  return endpoints.get(docker) ?? resolveEngineEndpoint({ env: {} });
+}
+
+/** Where the client connects, for messages. */
+export function dockerEndpoint(docker?: Docker): string {
+  if (docker) return engineEndpointOf(docker).host;
+  try {
+    return (lastEndpoint ?? resolveEngineEndpoint()).host;
+  } catch {
+    return 'the configured engine';
+  }
 }
 
 const unreachableCodes = new Set(['ECONNREFUSED', 'ENOENT', 'EACCES', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET']);
@@ -32,6 +107,12 @@ export function engineStatus(error: unknown): number | undefined {
 export function engineError(error: unknown, doing: string): CadreError {
   if (error instanceof CadreError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof SshEngineError) {
+    return new CadreError('docker-unreachable', `Cannot ${doing}: the Docker engine over ssh could not be reached: ${message}`, {
+      remedy: `check that \`ssh ${error.destination} docker version\` works without a prompt (ssh-add your key, add the host to known_hosts, docker installed there), or unset DOCKER_HOST / vm.engine`,
+      cause: error,
+    });
+  }
   if (isEngineUnreachable(error)) {
     const denied = (error as { code?: string }).code === 'EACCES';
     return new CadreError('docker-unreachable', `Cannot ${doing}: the Docker engine at ${dockerEndpoint()} ${denied ? 'refused this user' : 'does not answer'} (${message})`, {

@@ -3,13 +3,18 @@ import { statfs } from 'node:fs/promises';
 import { availableParallelism, freemem, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import type Docker from 'dockerode';
-import { dockerEndpoint, engineError } from './docker-client.js';
+import { engineEndpointOf, engineError } from './docker-client.js';
+import type { EngineEndpoint } from './engine-endpoint.js';
 import { listCadreContainers } from './records.js';
 
 export type RuntimeStatus =
   | {
       reachable: true;
       endpoint: string;
+      /** Which engine and over what: source, context, transport, TLS files by path. */
+      engine: EngineEndpoint;
+      /** Round trips of GET /_ping after the first, in ms, and their median. */
+      roundTrip: { medianMs: number; samplesMs: number[] };
       engineVersion: string;
       apiVersion: string;
       storageDriver: string;
@@ -20,17 +25,36 @@ export type RuntimeStatus =
       os: string;
       warnings: string[];
     }
-  | { reachable: false; endpoint: string; error: string; remedy: string };
+  | { reachable: false; endpoint: string; engine: EngineEndpoint; error: string; remedy: string };
 
-/** Whether the engine answers, and how it is set up. */
+const pings = 5;
+
+/** Pings one after another (the connection is made before the first), so the median is the engine's round trip, not the handshake. */
+async function roundTrip(docker: Docker): Promise<{ medianMs: number; samplesMs: number[] }> {
+  await docker.ping();
+  const samplesMs: number[] = [];
+  for (let i = 0; i < pings; i += 1) {
+    const started = performance.now();
+    await docker.ping();
+    samplesMs.push(Math.round((performance.now() - started) * 100) / 100);
+  }
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  return { medianMs: sorted[Math.floor(sorted.length / 2)]!, samplesMs };
+}
+
+/** Whether the engine answers, how it is set up, where it is, over what, and how long a round trip takes. */
 export async function systemStatus(options: { docker: Docker }): Promise<RuntimeStatus> {
-  const endpoint = dockerEndpoint();
+  const engine = engineEndpointOf(options.docker);
+  const endpoint = engine.host;
   try {
+    const trip = await roundTrip(options.docker);
     const [version, info] = await Promise.all([options.docker.version(), options.docker.info() as Promise<Record<string, unknown>>]);
     const security = (info.SecurityOptions as string[] | undefined) ?? [];
     return {
       reachable: true,
       endpoint,
+      engine,
+      roundTrip: trip,
       engineVersion: version.Version,
       apiVersion: version.ApiVersion,
       storageDriver: String(info.Driver ?? ''),
@@ -43,7 +67,7 @@ export async function systemStatus(options: { docker: Docker }): Promise<Runtime
     };
   } catch (error) {
     const failure = engineError(error, 'reach the Docker engine');
-    return { reachable: false, endpoint, error: failure.message, remedy: failure.remedy };
+    return { reachable: false, endpoint, engine, error: failure.message, remedy: failure.remedy };
   }
 }
 

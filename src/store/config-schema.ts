@@ -94,6 +94,7 @@ export const configSchema = z.strictObject({
       tokenBudget: z.number().int().min(1).default(50_000).describe('Model tokens per vm-agent session'),
       image: z.string().min(1).default('cadre-sandbox:latest').describe('Docker image of the sandbox'),
       warmPool: z.number().int().min(0).max(8).default(0).describe('Sandbox containers kept started ahead of /vm-create (taken when the settings fit; removed at exit)'),
+      engine: z.string().min(1).optional().describe('The Docker engine for sandboxes: a docker context name, or unix://, tcp:// (TLS from DOCKER_TLS_VERIFY/DOCKER_CERT_PATH) or ssh://user@host; DOCKER_HOST and DOCKER_CONTEXT win over it'),
     })
     .prefault({})
     .describe('vm-agent containers'),
@@ -187,6 +188,7 @@ export const projectKeyRules: ProjectKeyRules<Config> = {
     tokenBudget: trusted('changes prices or limits'),
     image: trusted('runs a program'),
     warmPool: trusted('changes prices or limits'),
+    engine: trusted('redirects a credential'),
   },
   exec: { timeoutSeconds: always },
   git: { authorName: always, authorEmail: always },
