@@ -2,7 +2,7 @@
 import { styleText } from 'node:util';
 import type { OutputEvent, OutputLevel } from '../output.js';
 import { markLines, terminalSafe } from '../terminal-text.js';
-import { wrapWords } from './word-wrap.js';
+import { createStreamWrap, wrapWords } from './word-wrap.js';
 
 type Style = Parameters<typeof styleText>[0];
 type ProgressEvent = Extract<OutputEvent, { type: 'output.progress' }>;
@@ -83,6 +83,23 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
     stream.write(text);
   };
 
+  /** On a terminal, the model's streamed text wraps at word boundaries too: a word is written once it is whole. */
+  let wrap: { width: number; lines: ReturnType<typeof createStreamWrap> } | null = null;
+  const wrapped = (text: string): string => {
+    if (!out.isTTY || !out.columns) return text;
+    let flushed = '';
+    if (wrap?.width !== out.columns - 1) {
+      flushed = wrap?.lines.flush() ?? '';
+      wrap = { width: out.columns - 1, lines: createStreamWrap(out.columns - 1) };
+    }
+    return flushed + wrap.lines.feed(text);
+  };
+  /** Writes the word streamed text held back, before anything else is shown. */
+  const flushModelText = (): void => {
+    const rest = wrap?.lines.flush() ?? '';
+    if (rest) out.write(rest);
+  };
+
   const modelText = (text: string): void => {
     if (options.promptOnScreen?.()) {
       heldText += text;
@@ -96,8 +113,8 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
     eraseStatusLine();
     if (progressLine) out.write('\n');
     progressLine = false;
-    out.write(whole);
-    midText = !whole.endsWith('\n');
+    out.write(wrapped(whole));
+    midText = wrap ? wrap.lines.midLine() : !whole.endsWith('\n');
   };
 
   const statusLineEvent = (event: ProgressEvent): void => {
@@ -114,7 +131,7 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
     statusLine = true;
   };
 
-  return (event) => {
+  const handle = (event: OutputEvent): void => {
     switch (event.type) {
       case 'output.message':
         streamOpen = false;
@@ -171,5 +188,13 @@ export function createTextRenderer(options: TextRendererOptions): (event: Output
         return;
       }
     }
+  };
+
+  return (event) => {
+    if (event.type === 'output.model-text') return handle(event);
+    flushModelText();
+    handle(event);
+    // Whatever ended the streamed line: the next streamed text starts at column 0.
+    if (!midText) wrap = null;
   };
 }

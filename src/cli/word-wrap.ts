@@ -28,3 +28,60 @@ export function wrapWords(text: string, width: number): string {
     return rows.join('\n');
   }).join('\n');
 }
+
+/**
+ * Word wrapping for text that arrives in pieces (a model's streamed answer): a word is written once it is whole (a space or
+ * a line end follows it), on the current line when it fits and else on the next; spaces at a break are dropped, a line's
+ * leading spaces kept. `flush` writes the word held back (the stream paused for a tool call, or ended).
+ */
+export function createStreamWrap(width: number): { feed(text: string): string; flush(): string; midLine(): boolean } {
+  let column = 0;
+  let word = '';
+  let spaces = 0;
+  const placeWord = (): string => {
+    if (!word) return '';
+    const length = visible(word);
+    let out: string;
+    if (column > 0 && column + spaces + length > width) {
+      out = `\n${word}`;
+      column = length;
+    } else {
+      out = ' '.repeat(spaces) + word;
+      column += spaces + length;
+    }
+    word = '';
+    spaces = 0;
+    return out;
+  };
+  return {
+    feed(text) {
+      if (width < 20) return text;
+      let out = '';
+      for (const char of text) {
+        if (char === '\n') {
+          out += `${placeWord()}\n`;
+          column = 0;
+          spaces = 0;
+        } else if (char === ' ') {
+          if (word) out += placeWord();
+          if (column === 0) {
+            out += ' ';
+            column = 1;
+            continue;
+          }
+          spaces += 1;
+        } else {
+          word += char;
+        }
+      }
+      return out;
+    },
+    flush() {
+      const out = placeWord() + ' '.repeat(spaces);
+      column += spaces;
+      spaces = 0;
+      return out;
+    },
+    midLine: () => column > 0 || word !== '' || spaces > 0,
+  };
+}
