@@ -8,6 +8,7 @@ import type { PoolEntry } from '../../machines/pool.machine.js';
 import { runnerBundleBind, runnerBundleDir } from '../agents/vm/bundle.js';
 import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, releaseMyClaims, type Attachment } from '../container/attachment.js';
 import { createDockerClient } from '../container/docker-client.js';
+import { createLocalDockerBackend } from '../container/backends/local-docker.js';
 import { createContainerEffects } from '../container/effects.js';
 import { createVmBudget } from './vm-budget.js';
 import { createEditorListeners } from '../container/editor/publish.js';
@@ -132,10 +133,13 @@ export async function createVmEngine(options: VmEngineOptions) {
   });
   const editors = createEditorListeners();
 
-  const effects = createContainerEffects({
-    docker, workspacesDir: paths.workspacesDir, session: () => sessionContext().name, installation, image, onEvent: sink, command: forwarderCommand,
+  const backend = createLocalDockerBackend({
+    docker, workspacesDir: paths.workspacesDir, runDir, installation, onEvent: sink,
     binds: [runnerBundleBind(await neutralCopy(runnerBundleDir(), neutral, 'runner')), editorVolumeBind(image), ...caBinds],
     bindsFor: (id) => [gateways.bind(id)],
+  });
+  const effects = createContainerEffects({
+    backend, session: () => sessionContext().name, installation, image, onEvent: sink, command: forwarderCommand,
     envFor: (input) => {
       const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
       return { ...input.env, ...proxies, ...caEnv, ...packageManagerEnv({ proxy: proxies.HTTPS_PROXY!, registry, caPath: caBundle ? containerCaPath : undefined }) };
@@ -143,7 +147,7 @@ export async function createVmEngine(options: VmEngineOptions) {
     onCleanedUp: (id) => gateways.close(id),
   });
 
-  const poolEffects = createPoolEffects({ docker, workspacesDir: paths.workspacesDir, runDir, installation, sandboxSpec: effects.sandboxSpec });
+  const poolEffects = createPoolEffects({ backend, sandboxSpec: effects.sandboxSpec });
   const pool = createPoolHost({ docker, runDir, image, root: options.root, defaults: options.defaults, ensureImage: () => ensureImage() });
   const actorOf = (id: string): AnyActorRef | undefined => {
     const actor = options.root().system.get(`container:${id}`);
@@ -269,6 +273,8 @@ export async function createVmEngine(options: VmEngineOptions) {
 
   return {
     docker,
+    /** The sandbox backend the container effects run on. */
+    backend,
     gateways,
     model,
     image,

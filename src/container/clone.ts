@@ -40,6 +40,8 @@ export async function cloneRepository(options: {
   headers?: Record<string, string>;
   /** The host's environment for its git and ssh (SSH_AUTH_SOCK, GIT_SSH_COMMAND); process.env by default. */
   env?: NodeJS.ProcessEnv;
+  /** Stops the clone: the host's git is killed, isomorphic-git's requests end, and the clone fails. */
+  signal?: AbortSignal;
 }): Promise<CloneResult> {
   const progressId = options.progressId ?? `clone:${options.dir}`;
   const emit = options.onEvent ?? (() => undefined);
@@ -54,9 +56,10 @@ export async function cloneRepository(options: {
     return repositoryHead(options.dir);
   }
   try {
+    options.signal?.throwIfAborted();
     await git.clone({
       fs,
-      http,
+      http: options.signal ? abortableHttp(options.signal) : http,
       dir: options.dir,
       url: options.url,
       singleBranch: true,
@@ -76,6 +79,27 @@ export async function cloneRepository(options: {
   await handToSandboxUser(options.dir);
   emit({ type: 'output.progress', id: progressId, label: `Cloned ${options.url}`, done: true });
   return repositoryHead(options.dir);
+}
+
+/** isomorphic-git's node client whose requests and response bodies end when `signal` aborts (it has no signal of its own). */
+function abortableHttp(signal: AbortSignal): typeof http {
+  return {
+    async request(request) {
+      signal.throwIfAborted();
+      const response = await http.request(request);
+      const body = response.body;
+      if (!body) return response;
+      return {
+        ...response,
+        body: (async function* () {
+          for await (const chunk of body) {
+            signal.throwIfAborted();
+            yield chunk;
+          }
+        })(),
+      };
+    },
+  };
 }
 
 /** Gives the files of `dir` to the sandbox user when cadre runs as root (the host's git wrote them as root). */
@@ -111,10 +135,22 @@ function gitCloneRemedy(kind: 'http' | 'ssh' | 'local', said: string, url: strin
 /** The most a host git's output may hold before it is cut off (ls-remote of a repository with very many refs). */
 const outputLimit = 16 * 1024 ** 2;
 
-/** Runs `command` in a session of its own (no controlling terminal); resolves with its stdout, rejects with the tail of its stderr. */
-export function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10 * 60_000): Promise<string> {
+/**
+ * Runs `command` in a session of its own (no controlling terminal); resolves with its stdout, rejects with the tail of its
+ * stderr. `signal` kills its whole process group (git's ssh and remote helpers with it) and rejects.
+ */
+export function runDetached(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs = 10 * 60_000, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error(`${command} was stopped`));
     const child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stop = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    signal?.addEventListener('abort', stop, { once: true });
     let stderr = '';
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
@@ -127,12 +163,15 @@ export function runDetached(command: string, args: string[], env: NodeJS.Process
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', stop);
       reject(error);
     });
-    child.once('close', (code, signal) => {
+    child.once('close', (code, ended) => {
       clearTimeout(timer);
-      if (code === 0 && stdoutBytes <= outputLimit) resolve(Buffer.concat(stdout).toString('utf8'));
-      else reject(new Error(stderr || `${command} ended with ${signal ?? `exit code ${code}`}${stdoutBytes > outputLimit ? ' (output too long)' : ''}`));
+      signal?.removeEventListener('abort', stop);
+      if (signal?.aborted) reject(new Error(`${command} was stopped`));
+      else if (code === 0 && stdoutBytes <= outputLimit) resolve(Buffer.concat(stdout).toString('utf8'));
+      else reject(new Error(stderr || `${command} ended with ${ended ?? `exit code ${code}`}${stdoutBytes > outputLimit ? ' (output too long)' : ''}`));
     });
   });
 }
@@ -143,7 +182,7 @@ export function hostGitEnvFor(kind: 'http' | 'ssh' | 'local', env: NodeJS.Proces
   return kind === 'http' ? { ...base, GIT_ALLOW_PROTOCOL: 'http:https' } : base;
 }
 
-async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv }): Promise<void> {
+async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<void> {
   const { emit, progressId } = options;
   emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url}` });
   // --no-local: a checkout's objects are copied, never hard-linked (the container must not share a file with the person's repository).
@@ -151,7 +190,7 @@ async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'loca
     ...(options.ref ? ['--branch', options.ref] : []), ...(options.depth ? ['--depth', String(options.depth)] : []), '--', options.url, options.dir];
   try {
     // An http(s) repository stays on http(s): a redirect or submodule never switches the host's git to another transport.
-    await runDetached('git', args, hostGitEnvFor(options.kind, options.env));
+    await runDetached('git', args, hostGitEnvFor(options.kind, options.env), undefined, options.signal);
   } catch (error) {
     emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url} failed`, done: true });
     const said = (error as Error).message.trim().split('\n').filter(Boolean).slice(-6).join(' ').slice(0, 800);

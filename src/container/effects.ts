@@ -1,30 +1,18 @@
-// The container machine's effects backed by the dockerode driver, ready for `containerMachine.provide({ actors })` in the composition root.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import type Docker from 'dockerode';
-import { fromCallback, fromPromise, type EventObject } from 'xstate';
-import type { ContainerEffectInput, InspectContainerOutput, StartContainerOutput } from '../../machines/container.machine.js';
-import type { Installation } from '../store/installation.js';
-import { processTag } from './attachment.js';
+// The container machine's effects as plain functions of their input and abort signal, over a sandbox backend; src/app/vm-container-logic.ts makes each an actor once.
+import type { ContainerEffectInput, ContainerEvent, InspectContainerOutput, StartContainerOutput, StartServicesOutput, ContainerWorkspace } from '../../machines/container.machine.js';
 import type { OutputSink } from '../output.js';
-import { prepareCadreFolder, prepareFreshCadreFolder } from './cadre-folder.js';
-import { cloneRepository } from './clone.js';
-import { emptyWorkspace, refreshPreclone } from './preclone.js';
-import { watchWorkspaceDisk } from './disk-watchdog.js';
+import type { Installation } from '../store/installation.js';
+import type { SandboxBackend, SandboxHandle, SandboxSpec, ServiceSet, WorkspaceRef } from './backend.js';
 import { exitCause, exitError } from './exit.js';
-import { projectRegistryHosts } from '../gateway/registries.js';
-import { updateMetadata } from './metadata.js';
-import { cleanUp, restartContainer, stopContainer, watchContainer } from './lifecycle.js';
 import type { ContainerLimits } from './limits.js';
-import { writePoolClaim } from './pool-claim.js';
-import { containerState, findContainer, saveDeadline } from './records.js';
-import { createServiceEffects, sandboxNetwork } from './services/effects.js';
-import { creatingMarker } from './sweep.js';
-import { startContainer, type ContainerSpec } from './start.js';
-import { prepareWorkspace, workspacePaths, type Workspace } from './workspace.js';
+
+/** One effect: its work for `input`, stopped when `signal` aborts (its actor was stopped). */
+export type Effect<Input, Output> = (input: Input, signal: AbortSignal) => Promise<Output>;
+/** A watcher: tells `emit` what it sees until `signal` aborts. */
+export type Watcher<Input, Event> = (input: Input, emit: (event: Event) => void, signal: AbortSignal) => void;
 
 export interface ContainerEffectsOptions {
-  docker: Docker;
-  workspacesDir: string;
+  backend: SandboxBackend;
   /** The session that creates containers (a label; the session that uses one later is kept beside its workspace). */
   session: () => string;
   /** The installation containers are created for (labelled on each). */
@@ -34,23 +22,50 @@ export interface ContainerEffectsOptions {
   onEvent: OutputSink;
   /** The container's environment from its own variables (the gateway's proxies and the host's CA are added here). */
   envFor?: (input: ContainerEffectInput) => Record<string, string>;
-  /** Extra binds for every container (runner bundle, editor volume), `host:container:ro`. */
-  binds?: string[];
-  /** Binds of one container (its gateway's socket folder). */
-  bindsFor?: (containerId: string) => string[];
   /** The containers' main process (e.g. the gateway forwarder); by default they idle. */
   command?: string[];
   /** Called when a container is cleaned up (its gateway folder goes with it). */
   onCleanedUp?: (containerId: string) => Promise<void> | void;
 }
 
+export interface ContainerEffects {
+  /** The create spec of container `input`: the one place its sandbox is described (the warm pool uses it too). */
+  sandboxSpec(input: ContainerEffectInput, workspace: WorkspaceRef): SandboxSpec;
+  prepareWorkspace: Effect<ContainerEffectInput, ContainerWorkspace>;
+  cloneRepository: Effect<ContainerEffectInput, void>;
+  /** A taken pool container's pre-clone brought up to date. */
+  refreshClone: Effect<ContainerEffectInput, void>;
+  clearWorkspace: Effect<ContainerEffectInput, void>;
+  /** Makes a warm-pool container, its repository now cloned, the session's. */
+  claimPooledContainer: Effect<ContainerEffectInput, void>;
+  startContainer: Effect<ContainerEffectInput, StartContainerOutput>;
+  inspectContainer: Effect<ContainerEffectInput, InspectContainerOutput>;
+  restartContainer: Effect<ContainerEffectInput, void>;
+  stopContainer: Effect<ContainerEffectInput, void>;
+  cleanUp: Effect<ContainerEffectInput, void>;
+  startServices: Effect<ContainerEffectInput, StartServicesOutput>;
+  restartServices: Effect<ContainerEffectInput, StartServicesOutput>;
+  stopServices: Effect<ContainerEffectInput, void>;
+  removeServices: Effect<ContainerEffectInput, void>;
+  /** Tells `container.exited` with the cause (OOMKilled, disk limit) when the container stops while the machine is running. */
+  watchContainer: Watcher<ContainerEffectInput, Extract<ContainerEvent, { type: 'container.exited' }>>;
+  /** Tells `service.exited` when a service stops by itself while the container runs. */
+  watchServices: Watcher<ContainerEffectInput, Extract<ContainerEvent, { type: 'service.exited' }>>;
+}
+
 function limitsOf(input: ContainerEffectInput): ContainerLimits {
   return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes: Math.max(1, Math.ceil((input.deadline - Date.now()) / 60_000)) };
 }
 
-/** Implementations of prepareWorkspace, cloneRepository, refreshClone, clearWorkspace, startContainer, watchContainer, restartContainer, stopContainer, cleanUp and the service effects. */
-export function createContainerEffects(options: ContainerEffectsOptions) {
-  const { docker, onEvent } = options;
+const handleOf = (input: ContainerEffectInput): SandboxHandle | undefined => (input.dockerId ? { id: input.containerId, engineId: input.dockerId } : undefined);
+
+function workspaceOf(input: ContainerEffectInput): WorkspaceRef {
+  if (!input.workspace) throw new Error(`the workspace of ${input.containerId} is not prepared`);
+  return input.workspace;
+}
+
+export function createContainerEffects(options: ContainerEffectsOptions): ContainerEffects {
+  const { backend, onEvent } = options;
   // The clone and the container's creation run side by side: a cleanup after one failed waits for the other to end,
   // so no file lands in a removed workspace and no container appears after its removal.
   const inFlight = new Map<string, Set<Promise<unknown>>>();
@@ -67,20 +82,17 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
     });
     return work;
   };
-  const settledWork = async (id: string): Promise<void> => {
-    await Promise.all([...(inFlight.get(id) ?? [])]);
+  const services = (): NonNullable<SandboxBackend['services']> => {
+    if (!backend.services) throw new Error(`the ${backend.kind} backend runs no service containers`);
+    return backend.services;
   };
+  const serviceSet = (input: ContainerEffectInput): ServiceSet => ({
+    containerId: input.containerId, services: input.services,
+    limits: { memoryBytes: input.limits.memoryBytes, nanoCpus: input.limits.nanoCpus, pidsLimit: input.limits.pidsLimit },
+  });
 
-  /** The workspace of a container: in the machine's context once prepared; else read back from the container's labels. */
-  async function workspaceOf(input: ContainerEffectInput): Promise<Workspace> {
-    if (input.workspace) return input.workspace;
-    const found = await findContainer(docker, input.containerId).then((record) => record.workspace, () => undefined);
-    const { root, dir } = workspacePaths(options.workspacesDir, input.containerId);
-    return found ?? { root, dir, disk: { mechanism: 'watchdog', limitBytes: input.limits.diskBytes } };
-  }
-
-  /** The create options of container `input`: the one place its hardening is put together (the warm pool uses it too). */
-  function sandboxSpec(input: ContainerEffectInput, workspace: Workspace): ContainerSpec {
+  function sandboxSpec(input: ContainerEffectInput, workspace: WorkspaceRef): SandboxSpec {
+    const network = input.services.length > 0 ? services().network(input.containerId) : undefined;
     return {
       id: input.containerId,
       session: options.session(),
@@ -92,115 +104,98 @@ export function createContainerEffects(options: ContainerEffectsOptions) {
       deadline: input.deadline,
       // The services' connection variables first: a variable the person set with /vm-config --env wins.
       env: { ...input.serviceEnv, ...(options.envFor?.(input) ?? input.env) },
-      ...(sandboxNetwork(input) ? { network: sandboxNetwork(input) } : {}),
+      ...(network ? { network } : {}),
       networkIsolation: input.network.isolation,
       allowedDomains: input.network.allowedDomains,
-      binds: [...(options.binds ?? []), ...(options.bindsFor?.(input.containerId) ?? [])],
       ...(options.command ? { command: options.command } : {}),
     };
   }
 
   return {
     sandboxSpec,
-    ...createServiceEffects({ docker, installation: options.installation, onEvent }),
-    prepareWorkspace: fromPromise<Workspace, ContainerEffectInput>(async ({ input }) => {
-      // Until the container exists, the marker tells a later start that a dead process left this folder half-made.
-      const { root } = workspacePaths(options.workspacesDir, input.containerId);
-      await mkdir(root, { recursive: true, mode: 0o755 });
-      await writeFile(creatingMarker(root), `${JSON.stringify({ pid: process.pid, tag: processTag(), session: options.session(), since: new Date().toISOString() })}\n`);
-      return prepareWorkspace({ workspacesDir: options.workspacesDir, id: input.containerId, diskBytes: input.limits.diskBytes, onEvent });
-    }),
-    cloneRepository: fromPromise<void, ContainerEffectInput>(({ input }) => {
-      const clone = tracked(input.containerId, (async () => {
-        const workspace = await workspaceOf(input);
-        await cloneRepository({ url: input.repoUrl, dir: workspace.dir, onEvent, progressId: `${input.containerId}:clone` });
-        // Read once, as committed: files the container writes later never widen its own egress.
-        await updateMetadata(workspace.root, { projectRegistries: await projectRegistryHosts(workspace.dir) });
-      })());
+    prepareWorkspace: (input, signal) =>
+      backend.prepareWorkspace({ id: input.containerId, diskBytes: input.limits.diskBytes, session: options.session(), onEvent }, signal),
+    cloneRepository(input, signal) {
+      const clone = tracked(input.containerId, backend.fillWorkspace(workspaceOf(input), { clone: { url: input.repoUrl, progressId: `${input.containerId}:clone` } }, signal));
       clones.set(input.containerId, clone);
       return clone.finally(() => {
         if (clones.get(input.containerId) === clone) clones.delete(input.containerId);
       });
-    }),
-    /** A taken pool container's pre-clone brought up to date (see preclone.ts for why the host's git may still run over it). */
-    refreshClone: fromPromise<void, ContainerEffectInput>(({ input }) => tracked(input.containerId, (async () => {
-      const workspace = await workspaceOf(input);
-      await refreshPreclone({ url: input.repoUrl, dir: workspace.dir });
-      await updateMetadata(workspace.root, { projectRegistries: await projectRegistryHosts(workspace.dir) });
-    })())),
-    clearWorkspace: fromPromise<void, ContainerEffectInput>(async ({ input }) => tracked(input.containerId, emptyWorkspace((await workspaceOf(input)).dir))),
-    startContainer: fromPromise<StartContainerOutput, ContainerEffectInput>(async ({ input }) => {
-      if (input.dockerId) {
-        await docker.getContainer(input.dockerId).start().catch((error: unknown) => {
-          if ((error as { statusCode?: number }).statusCode !== 304) throw error;
-        });
-        await prepareCadreFolder({ docker, dockerId: input.dockerId, onEvent });
-        return { dockerId: input.dockerId };
+    },
+    refreshClone: (input, signal) => tracked(input.containerId, backend.refreshWorkspace(workspaceOf(input), input.repoUrl, signal)),
+    clearWorkspace: (input, signal) => tracked(input.containerId, backend.clearWorkspace(workspaceOf(input), signal)),
+    async startContainer(input, signal) {
+      const existing = handleOf(input);
+      if (existing) {
+        await backend.start(existing, onEvent);
+        return { dockerId: existing.engineId };
       }
-      const workspace = await workspaceOf(input);
-      const spec = sandboxSpec(input, workspace);
-      const { dockerId } = await tracked(input.containerId, startContainer({ docker, spec }));
-      // The container starts beside the clone: its folder is kept out of git only once /workspace is a clone.
-      // (A clone no longer in flight has ended well: a failed one fails the machine, which then removes the workspace.)
-      const clone = clones.get(input.containerId);
-      if (clone ? await clone.then(() => true, () => false) : true) await prepareFreshCadreFolder(workspace.dir);
-      await rm(creatingMarker(workspace.root), { force: true });
-      return { dockerId };
-    }),
-    /** Makes a warm-pool container, its repository now cloned, the session's: its folder prepared, deadline and claim recorded beside the workspace. */
-    claimPooledContainer: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
+      const workspace = workspaceOf(input);
+      let engineId: string | undefined;
+      try {
+        ({ engineId } = await tracked(input.containerId, backend.create(sandboxSpec(input, workspace), signal)));
+        // The container starts beside the clone: its folder is kept out of git only once /workspace is a clone.
+        // (A clone no longer in flight has ended well: a failed one fails the machine, which then removes the workspace.)
+        const clone = clones.get(input.containerId);
+        const cloned = clone ? await clone.then(() => true, () => false) : true;
+        signal.throwIfAborted();
+        await backend.workspaceComplete(workspace, { ownFolder: cloned });
+        return { dockerId: engineId };
+      } catch (error) {
+        if (signal.aborted) {
+          // Its actor was stopped while it was being made: the half-made sandbox and workspace go (once the clone has stopped),
+          // never left running with nobody holding them.
+          await clones.get(input.containerId)?.catch(() => undefined);
+          await backend.remove({ id: input.containerId, workspace, ...(engineId ? { engineId } : {}) }).catch(() => undefined);
+        }
+        throw error;
+      }
+    },
+    async claimPooledContainer(input) {
       if (!input.dockerId) throw new Error(`claimPooledContainer needs the pool container of ${input.containerId}`);
-      const workspace = await workspaceOf(input);
-      await prepareFreshCadreFolder(workspace.dir);
-      await saveDeadline(workspace.root, input.deadline);
-      await writePoolClaim(workspace.root, { repoUrl: input.repoUrl, session: options.session(), takenAt: new Date().toISOString(), by: processTag() });
-    }),
-    inspectContainer: fromPromise<InspectContainerOutput, ContainerEffectInput>(async ({ input }) => {
-      if (!input.dockerId) return { running: false };
-      const info = await docker.getContainer(input.dockerId).inspect();
-      return { running: containerState(info).running };
-    }),
-    /** Sends `container.exited` with the cause (OOMKilled, disk limit) when the container stops while the machine is running. */
-    watchContainer: fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {
-      const abort = new AbortController();
-      let diskFull = false;
-      let stopWatchdog = () => undefined as void;
-      if (input.dockerId) {
-        const dockerId = input.dockerId;
-        void workspaceOf(input).then((workspace) => {
-          if (workspace.disk.mechanism !== 'watchdog' || abort.signal.aborted) return;
-          stopWatchdog = watchWorkspaceDisk({ workspace, onExceeded: () => {
-            diskFull = true;
-            void stopContainer({ docker, dockerId, timeoutSeconds: 1 });
-          } });
-        });
-        watchContainer({ docker, dockerId, signal: abort.signal }).then(
-          (exit) => {
-            if (abort.signal.aborted) return;
-            const cause = exitCause(exit, { diskFull });
-            const limits = limitsOf(input);
-            const error = exitError({ id: input.containerId, limits }, exit, cause);
-            sendBack({ type: 'container.exited', exitCode: exit.exitCode, oomKilled: exit.oomKilled, reason: error ? `${error.message}. ${error.remedy}` : `exit code ${exit.exitCode}` });
-          },
-          () => undefined,
-        );
-      }
-      return () => {
-        abort.abort();
-        stopWatchdog();
-      };
-    }),
-    restartContainer: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
-      if (input.dockerId) await restartContainer({ docker, dockerId: input.dockerId });
-    }),
-    stopContainer: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
-      if (input.dockerId) await stopContainer({ docker, dockerId: input.dockerId });
-    }),
-    cleanUp: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
-      await settledWork(input.containerId);
-      const workspace = await workspaceOf(input);
-      await cleanUp({ docker, id: input.containerId, workspace, deleteWorkspace: true });
+      await backend.claimWorkspace(workspaceOf(input), { repoUrl: input.repoUrl, session: options.session(), deadline: input.deadline });
+    },
+    async inspectContainer(input) {
+      const handle = handleOf(input);
+      return handle ? backend.inspect(handle) : { running: false };
+    },
+    watchContainer(input, emit, signal) {
+      const handle = handleOf(input);
+      if (!handle) return;
+      backend.watch(handle, input.workspace, signal).then(
+        (exit) => {
+          if (signal.aborted) return;
+          const error = exitError({ id: input.containerId, limits: limitsOf(input) }, exit, exitCause(exit, { diskFull: exit.diskFull }));
+          emit({ type: 'container.exited', exitCode: exit.exitCode, oomKilled: exit.oomKilled, reason: error ? `${error.message}. ${error.remedy}` : `exit code ${exit.exitCode}` });
+        },
+        () => undefined,
+      );
+    },
+    async restartContainer(input) {
+      const handle = handleOf(input);
+      if (handle) await backend.restart(handle);
+    },
+    async stopContainer(input) {
+      const handle = handleOf(input);
+      if (handle) await backend.stop(handle);
+    },
+    async cleanUp(input) {
+      await Promise.all([...(inFlight.get(input.containerId) ?? [])]);
+      await backend.remove({ id: input.containerId, ...(input.workspace ? { workspace: input.workspace } : {}) });
       await options.onCleanedUp?.(input.containerId);
-    }),
+    },
+    startServices: (input, signal) => services().start(serviceSet(input), signal),
+    restartServices: (input, signal) => services().restart(serviceSet(input), signal),
+    stopServices: (input) => services().stop(serviceSet(input)),
+    removeServices: (input) => services().remove(serviceSet(input)),
+    watchServices(input, emit, signal) {
+      if (!backend.services) return;
+      backend.services.watch(serviceSet(input), signal).then(
+        (exit) => {
+          if (exit && !signal.aborted) emit({ type: 'service.exited', service: exit.name, exitCode: exit.exitCode, oomKilled: exit.oomKilled });
+        },
+        () => undefined,
+      );
+    },
   };
 }

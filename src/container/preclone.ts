@@ -64,14 +64,14 @@ function upToDate(remote: RemoteState, head: string, refs: ReturnType<typeof loc
  * Brings the pre-clone of `url` in `dir` up to date, as the host's git would clone it now; resolves with its branch and HEAD.
  * Throws StalePrecloneError (or git's own error) when anything fails or looks off: the caller then clones afresh.
  */
-export async function refreshPreclone(options: { url: string; dir: string; env?: NodeJS.ProcessEnv }): Promise<CloneResult> {
+export async function refreshPreclone(options: { url: string; dir: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<CloneResult> {
   const { dir } = options;
   const location = repositoryLocation(options.url, '/');
   if (!(await hostGitPresent())) throw new StalePrecloneError('the host has no git to fetch with');
   const env = hostGitEnvFor(location.kind, options.env);
   // The workspace belongs to the sandbox user: named safe for these commands only (never in the person's global config). No
   // optional locks: git status would otherwise refresh .git/index as cadre's user (root), and the container could not write it.
-  const git = (args: string[]) => runDetached('git', ['--no-optional-locks', '-C', dir, '-c', `safe.directory=${dir}`, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], env, 5 * 60_000);
+  const git = (args: string[]) => runDetached('git', ['--no-optional-locks', '-C', dir, '-c', `safe.directory=${dir}`, '-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', ...args], env, 5 * 60_000, options.signal);
 
   const [listing, refsListing, head, origin, changes] = await Promise.all([
     git(['ls-remote', '--symref', '--', location.url]),

@@ -121,10 +121,11 @@ async function withPoolClaim(record: ContainerRecord, owner: string): Promise<Co
   return claim ? { ...record, repoUrl: claim.repoUrl, session: claim.session, pool: { owner, taken: true } } : record;
 }
 
-/** Every container cadre manages on this engine, running or not. */
-export async function listCadreContainers(docker: Docker): Promise<ContainerRecord[]> {
+/** Every container cadre manages on this engine, running or not (with `labels`, only those that carry them). */
+export async function listCadreContainers(docker: Docker, labels: Record<string, string> = {}): Promise<ContainerRecord[]> {
   try {
-    const found = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.managed}=true`] } });
+    const label = [`${labelKeys.managed}=true`, ...Object.entries(labels).map(([key, value]) => `${key}=${value}`)];
+    const found = await docker.listContainers({ all: true, filters: { label } });
     const infos = await Promise.all(found.map((item) => docker.getContainer(item.Id).inspect().catch(() => undefined)));
     return await Promise.all(infos.flatMap((info) => (info ? (recordFromInspect(info) ?? []) : [])).map(withSavedDeadline));
   } catch (error) {

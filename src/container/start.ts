@@ -1,49 +1,33 @@
 // Creates and starts a sandbox container with the isolation of ARCHITECTURE.md §3: no network, read-only root, no capabilities, limits, bounded logs, a deadline of its own.
 import type Docker from 'dockerode';
-import { CadreError } from '../errors.js';
+import { CadreError, isCadreError } from '../errors.js';
+import type { SandboxSpec } from './backend.js';
 import { cadreFolderEnv } from './cadre-folder.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { initEntrypoint } from './init.js';
 import { labelKeys } from './labels.js';
-import type { ContainerLimits } from './limits.js';
-import { sandboxUser, type Workspace } from './workspace.js';
-import type { Installation } from '../store/installation.js';
+import { sandboxUser } from './workspace.js';
 
-export interface ContainerSpec {
-  /** Short id, e.g. `vm-3f2a`. */
-  id: string;
-  session: string;
-  /** The installation it belongs to (labelled, so no other installation touches it). */
-  installation: Installation;
-  repoUrl: string;
-  image: string;
-  limits: ContainerLimits;
-  /** Epoch ms; defaults to now + the timeout. Kept in a label so it survives a restart of cadre. */
-  deadline?: number;
-  workspace: Workspace;
-  env?: Record<string, string>;
-  networkIsolation?: boolean;
-  allowedDomains?: string[];
-  /** The internal network of its service containers (no route out); none by default. */
-  network?: string;
+/** The local engine's spec: a sandbox spec with the binds only the local backend adds (runner bundle, gateway socket, CA). */
+export interface ContainerSpec extends SandboxSpec {
   /** Extra bind mounts (`host:container:ro`), e.g. the runner bundle and the gateway socket. Never the Docker socket. */
   binds?: string[];
-  /** The container's main process; by default it idles so commands run through exec. */
-  command?: string[];
-  /** Size of the tmpfs at /tmp (counted against the memory limit). */
-  tmpSize?: string;
-  /** Seconds past the deadline before the container stops itself (default 30: a running cadre stops it first). */
-  deadlineGraceSeconds?: number;
-  /** Made for the warm pool by the process with this tag (no repository yet). */
-  poolOwner?: string;
+}
+
+/** What the backend mounts into the sandbox, as the engine's `Binds` entries (the workspace among them). */
+export interface SandboxMounts {
+  binds: string[];
 }
 
 /** The engine keeps at most this much of the container's own output (a disk-limit bypass otherwise). */
 export const containerLogLimit = { maxSize: '1m', maxFiles: 2 } as const;
 
-/** The engine's create options for `spec`: the whole security posture in one place. */
-export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): Docker.ContainerCreateOptions {
-  if ((spec.binds ?? []).some((bind) => /docker\.sock/.test(bind))) {
+/**
+ * The engine's create options for `spec`: the whole security posture in one place, a pure function. What is mounted comes
+ * only from `mounts`, which a backend gives (none by default).
+ */
+export function containerCreateOptions(spec: SandboxSpec, mounts: SandboxMounts = { binds: [] }, now = Date.now()): Docker.ContainerCreateOptions {
+  if (mounts.binds.some((bind) => /docker\.sock/.test(bind))) {
     throw new CadreError('docker-socket-refused', 'The Docker socket is never mounted into a sandbox container', { remedy: 'remove it from the binds' });
   }
   const deadline = spec.deadline ?? now + spec.limits.timeoutMinutes * 60_000;
@@ -76,7 +60,7 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
       ...(spec.poolOwner ? { [labelKeys.pool]: spec.poolOwner } : {}),
     },
     HostConfig: {
-      Binds: [`${spec.workspace.dir}:/workspace:rw`, ...(spec.binds ?? [])],
+      Binds: [...mounts.binds],
       Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${spec.tmpSize ?? '256m'}` },
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
@@ -95,16 +79,30 @@ export function containerCreateOptions(spec: ContainerSpec, now = Date.now()): D
   };
 }
 
-/** Creates and starts the container; a failed start removes what was created and says why. */
-export async function startContainer(options: { docker: Docker; spec: ContainerSpec }): Promise<{ dockerId: string; deadline: number }> {
-  const create = containerCreateOptions(options.spec);
+/** The local engine's mounts of `spec`: its workspace folder at /workspace, then its extra binds. */
+export function localMounts(spec: ContainerSpec): SandboxMounts {
+  return { binds: [`${spec.workspace.dir}:/workspace:rw`, ...(spec.binds ?? [])] };
+}
+
+/** The error of a creation stopped by `signal` (its actor was stopped). */
+function stoppedError(id: string): CadreError {
+  return new CadreError('container-start-stopped', `The creation of ${id} was stopped`, { remedy: 'run /vm-create again' });
+}
+
+/** Creates and starts the container; a failed start, or one `signal` stopped, removes what was created and says why. */
+export async function startContainer(options: { docker: Docker; spec: ContainerSpec; signal?: AbortSignal }): Promise<{ dockerId: string; deadline: number }> {
+  const create = containerCreateOptions(options.spec, localMounts(options.spec));
   let container: Docker.Container | undefined;
   try {
+    if (options.signal?.aborted) throw stoppedError(options.spec.id);
     container = await options.docker.createContainer(create);
+    if (options.signal?.aborted) throw stoppedError(options.spec.id);
     await container.start();
+    if (options.signal?.aborted) throw stoppedError(options.spec.id);
     return { dockerId: container.id, deadline: Date.parse(create.Labels![labelKeys.deadline]!) };
   } catch (error) {
     await container?.remove({ force: true }).catch(() => undefined);
+    if (isCadreError(error) && error.code === 'container-start-stopped') throw error;
     if (engineStatus(error) === 404 && !container) {
       throw new CadreError('image-missing', `The sandbox image ${options.spec.image} is not on this engine`, { remedy: 'build it with `cadre vm image build`', cause: error });
     }

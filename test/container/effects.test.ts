@@ -7,6 +7,8 @@ import { createActor, waitFor } from 'xstate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { containerMachine } from '../../machines/container.machine.js';
 import type { OutputEvent } from '../../src/output.js';
+import { containerActors } from '../../src/app/vm-container-logic.js';
+import { createLocalDockerBackend } from '../../src/container/backends/local-docker.js';
 import { createContainerEffects } from '../../src/container/effects.js';
 import { newContainerId } from '../../src/container/labels.js';
 import { cleanUp } from '../../src/container/lifecycle.js';
@@ -31,7 +33,9 @@ describeDocker('the container machine with real effects', () => {
     server = await startGitServer();
     await server.createRepo('app', { 'README.md': '# app\n' });
     workspacesDir = await mkdtemp(join(tmpdir(), 'cadre-workspaces-'));
-    effects = createContainerEffects({ docker, workspacesDir, session: () => session, installation: { id: 'test', home: workspacesDir }, image, onEvent: (event) => events.push(event) });
+    const installation = { id: 'test', home: workspacesDir };
+    const backend = createLocalDockerBackend({ docker, workspacesDir, runDir: join(workspacesDir, 'run'), installation, onEvent: (event) => events.push(event) });
+    effects = createContainerEffects({ backend, session: () => session, installation, image, onEvent: (event) => events.push(event) });
   }, sandboxBuildTimeoutMs);
 
   afterAll(async () => {
@@ -43,7 +47,7 @@ describeDocker('the container machine with real effects', () => {
   function start(deadline: number, memoryBytes = 256 * mb, repoUrl = server.repoUrl('app')) {
     const containerId = newContainerId(ids);
     ids.push(containerId);
-    const actor = createActor(containerMachine.provide({ actors: effects }), {
+    const actor = createActor(containerMachine.provide({ actors: containerActors(async () => effects) }), {
       input: { containerId, repoUrl, deadline, env: { MODE: 'test' }, limits: { memoryBytes, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb } },
     });
     actor.start();

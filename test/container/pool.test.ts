@@ -9,6 +9,8 @@ import { createActor, waitFor } from 'xstate';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { containerMachine } from '../../machines/container.machine.js';
 import { poolMachine, type PoolEntry } from '../../machines/pool.machine.js';
+import { containerActors, poolActors } from '../../src/app/vm-container-logic.js';
+import { createLocalDockerBackend } from '../../src/container/backends/local-docker.js';
 import { createContainerEffects } from '../../src/container/effects.js';
 import { cloneRepository } from '../../src/container/clone.js';
 import { execInContainer } from '../../src/container/exec.js';
@@ -38,8 +40,12 @@ describeDocker('the warm pool with real containers', () => {
   const dirs = () => ({ workspacesDir: join(home, 'workspaces'), runDir: join(home, 'run') });
   const made: PoolEntry[] = [];
 
+  const backendFor = (who: Installation, workspacesDir: string) =>
+    createLocalDockerBackend({ docker, workspacesDir, runDir: dirs().runDir, installation: who, onEvent: () => undefined, bindsFor: (id) => [`${join(dirs().runDir, id)}:/run/cadre:ro`] });
   const effectsFor = (who: Installation, workspacesDir: string) =>
-    createContainerEffects({ docker, workspacesDir, session: () => session, installation: who, image, onEvent: () => undefined, bindsFor: (id) => [`${join(dirs().runDir, id)}:/run/cadre:ro`] });
+    createContainerEffects({ backend: backendFor(who, workspacesDir), session: () => session, installation: who, image, onEvent: () => undefined });
+  const poolEffectsFor = (who: Installation, workspacesDir: string) =>
+    createPoolEffects({ backend: backendFor(who, workspacesDir), sandboxSpec: effectsFor(who, workspacesDir).sandboxSpec });
   const fit = () => poolFitKey({ image, memoryBytes: 256 * mb, cpus: 1, pids: 64, diskBytes: 64 * mb, env: { MODE: 'test' } });
 
   beforeAll(async () => {
@@ -64,8 +70,8 @@ describeDocker('the warm pool with real containers', () => {
 
   it('fills, gives a spare to a /vm-create (cloned, claimed, like any container), refills, and at exit removes only the untaken', async () => {
     const effects = effectsFor(installation(), dirs().workspacesDir);
-    const poolEffects = createPoolEffects({ docker, ...dirs(), installation: installation(), sandboxSpec: effects.sandboxSpec });
-    const pool = createActor(poolMachine.provide({ actors: poolEffects }), { input: { size: 1, fit: fit() } }).start();
+    const poolEffects = poolEffectsFor(installation(), dirs().workspacesDir);
+    const pool = createActor(poolMachine.provide({ actors: poolActors(async () => poolEffects) }), { input: { size: 1, fit: fit() } }).start();
     await waitFor(pool, (s) => s.context.ready.length === 1 && s.matches('waiting'), { timeout: 60_000 });
     const spare = pool.getSnapshot().context.ready[0]!;
     made.push(spare);
@@ -79,7 +85,7 @@ describeDocker('the warm pool with real containers', () => {
 
     pool.send({ type: 'pool.taken', containerId: spare.containerId });
     const deadline = Date.now() + 20 * 60_000;
-    const taken = createActor(containerMachine.provide({ actors: effects }), {
+    const taken = createActor(containerMachine.provide({ actors: containerActors(async () => effects) }), {
       input: {
         containerId: spare.containerId, repoUrl: server.repoUrl('app'), deadline, env: { MODE: 'test' }, pooled: true, dockerId: spare.dockerId, workspace: spare.workspace,
         limits: { memoryBytes: 256 * mb, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb },
@@ -114,8 +120,8 @@ describeDocker('the warm pool with real containers', () => {
   it('prepares spares for the last repository: a take refreshes the pre-clone (a commit pushed after the fill shows), another repository is cloned fresh, a bad pre-clone is replaced', async () => {
     const koa = server.repoUrl('acme/koa');
     const effects = effectsFor(installation(), dirs().workspacesDir);
-    const poolEffects = createPoolEffects({ docker, ...dirs(), installation: installation(), sandboxSpec: effects.sandboxSpec });
-    const pool = createActor(poolMachine.provide({ actors: poolEffects }), { input: { size: 1, fit: fit(), repository: koa } }).start();
+    const poolEffects = poolEffectsFor(installation(), dirs().workspacesDir);
+    const pool = createActor(poolMachine.provide({ actors: poolActors(async () => poolEffects) }), { input: { size: 1, fit: fit(), repository: koa } }).start();
     const nextSpare = async (repository: string): Promise<PoolEntry> => {
       await waitFor(pool, (s) => s.context.ready.length === 1 && s.context.ready[0]?.repository === repository && s.matches('waiting'), { timeout: 120_000 });
       const spare = pool.getSnapshot().context.ready[0]!;
@@ -125,7 +131,7 @@ describeDocker('the warm pool with real containers', () => {
     };
     const take = async (spare: PoolEntry, repoUrl: string) => {
       const progress: string[] = [];
-      const taken = createActor(containerMachine.provide({ actors: effects }), {
+      const taken = createActor(containerMachine.provide({ actors: containerActors(async () => effects) }), {
         input: {
           containerId: spare.containerId, repoUrl, deadline: Date.now() + 20 * 60_000, env: { MODE: 'test' }, pooled: true, dockerId: spare.dockerId, workspace: spare.workspace, precloned: spare.repository,
           limits: { memoryBytes: 256 * mb, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb },
@@ -204,7 +210,7 @@ describeDocker('the warm pool with real containers', () => {
         containerId: id, repoUrl: '', env: {}, network: { isolation: false, allowedDomains: [] }, dockerId: null, workspace, deadline: Date.now() + poolLifetimeMs, services: [], serviceEnv: {},
         limits: { memoryBytes: 256 * mb, nanoCpus: 1e9, pidsLimit: 64, diskBytes: 64 * mb },
       };
-      const { dockerId } = await startContainer({ docker, spec: { ...effects.sandboxSpec(input, workspace), session: '', ...(owner ? { poolOwner: owner } : {}) } });
+      const { dockerId } = await startContainer({ docker, spec: { ...effects.sandboxSpec(input, workspace), binds: [`${join(dirs().runDir, id)}:/run/cadre:ro`], session: '', ...(owner ? { poolOwner: owner } : {}) } });
       const entry = { containerId: id, dockerId, workspace, fit: fit(), repository: null };
       made.push(entry);
       return entry;
@@ -212,8 +218,8 @@ describeDocker('the warm pool with real containers', () => {
     const suffix = randomUUID().slice(0, 4);
     const deadSpare = await spareOf(installation(), deadTag, `vm-d${suffix}`);
     const otherSpare = await spareOf(other, deadTag, `vm-e${suffix}`);
-    const liveEffects = createPoolEffects({ docker, ...dirs(), installation: installation(), sandboxSpec: effectsFor(installation(), dirs().workspacesDir).sandboxSpec });
-    const livePool = createActor(poolMachine.provide({ actors: liveEffects }), { input: { size: 1, fit: fit() } }).start();
+    const liveEffects = poolEffectsFor(installation(), dirs().workspacesDir);
+    const livePool = createActor(poolMachine.provide({ actors: poolActors(async () => liveEffects) }), { input: { size: 1, fit: fit() } }).start();
     await waitFor(livePool, (s) => s.context.ready.length === 1, { timeout: 60_000 });
     const liveSpare = livePool.getSnapshot().context.ready[0]!;
     made.push(liveSpare);

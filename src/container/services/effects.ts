@@ -1,58 +1,42 @@
-// The container machine's service effects backed by the engine: start (image built on first use), restart, stop, remove, watch.
+// The local engine's service containers as the sandbox backend offers them: start (image built on first use), restart, stop, remove, watch.
 import type Docker from 'dockerode';
-import { fromCallback, fromPromise, type EventObject } from 'xstate';
-import type { ContainerEffectInput, StartServicesOutput } from '../../../machines/container.machine.js';
 import type { OutputSink } from '../../output.js';
 import type { Installation } from '../../store/installation.js';
+import type { SandboxServices, ServiceSet } from '../backend.js';
 import { engineError } from '../docker-client.js';
 import { parseServiceList } from './catalog.js';
 import { buildServicesImage } from './image.js';
 import { ensureServices, listServices, removeServices, stopServices, watchServices, type ServicesTarget } from './runtime.js';
 import { serviceNetworkName } from './spec.js';
 
-export interface ServiceEffectsOptions {
+export interface LocalServicesOptions {
   docker: Docker;
   installation: Installation;
   onEvent: OutputSink;
 }
 
-/** The sandbox's network when it has services (it joins theirs), or none. */
-export const sandboxNetwork = (input: Pick<ContainerEffectInput, 'containerId' | 'services'>): string | undefined =>
-  input.services.length > 0 ? serviceNetworkName(input.containerId) : undefined;
-
-export function createServiceEffects(options: ServiceEffectsOptions) {
+export function createLocalServices(options: LocalServicesOptions): SandboxServices {
   const { docker, installation, onEvent } = options;
-  const target = (input: ContainerEffectInput): ServicesTarget => ({ docker, containerId: input.containerId, installation });
-  const start = async (input: ContainerEffectInput): Promise<StartServicesOutput> => {
+  const target = (set: ServiceSet): ServicesTarget => ({ docker, containerId: set.containerId, installation });
+  const start = async (set: ServiceSet): Promise<{ env: Record<string, string> }> => {
     const { image } = await buildServicesImage({ docker, onEvent });
-    const limits = { memoryBytes: input.limits.memoryBytes, nanoCpus: input.limits.nanoCpus, pidsLimit: input.limits.pidsLimit };
-    return ensureServices({ ...target(input), services: parseServiceList(input.services.join(',')), image, limits, onEvent });
+    return ensureServices({ ...target(set), services: parseServiceList(set.services.join(',')), image, limits: set.limits, onEvent });
   };
   return {
-    startServices: fromPromise<StartServicesOutput, ContainerEffectInput>(({ input }) => start(input)),
-    /** Restarts each service in place (data kept), then waits until all are healthy again. */
-    restartServices: fromPromise<StartServicesOutput, ContainerEffectInput>(async ({ input }) => {
-      for (const service of await listServices(target(input))) {
+    start: (set) => start(set),
+    restart: async (set) => {
+      for (const service of await listServices(target(set))) {
         await docker.getContainer(service.dockerId).restart({ t: 5 }).catch((error: unknown) => {
-          throw engineError(error, `restart service ${service.name} of ${input.containerId}`);
+          throw engineError(error, `restart service ${service.name} of ${set.containerId}`);
         });
       }
-      return start(input);
-    }),
-    stopServices: fromPromise<void, ContainerEffectInput>(({ input }) => stopServices(target(input))),
-    removeServices: fromPromise<void, ContainerEffectInput>(async ({ input }) => {
-      await removeServices(target(input));
-    }),
-    /** Sends `service.exited` when a service stops by itself while the container runs. */
-    watchServices: fromCallback<EventObject, ContainerEffectInput>(({ input, sendBack }) => {
-      const abort = new AbortController();
-      watchServices({ ...target(input), signal: abort.signal }).then(
-        (exit) => {
-          if (exit && !abort.signal.aborted) sendBack({ type: 'service.exited', service: exit.name, exitCode: exit.exitCode, oomKilled: exit.oomKilled });
-        },
-        () => undefined,
-      );
-      return () => abort.abort();
-    }),
+      return start(set);
+    },
+    stop: (set) => stopServices(target(set)),
+    remove: async (set) => {
+      await removeServices(target(set));
+    },
+    watch: (set, signal) => watchServices({ ...target(set), signal }),
+    network: (containerId) => serviceNetworkName(containerId),
   };
 }
