@@ -19,7 +19,7 @@ export const systemStatusCommand = defineCommand({
     if (!status.reachable) throw new CadreError('docker-unreachable', status.error, { remedy: status.remedy });
     ctx.emit(result('system.status', status, [
       `✔ Docker engine ${status.engineVersion} (API ${status.apiVersion}) answers at ${describeEndpoint(status.engine)}`,
-      `  round trip ${status.roundTrip.medianMs} ms (median of ${status.roundTrip.samplesMs.length} pings)`,
+      `  round trip ${status.roundTrip.medianMs} ms (median of ${status.roundTrip.samplesMs.length} pings); engine id ${status.engineId}`,
       ...(status.engine.tls ? [`  TLS files: ${[status.engine.tls.caPath, status.engine.tls.certPath, status.engine.tls.keyPath].filter(Boolean).join(', ')}`] : []),
       `  storage driver ${status.storageDriver}, cgroup v${status.cgroupVersion} (${status.cgroupDriver}), ${status.rootless ? 'rootless' : 'rootful'}`,
       `  ${status.os}, kernel ${status.kernel}`,

@@ -15,6 +15,8 @@ export type RuntimeStatus =
       engine: EngineEndpoint;
       /** Round trips of GET /_ping after the first, in ms, and their median. */
       roundTrip: { medianMs: number; samplesMs: number[] };
+      /** The engine's own ID: tells two engines on one host apart. */
+      engineId: string;
       engineVersion: string;
       apiVersion: string;
       storageDriver: string;
@@ -55,6 +57,7 @@ export async function systemStatus(options: { docker: Docker }): Promise<Runtime
       endpoint,
       engine,
       roundTrip: trip,
+      engineId: String(info.ID ?? ''),
       engineVersion: version.Version,
       apiVersion: version.ApiVersion,
       storageDriver: String(info.Driver ?? ''),

@@ -1,10 +1,14 @@
 // cadre against a second, real Docker engine in its own network namespace: TCP + mutual TLS from DOCKER_HOST, a docker context, vm.engine; /system-status says which, where, over what, and the round trip.
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, tempProject } from '../support/cli.js';
-import { describeRemoteEngine, sharedRemoteEngine, type RemoteEngine } from '../support/remote-engine.js';
+import { describeRemoteEngine, engineSideClient, sharedRemoteEngine, sshdUnavailable, startEngineSshd, type RemoteEngine } from '../support/remote-engine.js';
+
+const run = promisify(execFile);
 
 interface StatusEvent {
   type: string;
@@ -12,7 +16,7 @@ interface StatusEvent {
   code?: string;
   message?: string;
   remedy?: string;
-  data?: { reachable: boolean; engine: { source: string; context?: string; transport: string; host: string }; roundTrip: { medianMs: number; samplesMs: number[] }; engineVersion: string };
+  data?: { reachable: boolean; engineId: string; engine: { source: string; context?: string; transport: string; host: string }; roundTrip: { medianMs: number; samplesMs: number[] }; engineVersion: string };
 }
 
 const events = (stdout: string): StatusEvent[] => stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as StatusEvent);
@@ -96,5 +100,53 @@ describeRemoteEngine('a remote Docker engine (second dockerd, own network namesp
     expect(ran.code).toBe(1);
     expect(out.find((event) => event.type === 'output.error')).toMatchObject({ code: 'docker-config', message: expect.stringContaining(join(certs, 'key.pem')), remedy: expect.stringMatching(/DOCKER_CERT_PATH/) });
     expect(ran.stdout).not.toContain('BEGIN CERTIFICATE');
+  });
+});
+
+describeRemoteEngine('a remote Docker engine over ssh:// (Debian\'s sshd in the engine\'s namespaces, docker system dial-stdio)', () => {
+  const missing = sshdUnavailable();
+  if (missing && process.env.CADRE_REQUIRE_DOCKER !== '1') {
+    it.skip(`needs sshd: ${missing}`, () => undefined);
+    return;
+  }
+  let engine: RemoteEngine;
+  let folders: { project: string; home: string };
+  let agentPid = 0;
+  const env: Record<string, string> = {};
+
+  beforeAll(async () => {
+    engine = await sharedRemoteEngine();
+    folders = await tempProject('cadre-remote-ssh-');
+    const key = join(folders.home, 'id_ed25519');
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'cadre-test', '-f', key]);
+    const sshd = await startEngineSshd(engine, { authorizedKey: await readFile(`${key}.pub`, 'utf8') });
+    await writeFile(join(folders.home, 'known_hosts'), `${sshd.knownHostsLine}\n`);
+    // The person's ssh agent holds the key; cadre's ssh finds it through SSH_AUTH_SOCK, as the docker CLI's does.
+    const socket = join(folders.home, 'agent.sock');
+    agentPid = Number(/SSH_AGENT_PID=(\d+)/.exec((await run('ssh-agent', ['-s', '-a', socket])).stdout)?.[1]);
+    await run('ssh-add', ['-q', key], { env: { ...process.env, SSH_AUTH_SOCK: socket } });
+    Object.assign(env, { DOCKER_HOST: sshd.host, SSH_AUTH_SOCK: socket, CADRE_SSH_COMMAND: `ssh -F /dev/null -o UserKnownHostsFile=${join(folders.home, 'known_hosts')}` });
+  }, 120_000);
+  afterAll(() => {
+    if (agentPid > 0) process.kill(agentPid);
+  });
+
+  it('reaches the remote engine through the person\'s ssh agent, and /system-status says ssh', { timeout: 60_000 }, async () => {
+    const ran = await runCli(['--json', '-c', '/system-status --container-runtime'], { ...folders, env });
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    const data = events(ran.stdout).find((event) => event.kind === 'system.status')?.data;
+    expect(data).toMatchObject({ reachable: true, engine: { source: 'DOCKER_HOST', transport: 'ssh', host: env.DOCKER_HOST } });
+    expect(data?.engineId).toBe((await engineSideClient(engine).info()).ID);
+  });
+
+  it('a refused key fails the command with what ssh said and what to do, and the process does not crash', { timeout: 60_000 }, async () => {
+    const ran = await runCli(['--json', '-c', '/system-status --container-runtime'], { ...folders, env: { ...env, SSH_AUTH_SOCK: join(folders.home, 'no-agent.sock') } });
+    expect(ran.code).toBe(1);
+    expect(events(ran.stdout).find((event) => event.type === 'output.error')).toMatchObject({
+      code: 'docker-unreachable',
+      message: expect.stringMatching(/ssh to .* ended \(exit code 255\) before the engine answered; ssh said: .*Permission denied/),
+      remedy: expect.stringMatching(/ssh-add/),
+    });
+    expect(ran.stderr).not.toMatch(/uncaught|at .*\.js:\d+/i);
   });
 });

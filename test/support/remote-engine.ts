@@ -216,6 +216,56 @@ export async function stopRemoteEngine(engine: RemoteEngine): Promise<void> {
   await run('sh', [join(engine.dir, 'teardown.sh')]).catch(() => undefined);
 }
 
+export interface EngineSshd {
+  /** ssh://root@address:22, the engine's host as the docker CLI would name it. */
+  host: string;
+  /** A known_hosts line for the server's own host key. */
+  knownHostsLine: string;
+}
+
+/** Why Debian's sshd cannot run here (not unpacked by .ci/run), or undefined. */
+export function sshdUnavailable(): string | undefined {
+  return existsSync(join(sshdPackageDir, 'usr', 'sbin', 'sshd')) ? undefined : `no sshd unpacked at ${sshdPackageDir} (.ci/run: apt-get download openssh-server libwrap0 + dpkg -x)`;
+}
+
+/**
+ * Starts Debian's sshd in the engine's namespaces (its own config, host key and authorized key; root by key only), where
+ * \`docker system dial-stdio\` reaches this engine's socket, never this machine's (hidden there). Stopped with the engine.
+ */
+export async function startEngineSshd(engine: RemoteEngine, options: { authorizedKey: string }): Promise<EngineSshd> {
+  const unavailable = sshdUnavailable();
+  if (unavailable) throw new Error(unavailable);
+  const dir = join(engine.dir, 'sshd');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await rm(join(dir, 'host_key'), { force: true });
+  await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'engine-host', '-f', join(dir, 'host_key')]);
+  await writeFile(join(dir, 'authorized_keys'), `${options.authorizedKey.trim()}\n`, { mode: 0o600 });
+  await writeFile(join(dir, 'sshd_config'), [
+    `ListenAddress ${engine.address}:22`,
+    `HostKey ${join(dir, 'host_key')}`,
+    `PidFile ${join(dir, 'sshd.pid')}`,
+    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+    'PermitRootLogin prohibit-password',
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'UsePAM no',
+    'StrictModes no',
+    `SetEnv DOCKER_HOST=unix://${engine.socket}`,
+    '',
+  ].join('\n'));
+  const sshd = join(sshdPackageDir, 'usr', 'sbin', 'sshd');
+  const log = join(dir, 'sshd.log');
+  // In the engine's mount namespace (through containerd's pid): its /run is its own, so /run/sshd and the hidden sockets are there.
+  await run('sh', ['-c', `LD_LIBRARY_PATH=${join(sshdPackageDir, 'usr', 'lib', 'x86_64-linux-gnu')} nsenter -t ${engine.pids.containerd} -m -n ${sshd} -f ${join(dir, 'sshd_config')} -E ${log}`]);
+  const deadline = Date.now() + 10_000;
+  while (!existsSync(join(dir, 'sshd.pid'))) {
+    if (Date.now() > deadline) throw new Error(`sshd did not start: ${await readFile(log, 'utf8').catch(() => '')}`);
+    await sleep(50);
+  }
+  const hostKey = (await readFile(join(dir, 'host_key.pub'), 'utf8')).trim().split(' ').slice(0, 2).join(' ');
+  return { host: `ssh://root@${engine.address}:22`, knownHostsLine: `${engine.address} ${hostKey}` };
+}
+
 /** The vitest run's process: forks workers are its children, and the shared engine lives as long as it does. */
 const runOwner = (): number => (process.env.VITEST ? process.ppid : process.pid);
 
