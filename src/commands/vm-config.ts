@@ -2,27 +2,8 @@
 import { z } from 'zod';
 import { CadreError, exitCodes } from '../errors.js';
 import { result } from '../output.js';
-import type { ContainerSettings } from '../container/settings.js';
+import { applySettingsChange, configValues, describeSettings, settingFlagsShape } from '../container/settings.js';
 import { defineCommand } from './types.js';
-
-const describe = (settings: ContainerSettings, formatSize: (bytes: number) => string): string =>
-  `memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, timeout ${settings.timeoutMinutes} min, env ${Object.keys(settings.env).join(', ') || '-'}, ` +
-  `services ${settings.services?.join(', ') || '-'}, network ${settings.networkIsolation ? 'isolated (no egress)' : `repository host, registries${settings.allowedDomains.length ? `, ${settings.allowedDomains.join(', ')}` : ''}`}`;
-
-/** The changed defaults in the config file's shape (`vm.*`). */
-function configValues(settings: ContainerSettings, changed: readonly (keyof ContainerSettings)[]): Record<string, unknown> {
-  const mib = 1024 ** 2;
-  const all: Record<keyof ContainerSettings, unknown> = {
-    memoryBytes: ['memory', settings.memoryBytes % 1024 ** 3 === 0 ? `${settings.memoryBytes / 1024 ** 3}GB` : `${Math.round(settings.memoryBytes / mib)}MB`],
-    cpus: ['cpu', settings.cpus],
-    timeoutMinutes: ['timeoutMinutes', settings.timeoutMinutes],
-    env: ['env', settings.env],
-    networkIsolation: ['networkIsolation', settings.networkIsolation],
-    allowedDomains: ['allowedDomains', settings.allowedDomains],
-    services: ['services', settings.services ?? []],
-  };
-  return Object.fromEntries(changed.map((key) => all[key] as [string, unknown]));
-}
 
 /** Writes `vm` values into the user's config file; returns its path. */
 async function saveDefaults(cwd: string, vm: Record<string, unknown>): Promise<string> {
@@ -37,13 +18,7 @@ export const vmConfigCommand = defineCommand({
   summary: 'Set memory, CPU, timeout, env and network rules for containers',
   usage: '/vm-config [--memory 4GB] [--cpu 2] [--timeout 30] [--env "A=1,B=2"] [--services "postgres,redis"] [--network-isolation] [--allowed-domains "a.com,b.org"] [--warm-pool N] [--container <id>]',
   args: z.object({
-    memory: z.string().optional().describe('memory limit with a unit, e.g. 4GB or 512MB'),
-    cpu: z.string().optional().describe('CPU cores, at most the host has'),
-    timeout: z.string().optional().describe('timeout in minutes'),
-    env: z.string().optional().describe('NAME=value pairs, comma-separated'),
-    networkIsolation: z.boolean().optional().describe('allow no network at all'),
-    allowedDomains: z.string().optional().describe('extra domains, comma-separated (*.domain for subdomains)'),
-    services: z.string().optional().describe('service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none'),
+    ...settingFlagsShape,
     warmPool: z.string().optional().describe('containers kept started ahead of /vm-create, 0 to 8 (0: none); saved as vm.warmPool in your config'),
     container: z.string().optional().describe('apply to this container instead of the defaults'),
   }),
@@ -60,16 +35,14 @@ export const vmConfigCommand = defineCommand({
         : `Warm pool: ${size} container${size === 1 ? '' : 's'} kept started with the defaults for new containers, filled in the background; /vm-create takes one when its settings fit and no services are asked. /vm-status shows how many are ready.`} Saved in ${savedIn}.`));
       if (Object.values(change).every((value) => value === undefined)) return;
     }
-    const { applySettingsChange } = await import('../container/settings.js');
-    const { formatSize } = await import('../container/limits.js');
     if (!container) {
-      const { settings, changed } = await applySettingsChange(ctx.runtime.vm.defaults(), change);
+      const { settings, changed } = applySettingsChange(ctx.runtime.vm.defaults(), change);
       ctx.runtime.vm.setDefaults(settings);
       // Defaults outlive the process (the next `cadre -c` or prompt uses them): they go into the user's own config file.
       const savedIn = changed.length ? await saveDefaults(ctx.cwd, configValues(settings, changed)) : undefined;
       if (changed.length) ctx.runtime.audit('vm.config', { scope: 'defaults', changed });
       ctx.emit(result('vm.config', { scope: 'defaults', settings, changed, ...(savedIn ? { savedIn } : {}) },
-        `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describe(settings, formatSize)}${savedIn ? `\nSaved in ${savedIn}: later sessions use these defaults too.` : ''}`));
+        `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describeSettings(settings)}${savedIn ? `\nSaved in ${savedIn}: later sessions use these defaults too.` : ''}`));
       return;
     }
     const vm = await ctx.runtime.vm.engine();
@@ -83,6 +56,6 @@ export const vmConfigCommand = defineCommand({
     if (changed.includes('networkIsolation') || changed.includes('allowedDomains')) notes.push('network rules: applied now (the gateway reopened with them; calls in flight finish)');
     if (changed.length) ctx.runtime.audit('vm.config', { scope: record.id, changed });
     ctx.emit(result('vm.config', { scope: record.id, settings, changed, restartNeeded: false },
-      [`${record.id}: ${describe(settings, formatSize)}`, ...notes.map((note) => `  ${note}`)].join('\n')));
+      [`${record.id}: ${describeSettings(settings)}`, ...notes.map((note) => `  ${note}`)].join('\n')));
   },
 });

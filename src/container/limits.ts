@@ -22,6 +22,11 @@ export const defaultLimits: ContainerLimits = {
 
 const units: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
 
+/** The smallest memory or disk size a container may be given. */
+export const minimumSize = 64 * 1024 ** 2;
+/** The fewest processes a container may be limited to (a shell, git and a test runner need more than a handful). */
+export const minimumPids = 16;
+
 function usage(message: string, remedy: string): CadreError {
   return new CadreError('invalid-limit', message, { remedy, exitCode: exitCodes.usage });
 }
@@ -31,7 +36,7 @@ export function parseSize(text: string, what = 'size'): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*([KMGT]?B)\s*$/i.exec(text);
   if (!match) throw usage(`${what} "${text}" is not a size with a unit`, `write it like 4GB or 512MB`);
   const bytes = Math.round(Number(match[1]) * (units[match[2]!.toUpperCase()] ?? 1));
-  if (bytes < 64 * 1024 ** 2) throw usage(`${what} ${text} is below the 64MB minimum`, 'give at least 64MB');
+  if (bytes < minimumSize) throw usage(`${what} ${text} is below the 64MB minimum`, 'give at least 64MB');
   return bytes;
 }
 
@@ -61,9 +66,10 @@ export function parseTimeoutMinutes(text: string): number {
   return minutes;
 }
 
-function parsePids(text: string): number {
+/** Parses a process limit (`512`): a whole number of at least 16. */
+export function parsePids(text: string): number {
   const pids = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
-  if (!(pids >= 16)) throw usage(`pids "${text}" is not a whole number of at least 16`, 'write it like 512');
+  if (!(pids >= minimumPids)) throw usage(`pids "${text}" is not a whole number of at least ${minimumPids}`, 'write it like 512');
   return pids;
 }
 

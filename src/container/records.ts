@@ -7,6 +7,7 @@ import { CadreError, exitCodes } from '../errors.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { labelKeys } from './labels.js';
 import { readPoolClaim } from './pool-claim.js';
+import { cpusOfNanoCpus } from './settings.js';
 import type { ContainerLimits } from './limits.js';
 import type { DiskMechanism, Workspace } from './workspace.js';
 import type { Installation } from '../store/installation.js';
@@ -67,7 +68,7 @@ export function recordFromInspect(info: Docker.ContainerInspectInfo): ContainerR
     },
     limits: {
       memoryBytes: info.HostConfig.Memory ?? 0,
-      cpus: (info.HostConfig.NanoCpus ?? 0) / 1e9,
+      cpus: cpusOfNanoCpus(info.HostConfig.NanoCpus ?? 0),
       pids: info.HostConfig.PidsLimit ?? 0,
       diskBytes: numberLabel(labels, labelKeys.diskLimit),
     },

@@ -1,64 +1,175 @@
-// /vm-config's settings: the defaults for new containers and per-container overrides, validated with the container layer's parsers.
-import type { Config } from '../store/config-schema.js';
+// The one schema of a container's settings and their defaults; the config's vm.* keys, /vm-config's flags, the saved record and the container machine's limits derive from it.
+import { z } from 'zod';
+import type { ContainerLimits as MachineLimits } from '../../machines/container-types.js';
+import { formatSize, minimumSize, parseCpus, parseEnvList, parseSize, parseTimeoutMinutes } from './limits.js';
+import { parseServiceList, serviceNames } from './services/catalog.js';
 
-export interface ContainerSettings {
-  memoryBytes: number;
-  cpus: number;
-  timeoutMinutes: number;
-  env: Record<string, string>;
-  networkIsolation: boolean;
-  allowedDomains: string[];
-  /** Service containers beside it (`postgres`, `mysql`, `redis`); absent in settings saved before services existed. */
-  services?: string[];
+const gib = 1024 ** 3;
+
+/** A container's settings in the units cadre works in, each with its default (this is the only place defaults are written). */
+export const containerSettingsSchema = z.object({
+  memoryBytes: z.number().int().min(minimumSize, 'below the 64MB minimum').default(2 * gib).describe('Container memory limit'),
+  cpus: z.number().min(0.01, 'below 0.01 cores').max(64, 'more than 64 cores').default(2).describe('Container CPU cores (a fraction allowed, e.g. 1.5)'),
+  timeoutMinutes: z.number().int().min(1).default(30).describe('Container timeout in minutes'),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).default({}).describe('Environment variables set inside the container'),
+  networkIsolation: z.boolean().default(false).describe('Deny all network egress from the container'),
+  allowedDomains: z.array(z.string().min(1)).default([]).describe('Extra domains the container may reach'),
+  services: z.array(z.string().refine((name) => (serviceNames as readonly string[]).includes(name), `one of ${serviceNames.join(', ')}`)).default([]).describe('Service containers beside each new container (PostgreSQL, MySQL as MariaDB, Redis)'),
+});
+
+export type ContainerSettings = z.output<typeof containerSettingsSchema>;
+export type SettingKey = keyof ContainerSettings;
+
+const settingsShape = containerSettingsSchema.shape;
+export const defaultSettings: ContainerSettings = containerSettingsSchema.parse({});
+
+/** A size as people write it in the config (`2GB`, `512MB`, `1.5 GB`), checked by the parser /vm-config uses. */
+const sizeText = (what: string) =>
+  z.string().superRefine((text, ctx) => {
+    try {
+      parseSize(text, what);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `${error instanceof Error ? error.message : String(error)}: write it like 4GB or 512MB` });
+    }
+  });
+
+/** The container settings' keys of the config's `vm` object, as people write them (the rest of `vm` is cadre's own). */
+export const vmSettingsConfigShape = {
+  memory: sizeText('memory').default(formatSize(defaultSettings.memoryBytes)).describe(settingsShape.memoryBytes.description ?? ''),
+  cpu: settingsShape.cpus,
+  timeoutMinutes: settingsShape.timeoutMinutes,
+  env: settingsShape.env,
+  networkIsolation: settingsShape.networkIsolation,
+  allowedDomains: settingsShape.allowedDomains,
+  services: settingsShape.services,
+};
+
+export type VmSettingsConfig = z.output<z.ZodObject<typeof vmSettingsConfigShape>>;
+
+/** The defaults for new containers from cadre's config (`vm.*`, already checked by its schema). */
+export function settingsFromConfig(vm: VmSettingsConfig): ContainerSettings {
+  return {
+    memoryBytes: parseSize(vm.memory, 'vm.memory'),
+    cpus: vm.cpu,
+    timeoutMinutes: vm.timeoutMinutes,
+    env: { ...vm.env },
+    networkIsolation: vm.networkIsolation,
+    allowedDomains: [...vm.allowedDomains],
+    services: [...vm.services],
+  };
+}
+
+/** The `changed` settings in the config file's shape (`vm.*`), for saving as the person's defaults. */
+export function configValues(settings: ContainerSettings, changed: readonly SettingKey[]): Partial<VmSettingsConfig> {
+  const all: { [K in SettingKey]: Partial<VmSettingsConfig> } = {
+    memoryBytes: { memory: formatSize(settings.memoryBytes) },
+    cpus: { cpu: settings.cpus },
+    timeoutMinutes: { timeoutMinutes: settings.timeoutMinutes },
+    env: { env: settings.env },
+    networkIsolation: { networkIsolation: settings.networkIsolation },
+    allowedDomains: { allowedDomains: settings.allowedDomains },
+    services: { services: settings.services },
+  };
+  return Object.assign({}, ...changed.map((key) => all[key])) as Partial<VmSettingsConfig>;
+}
+
+/** One setting as a /vm-config flag writes it (text, or a flag without a value): its help, and the value read over the current one. */
+interface FlagSetting<K extends SettingKey, T extends string | boolean> {
+  setting: K;
+  argument: z.ZodOptional<z.ZodType<T>>;
+  parse(value: T, current: ContainerSettings[K]): ContainerSettings[K];
+}
+
+const textFlag = <K extends SettingKey>(setting: K, help: string, parse: FlagSetting<K, string>['parse']): FlagSetting<K, string> =>
+  ({ setting, argument: z.string().optional().describe(help), parse });
+
+/** /vm-config's setting flags, by argument name, in the order they are listed and applied. */
+const flagSettings = {
+  memory: textFlag('memoryBytes', 'memory limit with a unit, e.g. 4GB or 512MB', (text) => parseSize(text, 'memory')),
+  cpu: textFlag('cpus', 'CPU cores, at most the host has', (text) => parseCpus(text)),
+  timeout: textFlag('timeoutMinutes', 'timeout in minutes', (text) => parseTimeoutMinutes(text)),
+  env: textFlag('env', 'NAME=value pairs, comma-separated', (text, current) => ({ ...current, ...parseEnvList(text) })),
+  networkIsolation: { setting: 'networkIsolation', argument: z.boolean().optional().describe('allow no network at all'), parse: (isolated: boolean) => isolated },
+  allowedDomains: textFlag('allowedDomains', 'extra domains, comma-separated (*.domain for subdomains)', (text) => text.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean)),
+  services: textFlag('services', 'service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none', (text) => parseServiceList(text)),
+} satisfies Record<string, FlagSetting<SettingKey, string> | FlagSetting<'networkIsolation', boolean>>;
+
+type SettingFlag = keyof typeof flagSettings;
+
+/** /vm-config's setting flags, for its argument schema. */
+export const settingFlagsShape = Object.fromEntries(Object.entries(flagSettings).map(([flag, { argument }]) => [flag, argument])) as {
+  [F in SettingFlag]: (typeof flagSettings)[F]['argument'];
+};
+
+/** What /vm-config may change: each value as the person typed it. */
+export type SettingsChange = z.output<z.ZodObject<typeof settingFlagsShape>>;
+
+/** Applies a change (each value read as its flag reads it) and names the settings it changed, in flag order. */
+export function applySettingsChange(base: ContainerSettings, change: SettingsChange): { settings: ContainerSettings; changed: SettingKey[] } {
+  const settings: ContainerSettings = structuredClone(base);
+  const changed: SettingKey[] = [];
+  const values = settings as Record<SettingKey, unknown>;
+  for (const [flag, spec] of Object.entries(flagSettings) as [SettingFlag, FlagSetting<SettingKey, string | boolean>][]) {
+    const value = change[flag];
+    if (value === undefined) continue;
+    values[spec.setting] = spec.parse(value, settings[spec.setting]);
+    changed.push(spec.setting);
+  }
+  return { settings, changed };
+}
+
+/** One line saying what `settings` are, for /vm-config. */
+export function describeSettings(settings: ContainerSettings): string {
+  const network = settings.networkIsolation ? 'isolated (no egress)' : `repository host, registries${settings.allowedDomains.length ? `, ${settings.allowedDomains.join(', ')}` : ''}`;
+  return `memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, timeout ${settings.timeoutMinutes} min, env ${Object.keys(settings.env).join(', ') || '-'}, ` +
+    `services ${settings.services.join(', ') || '-'}, network ${network}`;
+}
+
+/**
+ * Reads settings saved beside a container's workspace (its container.json, written by an earlier cadre and hostile until
+ * checked). Each setting the schema accepts is kept; one absent (saved before it existed) takes `fallback`'s value; one that
+ * cannot be read takes it too and is named in `problems`. Never throws.
+ */
+export function readSavedSettings(saved: unknown, fallback: ContainerSettings): { settings: ContainerSettings; problems: string[] } {
+  if (saved === undefined) return { settings: fallback, problems: [] };
+  if (typeof saved !== 'object' || saved === null || Array.isArray(saved)) {
+    return { settings: fallback, problems: [`settings: ${Array.isArray(saved) ? 'a list' : saved === null ? 'null' : `a ${typeof saved}`}, not an object`] };
+  }
+  const settings = structuredClone(fallback);
+  const values = settings as Record<SettingKey, unknown>;
+  const problems: string[] = [];
+  for (const key of Object.keys(settingsShape) as SettingKey[]) {
+    const value = (saved as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    const parsed = settingsShape[key].safeParse(value);
+    if (parsed.success) values[key] = parsed.data;
+    else problems.push(`${key}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+  }
+  return { settings, problems };
 }
 
 /** Whether `value` (read back from disk) has the shape of container settings. */
 export function isContainerSettings(value: unknown): value is ContainerSettings {
-  const s = value as Partial<ContainerSettings> | undefined;
-  return typeof s === 'object' && s !== null && typeof s.memoryBytes === 'number' && typeof s.cpus === 'number' && typeof s.timeoutMinutes === 'number'
-    && typeof s.env === 'object' && s.env !== null && typeof s.networkIsolation === 'boolean' && Array.isArray(s.allowedDomains);
+  return containerSettingsSchema.safeParse(value).success;
 }
 
-/** What /vm-config may change; every field is the raw text the person typed. */
-export interface SettingsChange {
-  memory?: string;
-  cpu?: string;
-  timeout?: string;
-  env?: string;
-  networkIsolation?: boolean;
-  allowedDomains?: string;
-  /** Comma-separated service names; empty for none. */
-  services?: string;
+/** CPU cores in the engine's and the container machine's unit (billionths of a core). */
+export const nanoCpusOf = (cpus: number): number => Math.round(cpus * 1e9);
+
+/** The engine's billionths of a core as cores. */
+export const cpusOfNanoCpus = (nanoCpus: number): number => nanoCpus / 1e9;
+
+/** The container machine's limits. */
+export function machineLimits(limits: { memoryBytes: number; cpus: number; pids: number; diskBytes: number }): MachineLimits {
+  return { memoryBytes: limits.memoryBytes, nanoCpus: nanoCpusOf(limits.cpus), pidsLimit: limits.pids, diskBytes: limits.diskBytes };
 }
 
-const gib = 1024 ** 3;
-const mib = 1024 ** 2;
-
-/** The defaults from cadre's config (`vm.*`). */
-export function settingsFromConfig(vm: Config['vm']): ContainerSettings {
-  const match = /^(\d+(?:\.\d+)?)(MB|GB)$/i.exec(vm.memory);
-  const memoryBytes = match ? Math.round(Number(match[1]) * (match[2]!.toUpperCase() === 'GB' ? gib : mib)) : 2 * gib;
-  return { memoryBytes, cpus: vm.cpu, timeoutMinutes: vm.timeoutMinutes, env: { ...vm.env }, networkIsolation: vm.networkIsolation, allowedDomains: [...vm.allowedDomains], services: [...vm.services] };
+/** The limits the container machine holds, in the settings' units. */
+export function limitsOfMachine(limits: MachineLimits): { memoryBytes: number; cpus: number; pids: number; diskBytes: number } {
+  return { memoryBytes: limits.memoryBytes, cpus: cpusOfNanoCpus(limits.nanoCpus), pids: limits.pidsLimit, diskBytes: limits.diskBytes };
 }
 
-/** Applies a change (validated: sizes with units, cpu ≤ host cores, whole minutes, NAME=value pairs) and names the fields it changed. */
-export async function applySettingsChange(base: ContainerSettings, change: SettingsChange): Promise<{ settings: ContainerSettings; changed: (keyof ContainerSettings)[] }> {
-  const { parseCpus, parseEnvList, parseSize, parseTimeoutMinutes } = await import('./limits.js');
-  const settings = { ...base, env: { ...base.env }, allowedDomains: [...base.allowedDomains] };
-  const changed: (keyof ContainerSettings)[] = [];
-  const set = <K extends keyof ContainerSettings>(key: K, value: ContainerSettings[K]): void => {
-    settings[key] = value;
-    changed.push(key);
-  };
-  if (change.memory !== undefined) set('memoryBytes', parseSize(change.memory, 'memory'));
-  if (change.cpu !== undefined) set('cpus', parseCpus(change.cpu));
-  if (change.timeout !== undefined) set('timeoutMinutes', parseTimeoutMinutes(change.timeout));
-  if (change.env !== undefined) set('env', { ...settings.env, ...parseEnvList(change.env) });
-  if (change.networkIsolation !== undefined) set('networkIsolation', change.networkIsolation);
-  if (change.services !== undefined) {
-    const { parseServiceList } = await import('./services/catalog.js');
-    set('services', parseServiceList(change.services));
-  }
-  if (change.allowedDomains !== undefined) set('allowedDomains', change.allowedDomains.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean));
-  return { settings, changed };
+/** The engine's resource fields for a container's limits (on create and on update): swap is never more than the memory. */
+export function engineResources(limits: { memoryBytes: number; cpus: number; pids: number }): { Memory: number; MemorySwap: number; NanoCpus: number; PidsLimit: number } {
+  return { Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes, NanoCpus: nanoCpusOf(limits.cpus), PidsLimit: limits.pids };
 }

@@ -1,5 +1,6 @@
 // The zod schema of cadre's configuration: defaults, allowed values, and the help text of every key.
 import { z } from 'zod';
+import { vmSettingsConfigShape } from '../container/settings.js';
 
 const patternList = z.array(z.string().min(1));
 
@@ -77,20 +78,8 @@ export const configSchema = z.strictObject({
     .describe("universal-agent's file permissions on the host project"),
   vm: z
     .strictObject({
-      memory: z
-        .string()
-        .regex(/^\d+(\.\d+)?(MB|GB)$/i, 'a size with a unit, like 2GB or 512MB')
-        .default('2GB')
-        .describe('Container memory limit'),
-      cpu: z.number().int().min(1).max(64).default(2).describe('Container CPU cores'),
-      timeoutMinutes: z.number().int().min(1).default(30).describe('Container timeout in minutes'),
-      env: z
-        .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string())
-        .default({})
-        .describe('Environment variables set inside the container'),
-      networkIsolation: z.boolean().default(false).describe('Deny all network egress from the container'),
-      allowedDomains: z.array(z.string().min(1)).default([]).describe('Extra domains the container may reach'),
-      services: z.array(z.enum(['postgres', 'mysql', 'redis'])).default([]).describe('Service containers beside each new container (PostgreSQL, MySQL as MariaDB, Redis)'),
+      // The container settings (memory, cpu, timeout, env, network, services): their schema and defaults are the container layer's.
+      ...vmSettingsConfigShape,
       tokenBudget: z.number().int().min(1).default(50_000).describe('Model tokens per vm-agent session'),
       image: z.string().min(1).default('cadre-sandbox:latest').describe('Docker image of the sandbox'),
       warmPool: z.number().int().min(0).max(8).default(0).describe('Sandbox containers kept started ahead of /vm-create (taken when the settings fit; removed at exit)'),

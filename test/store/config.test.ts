@@ -99,7 +99,7 @@ describe('loadConfig', () => {
     const valued = await setup({ user: JSON.stringify({ model: { provider: 'gpt' }, vm: { memory: 'lots' } }) });
     const valueError = await failure(loadConfig({ cwd: valued.cwd, env: valued.env }));
     expect(valueError.message).toMatch(/model\.provider: .*"offline"\|"anthropic"\|"openai"\|"openai-compatible"/);
-    expect(valueError.message).toMatch(/vm\.memory: a size with a unit, like 2GB or 512MB/);
+    expect(valueError.message).toMatch(/vm\.memory: memory "lots" is not a size with a unit: write it like 4GB or 512MB/);
   });
 
   it('names the file, line and column of a JSON syntax error', async () => {

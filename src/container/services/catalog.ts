@@ -2,7 +2,9 @@
 // starts as its own non-root user, how it is health-checked, and the connection variables the sandbox gets.
 import { CadreError, exitCodes } from '../../errors.js';
 
-export type ServiceName = 'postgres' | 'mysql' | 'redis';
+/** The services cadre can run, by the names settings and labels use. */
+export const serviceNames = ['postgres', 'mysql', 'redis'] as const;
+export type ServiceName = (typeof serviceNames)[number];
 
 /** The throwaway credentials of one container's service, generated when the service is first created. */
 export interface ServiceCredentials {
