@@ -136,7 +136,7 @@ export async function createVmEngine(options: VmEngineOptions) {
   const backend = createLocalDockerBackend({
     docker, workspacesDir: paths.workspacesDir, runDir, installation, onEvent: sink,
     binds: [runnerBundleBind(await neutralCopy(runnerBundleDir(), neutral, 'runner')), editorVolumeBind(image), ...caBinds],
-    bindsFor: (id) => [gateways.bind(id)],
+    bindsFor: (id) => gateways.binds(id),
   });
   const effects = createContainerEffects({
     backend, session: () => sessionContext().name, installation, image, onEvent: sink, command: forwarderCommand,

@@ -1,6 +1,7 @@
 // One gateway per container in the cadre process: its socket folder (mounted at /run/cadre), its session JWT, and the runner's environment.
 import { access, constants, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { writeDeadlineFile } from '../container/init.js';
 import { sandboxUser } from '../container/workspace.js';
 import type { RefusedHost } from '../container/install-failure.js';
@@ -13,6 +14,7 @@ import type { Credentials } from './credentials.js';
 import type { ProviderConfig } from './providers.js';
 import { startGateway, type Gateway } from './server.js';
 import { restrictSocketFolder } from './socket-folder.js';
+import { keepTunnel, tunnelForwarderCommand, type TunnelKeeper } from './tunnel-keeper.js';
 import { modelSetupHint, resolveModel } from '../model/resolve.js';
 import type { Config } from '../store/config-schema.js';
 import { say, type OutputSink } from '../output.js';
@@ -69,6 +71,15 @@ export interface GatewayNetwork {
   allowedDomains: string[];
 }
 
+/**
+ * How a sandbox reaches its gateway: the socket's folder bind-mounted at /run/cadre (the engine shares cadre's files), or
+ * a tunnel over a stream cadre opens into the sandbox through the engine's API (a remote engine: nothing is shared). With
+ * the tunnel the container's main process must not be the socket forwarder, which would hold the forwarder's ports.
+ */
+export type GatewayReach =
+  | { kind: 'socket-bind' }
+  | { kind: 'tunnel'; openStream(id: string, cmd: string[]): Promise<Duplex> };
+
 export interface GatewaysOptions {
   runDir: string;
   session: () => string;
@@ -83,10 +94,19 @@ export interface GatewaysOptions {
   mcp?: ContainerMcp;
   /** The package registries container `id` may reach: the host's configuration, the image's package managers, the project's own files. */
   registryHosts: (id: string) => Promise<string[]>;
+  /** How sandboxes reach their gateway; the socket bind unless said otherwise. */
+  reach?: GatewayReach;
 }
 
 export function createGateways(options: GatewaysOptions) {
   const open = new Map<string, OpenGateway>();
+  const reach = options.reach ?? { kind: 'socket-bind' };
+  const tunnels = new Map<string, TunnelKeeper>();
+  const stopTunnel = async (id: string): Promise<void> => {
+    const keeper = tunnels.get(id);
+    tunnels.delete(id);
+    await keeper?.stop();
+  };
   // One operation at a time per container, in the order asked: a close (or the removal of the folder) never overlaps an open.
   const queues = new Map<string, Promise<unknown>>();
   const serially = <T>(id: string, work: () => Promise<T>): Promise<T> => {
@@ -130,12 +150,16 @@ export function createGateways(options: GatewaysOptions) {
     });
     const entry = { gateway, ...token };
     open.set(id, entry);
+    // One tunnel per container for the gateway's life: a reopened gateway listens at the same path, so the tunnel stays.
+    if (reach.kind === 'tunnel' && !tunnels.has(id)) {
+      tunnels.set(id, keepTunnel({ cid: id, socketPath: gateway.socketPath, openStream: () => reach.openStream(id, tunnelForwarderCommand), audit: options.audit }));
+    }
     return entry;
   }
 
   return {
-    /** The host folder bind-mounted read-only at /run/cadre in container `id`. */
-    bind: (id: string): string => `${socketDir(id)}:/run/cadre:ro`,
+    /** The binds container `id` needs for its gateway: the socket's folder read-only at /run/cadre, or none through a tunnel. */
+    binds: (id: string): string[] => (reach.kind === 'socket-bind' ? [`${socketDir(id)}:/run/cadre:ro`] : []),
 
     /** Starts (or restarts, with new network rules) the gateway of container `id`; its token lives until `deadline`. */
     open: (id: string, repoUrl: string, network: GatewayNetwork, deadline: number): Promise<void> => serially(id, async () => {
@@ -173,6 +197,7 @@ export function createGateways(options: GatewaysOptions) {
     close: (id: string, options_: { keepFolder?: boolean } = {}): Promise<void> => serially(id, async () => {
       const entry = open.get(id);
       open.delete(id);
+      await stopTunnel(id);
       if (entry) {
         await entry.gateway.close();
         await options.credentials.revoke(entry.jti, entry.exp);
@@ -191,10 +216,13 @@ export function createGateways(options: GatewaysOptions) {
       if (!entry) throw new CadreError('vm-agent.no-gateway', `Container ${id} has no gateway in this cadre process.`, { remedy: `Restart it with /vm-restart ${id}, then run the task again.` });
       const kind = options.model.provider.kind;
       const gatewayEnv = containerGatewayEnv({ provider: kind, token: entry.token });
-      return { ...extra, ...gatewayEnv, ...(options.mcp ? containerMcpEnv() : {}), CADRE_GATEWAY_SOCKET: containerGatewaySocket, CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
+      // Through a tunnel there is no socket in the container: the runner's calls go through the forwarder's port like the rest.
+      const socket: Record<string, string> = reach.kind === 'socket-bind' ? { CADRE_GATEWAY_SOCKET: containerGatewaySocket } : {};
+      return { ...extra, ...gatewayEnv, ...(options.mcp ? containerMcpEnv() : {}), ...socket, CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
     },
 
     async closeAll(): Promise<void> {
+      await Promise.all([...tunnels.keys()].map(stopTunnel));
       await Promise.all([...open.values()].map((entry) => entry.gateway.close().catch(() => undefined)));
       open.clear();
     },
