@@ -6,6 +6,7 @@ import { cadreFolderEnv } from './cadre-folder.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { initEntrypoint } from './init.js';
 import { labelKeys } from './labels.js';
+import { engineResources, machineLimits } from './settings.js';
 import { sandboxUser } from './workspace.js';
 
 /** The local engine's spec: a sandbox spec with the binds only the local backend adds (runner bundle, gateway socket, CA). */
@@ -69,10 +70,7 @@ export function containerCreateOptions(spec: SandboxSpec, mounts: SandboxMounts 
       // On the services' internal network the engine's resolver (20.10) never answers a name that is not a service: the
       // C library waited 5 s × 2 tries × A and AAAA (20 s) before saying unknown. One 1-second try is its floor.
       ...(spec.network ? { DnsOptions: ['timeout:1', 'attempts:1'] } : {}),
-      Memory: spec.limits.memoryBytes,
-      MemorySwap: spec.limits.memoryBytes,
-      NanoCpus: Math.round(spec.limits.cpus * 1e9),
-      PidsLimit: spec.limits.pids,
+      ...engineResources(machineLimits(spec.limits)),
       RestartPolicy: { Name: 'no' },
       LogConfig: { Type: 'json-file', Config: { 'max-size': containerLogLimit.maxSize, 'max-file': String(containerLogLimit.maxFiles) } },
     },
@@ -90,8 +88,8 @@ function stoppedError(id: string): CadreError {
 }
 
 /** Creates and starts the container; a failed start, or one `signal` stopped, removes what was created and says why. */
-export async function startContainer(options: { docker: Docker; spec: ContainerSpec; signal?: AbortSignal }): Promise<{ dockerId: string; deadline: number }> {
-  const create = containerCreateOptions(options.spec, localMounts(options.spec));
+export async function startContainer(options: { docker: Docker; spec: ContainerSpec; signal?: AbortSignal; mounts?: SandboxMounts }): Promise<{ dockerId: string; deadline: number }> {
+  const create = containerCreateOptions(options.spec, options.mounts ?? localMounts(options.spec));
   let container: Docker.Container | undefined;
   try {
     if (options.signal?.aborted) throw stoppedError(options.spec.id);
