@@ -16,7 +16,9 @@ export async function openExecStream(docker: Docker, dockerId: string, cmd: stri
   } catch (error) {
     throw engineError(error, `open a stream into container ${dockerId.slice(0, 12)}`);
   }
-  const raw = socket as unknown as Duplex;
+  const raw = socket as unknown as Duplex & { setNoDelay?: (noDelay: boolean) => void };
+  // Frames are small and answered by frames: Nagle's algorithm would hold each one back for the peer's delayed ACK.
+  raw.setNoDelay?.(true);
   const stdout = new PassThrough();
   docker.modem.demuxStream(raw, stdout, new PassThrough().resume());
   const stream = new Duplex({
