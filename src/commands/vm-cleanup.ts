@@ -2,18 +2,20 @@
 import { z } from 'zod';
 import { say } from '../output.js';
 import { CadreError } from '../errors.js';
+import { chooseContainer, containerIdArgs } from './container-id.js';
 import { defineCommand } from './types.js';
 
 export const vmCleanupCommand = defineCommand({
   name: 'vm-cleanup',
   summary: 'Stop and remove a container, revoke its credentials, delete its workspace',
-  usage: '/vm-cleanup <container_id> [--yes]',
+  usage: '/vm-cleanup [container_id] [--yes]',
   positionals: ['containerId'],
   args: z.object({
-    containerId: z.string().min(1).describe('the container id, e.g. vm-3f2a'),
+    ...containerIdArgs(),
     yes: z.boolean().optional().describe('delete the workspace without asking'),
   }),
-  run: async ({ containerId, yes }, ctx) => {
+  run: async ({ yes, ...ids }, ctx) => {
+    const containerId = chooseContainer('vm-cleanup', ids, ctx);
     const vm = await ctx.runtime.vm.engine({ gateway: false });
     const removal = await vm.removal(containerId);
     if (removal && !yes) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CadreError, exitCodes } from '../errors.js';
 import { result } from '../output.js';
 import { applySettingsChange, configValues, describeSettings, settingFlagsShape } from '../container/settings.js';
+import { containerIdArgs, givenContainer } from './container-id.js';
 import { defineCommand } from './types.js';
 
 /** Writes `vm` values into the user's config file; returns its path. */
@@ -15,34 +16,48 @@ async function saveDefaults(cwd: string, vm: Record<string, unknown>): Promise<s
 
 export const vmConfigCommand = defineCommand({
   name: 'vm-config',
-  summary: 'Set memory, CPU, timeout, env and network rules for containers',
-  usage: '/vm-config [--memory 4GB] [--cpu 2] [--timeout 30] [--env "A=1,B=2"] [--services "postgres,redis"] [--network-isolation] [--allowed-domains "a.com,b.org"] [--warm-pool N] [--container <id>]',
+  summary: 'Set memory, CPU, timeout, env and network rules: of one container, or the defaults for new ones (this session; --save keeps them)',
+  usage: '/vm-config [container_id] [--memory 4GB] [--cpu 2] [--timeout 30] [--env "A=1,B=2"] [--services "postgres,redis"] [--network-isolation] [--allowed-domains "a.com,b.org"] [--warm-pool N] [--save]',
+  examples: ['/vm-config --memory 4GB --cpu 2', '/vm-config --services postgres --save', '/vm-config vm-3f2a --memory 8GB'],
+  positionals: ['containerId'],
   args: z.object({
+    ...containerIdArgs('without it: the defaults for new containers'),
     ...settingFlagsShape,
-    warmPool: z.string().optional().describe('containers kept started ahead of /vm-create, 0 to 8 (0: none); saved as vm.warmPool in your config'),
-    container: z.string().optional().describe('apply to this container instead of the defaults'),
+    warmPool: z.string().optional().describe('containers kept started ahead of /vm-create, 0 to 8 (0: none); with --save, vm.warmPool in your config'),
+    save: z.boolean().optional().describe('keep the defaults given with it for later sessions too, in your user config (vm.*); without it they last for this session only'),
   }),
-  run: async ({ container, warmPool, ...change }, ctx) => {
+  run: async ({ containerId, container: containerFlag, warmPool, save, ...change }, ctx) => {
+    const container = givenContainer('vm-config', { containerId, container: containerFlag });
+    const changing = Object.values(change).some((value) => value !== undefined);
+    if (save && container) {
+      throw new CadreError('vm.config-usage', `--save keeps defaults for new containers; ${container}'s own settings already stay with it.`, { remedy: `/vm-config ${container} <settings> (no --save) changes it; /vm-config <settings> --save changes your defaults`, exitCode: exitCodes.usage });
+    }
+    if (save && !changing && warmPool === undefined) {
+      throw new CadreError('vm.config-usage', '--save keeps the settings given with it, and none were given.', { remedy: 'name them: /vm-config --memory 4GB --services postgres --save', exitCode: exitCodes.usage });
+    }
     if (warmPool !== undefined) {
-      if (container) throw new CadreError('vm.config-usage', '--warm-pool sets how many spares this cadre keeps; it is not a setting of one container.', { remedy: '/vm-config --warm-pool 2 (without --container)', exitCode: exitCodes.usage });
+      if (container) throw new CadreError('vm.config-usage', '--warm-pool sets how many spares this cadre keeps; it is not a setting of one container.', { remedy: '/vm-config --warm-pool 2 (without a container id)', exitCode: exitCodes.usage });
       if (!/^[0-8]$/.test(warmPool.trim())) throw new CadreError('vm.config-usage', `--warm-pool takes a whole number from 0 to 8, not "${warmPool}".`, { remedy: '/vm-config --warm-pool 2 keeps two containers started; 0 keeps none', exitCode: exitCodes.usage });
       const size = Number(warmPool.trim());
       ctx.runtime.vm.setWarmPool(size);
-      const savedIn = await saveDefaults(ctx.cwd, { warmPool: size });
-      ctx.runtime.audit('vm.config', { scope: 'warm-pool', size });
-      ctx.emit(result('vm.config', { scope: 'warm-pool', warmPool: size, savedIn }, `${size === 0
+      const savedIn = save ? await saveDefaults(ctx.cwd, { warmPool: size }) : undefined;
+      ctx.runtime.audit('vm.config', { scope: 'warm-pool', size, saved: savedIn !== undefined });
+      ctx.emit(result('vm.config', { scope: 'warm-pool', warmPool: size, saved: savedIn !== undefined, ...(savedIn ? { savedIn } : {}) }, `${size === 0
         ? 'Warm pool: none (spares nobody took are removed).'
-        : `Warm pool: ${size} container${size === 1 ? '' : 's'} kept started with the defaults for new containers, filled in the background; /vm-create takes one when its settings fit and no services are asked. /vm-status shows how many are ready.`} Saved in ${savedIn}.`));
-      if (Object.values(change).every((value) => value === undefined)) return;
+        : `Warm pool: ${size} container${size === 1 ? '' : 's'} kept started with the defaults for new containers, filled in the background; /vm-create takes one when its settings fit and no services are asked. /vm-status shows how many are ready.`} ${savedIn ? `Saved as your default in ${savedIn}.` : 'For this session only (add --save to keep it).'}`));
+      if (!changing) return;
     }
     if (!container) {
       const { settings, changed } = applySettingsChange(ctx.runtime.vm.defaults(), change);
       ctx.runtime.vm.setDefaults(settings);
-      // Defaults outlive the process (the next `cadre -c` or prompt uses them): they go into the user's own config file.
-      const savedIn = changed.length ? await saveDefaults(ctx.cwd, configValues(settings, changed)) : undefined;
-      if (changed.length) ctx.runtime.audit('vm.config', { scope: 'defaults', changed });
-      ctx.emit(result('vm.config', { scope: 'defaults', settings, changed, ...(savedIn ? { savedIn } : {}) },
-        `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describeSettings(settings)}${savedIn ? `\nSaved in ${savedIn}: later sessions use these defaults too.` : ''}`));
+      // With --save the change outlives the process (the next `cadre -c` or prompt uses it): it goes into the user's own config file.
+      const savedIn = save && changed.length ? await saveDefaults(ctx.cwd, configValues(settings, changed)) : undefined;
+      if (changed.length) ctx.runtime.audit('vm.config', { scope: 'defaults', changed, saved: savedIn !== undefined });
+      const where = savedIn
+        ? `Saved as your default in ${savedIn}: later sessions use it too.`
+        : changed.length ? 'For this session only: later sessions start from your saved defaults (add --save to keep this change).' : undefined;
+      ctx.emit(result('vm.config', { scope: 'defaults', settings, changed, saved: savedIn !== undefined, ...(savedIn ? { savedIn } : {}) },
+        `${changed.length ? 'New containers get' : 'Defaults for new containers'}: ${describeSettings(settings)}${where ? `\n${where}` : ''}`));
       return;
     }
     const vm = await ctx.runtime.vm.engine();

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CadreError, exitCodes } from '../errors.js';
 import { result } from '../output.js';
 import type { CheckoutBranchResult } from '../git/checkout-pull-request.js';
+import { chooseContainer, containerIdArgs, looksLikeContainerId } from './container-id.js';
 import { defineCommand } from './types.js';
 
 /** What the person reads after the branch came home: where it is, that nothing of theirs moved, and what to do with it. */
@@ -28,20 +29,29 @@ function describeHome(home: CheckoutBranchResult, cwd: string): string {
   return lines.join('\n');
 }
 
+const vmCreatePrUsage = '/vm-create-pr [container_id] "<title>" ["<description>"] [--checkout <path>] [--no-push]';
+
 export const vmCreatePrCommand = defineCommand({
   name: 'vm-create-pr',
   summary: "Commit a container's changes on a new branch and open a pull request (or bring the branch into your checkout)",
-  usage: '/vm-create-pr <container_id> "<title>" "<description>" [--checkout <path>] [--no-push]',
-  examples: ['/vm-create-pr vm-3f2a "Add a health endpoint" "GET /health answers 200."', '/vm-create-pr vm-3f2a "Try the fix" --no-push'],
+  usage: vmCreatePrUsage,
+  examples: ['/vm-create-pr vm-3f2a "Add a health endpoint" "GET /health answers 200."', '/vm-create-pr "Try the fix" --no-push'],
   positionals: ['containerId', 'title', 'description'],
   args: z.object({
-    containerId: z.string().min(1).describe('the container id, e.g. vm-3f2a'),
-    title: z.string().min(1).describe('the pull request title (and commit message)'),
-    description: z.string().default('').describe('the pull request description (may span lines)'),
+    ...containerIdArgs('default: the last container of this session; read as the id when three words are given or the first is like vm-3f2a'),
+    title: z.string().min(1).optional().describe('the pull request title (and commit message)'),
+    description: z.string().optional().describe('the pull request description (may span lines)'),
     checkout: z.string().optional().describe('for a container made from a local checkout: where that checkout is now, if it moved'),
     noPush: z.boolean().optional().describe('for a container made from a local checkout: only bring the branch into it, even when its origin is on GitHub'),
   }),
-  run: async ({ containerId, title, description, checkout, noPush }, ctx) => {
+  run: async ({ containerId: first, title: second, description: third, container, checkout, noPush }, ctx) => {
+    // The words after the command: [container_id] "<title>" ["<description>"]. The id is the first of three words, or a first
+    // word like vm-3f2a; otherwise the first word is the title and the container is the last of this session.
+    const words = [first, second, third].filter((word): word is string => word !== undefined);
+    const named = words.length === 3 || looksLikeContainerId(words[0]) ? words.shift() : undefined;
+    const [title, description = ''] = words;
+    if (!title) throw new CadreError('command.bad-argument', 'Missing "<title>": the pull request title (and commit message).', { remedy: `Usage: ${vmCreatePrUsage}`, exitCode: exitCodes.usage });
+    const containerId = chooseContainer('vm-create-pr', { containerId: named, container }, ctx, ' "<title>"');
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(containerId, 'open a pull request from');
     const [{ createPullRequest }, { bringBranchHome }, { whileContainerPaused }, { isLocalCheckout, repositoryLocation }] = await Promise.all([

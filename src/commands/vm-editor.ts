@@ -2,22 +2,23 @@
 import { z } from 'zod';
 import { result } from '../output.js';
 import { CadreError } from '../errors.js';
+import { chooseContainer, containerIdArgs } from './container-id.js';
 import { defineCommand } from './types.js';
 
 export const vmEditorCommand = defineCommand({
   name: 'vm-editor',
   summary: 'Start an editor server (code-server) in the container, on 127.0.0.1 behind a password',
-  usage: '/vm-editor [--extensions "id,id"] [--container <id>]',
-  examples: ['/vm-editor', '/vm-editor --extensions "esbenp.prettier-vscode,tools/my-ext.vsix" --container vm-3f2a'],
+  usage: '/vm-editor [container_id] [--extensions "id,id"]',
+  examples: ['/vm-editor', '/vm-editor vm-3f2a --extensions "esbenp.prettier-vscode,tools/my-ext.vsix"'],
+  positionals: ['containerId'],
   args: z.object({
+    ...containerIdArgs(),
     extensions: z.string().optional().describe('extensions, comma-separated: gallery ids (publisher.name) or .vsix files in the workspace'),
-    container: z.string().optional().describe('the container (default: the last created)'),
   }),
-  run: async ({ extensions, container }, ctx) => {
+  run: async ({ extensions, ...ids }, ctx) => {
     const { parseExtensions } = await import('../container/editor/extensions.js');
     const wanted = parseExtensions(extensions);
-    const id = container ?? ctx.runtime.session.view().currentContainer;
-    if (!id) throw new CadreError('vm.no-container', 'There is no container to start an editor in.', { remedy: 'create one with /vm-create <repo_url>' });
+    const id = chooseContainer('vm-editor', ids, ctx);
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(id, 'start an editor in');
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
@@ -44,7 +45,7 @@ export const vmEditorCommand = defineCommand({
     const failed = started.extensions.filter((outcome) => outcome.status === 'failed');
     if (failed.length) {
       throw new CadreError('vm.editor-extensions', `The editor runs, but ${failed.map((outcome) => outcome.extension).join(', ')} could not be installed (the reasons are listed above).`, {
-        remedy: `fix the cause above and run /vm-editor --container ${record.id} again (it restarts the editor with a new password)`,
+        remedy: `fix the cause above and run /vm-editor ${record.id} again (it restarts the editor with a new password)`,
       });
     }
   },

@@ -2,20 +2,21 @@
 import { z } from 'zod';
 import { result, say } from '../output.js';
 import { CadreError } from '../errors.js';
+import { chooseContainer, containerIdArgs } from './container-id.js';
 import { defineCommand } from './types.js';
 
 export const vmInstallDepsCommand = defineCommand({
   name: 'vm-install-deps',
   summary: 'Install dependencies in the container, detecting npm, yarn or pnpm and the version package.json pins',
-  usage: '/vm-install-deps --auto-detect [--ignore-scripts] [--container <id>]',
+  usage: '/vm-install-deps [container_id] --auto-detect [--ignore-scripts]',
+  positionals: ['containerId'],
   args: z.object({
+    ...containerIdArgs(),
     autoDetect: z.boolean().optional().describe('detect the package manager from packageManager and the lockfile (the default)'),
     ignoreScripts: z.boolean().optional().describe("skip the dependencies' install scripts (postinstall and the like)"),
-    container: z.string().optional().describe('the container (default: the last created)'),
   }),
-  run: async ({ container, ignoreScripts }, ctx) => {
-    const id = container ?? ctx.runtime.session.view().currentContainer;
-    if (!id) throw new CadreError('vm.no-container', 'There is no container to install into.', { remedy: 'create one with /vm-create <repo_url>' });
+  run: async ({ ignoreScripts, ...ids }, ctx) => {
+    const id = chooseContainer('vm-install-deps', ids, ctx);
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(id, 'install dependencies in');
     const { ensurePinnedManager, planInstall } = await import('../container/package-manager.js');

@@ -1,18 +1,20 @@
 // /vm-monitor: live resource usage of a container.
 import { z } from 'zod';
 import { result, say } from '../output.js';
+import { chooseContainer, containerIdArgs } from './container-id.js';
 import { defineCommand } from './types.js';
 
 export const vmMonitorCommand = defineCommand({
   name: 'vm-monitor',
   summary: 'Watch CPU, memory, pids and disk of a container until Ctrl-C',
-  usage: '/vm-monitor <container_id> --resources',
+  usage: '/vm-monitor [container_id] --resources',
   positionals: ['containerId'],
   args: z.object({
-    containerId: z.string().min(1).describe('the container id, e.g. vm-3f2a'),
+    ...containerIdArgs(),
     resources: z.boolean().optional().describe('show resource usage (the default)'),
   }),
-  run: async ({ containerId }, ctx) => {
+  run: async (args, ctx) => {
+    const containerId = chooseContainer('vm-monitor', args, ctx);
     const vm = await ctx.runtime.vm.engine({ gateway: false });
     const record = await vm.record(containerId);
     const { formatSample, sampleResources } = await import('../container/stats.js');

@@ -2,18 +2,20 @@
 import { z } from 'zod';
 import { CadreError } from '../errors.js';
 import { say } from '../output.js';
+import { chooseContainer, containerIdArgs } from './container-id.js';
 import { defineCommand } from './types.js';
 
 export const vmRestartCommand = defineCommand({
   name: 'vm-restart',
   summary: 'Restart a container (asks first when a vm-agent task runs in it)',
-  usage: '/vm-restart <container_id> [--force]',
+  usage: '/vm-restart [container_id] [--force]',
   positionals: ['containerId'],
   args: z.object({
-    containerId: z.string().min(1).describe('the container id, e.g. vm-3f2a'),
+    ...containerIdArgs(),
     force: z.boolean().optional().describe('restart without asking even while a vm-agent task runs in it (needed with -c and --json); the task carries on after the restart'),
   }),
-  run: async ({ containerId, force }, ctx) => {
+  run: async ({ force, ...ids }, ctx) => {
+    const containerId = chooseContainer('vm-restart', ids, ctx);
     const vm = await ctx.runtime.vm.engine();
     const task = ctx.runtime.vmTasks.runningIn(containerId);
     if (task && !force) {
@@ -25,11 +27,11 @@ export const vmRestartCommand = defineCommand({
       }
     }
     ctx.emit({ type: 'output.progress', id: `vm-restart:${containerId}`, label: `Restarting ${containerId}` });
-    const restart = () => vm.restart(containerId);
-    const { editorClosed } = task ? await ctx.runtime.vmTasks.restartUnder(containerId, restart) : await restart();
+    // A task running in it waits for the restart (the container machine tells it) and carries on after.
+    const { editorClosed } = await vm.restart(containerId);
     ctx.emit({ type: 'output.progress', id: `vm-restart:${containerId}`, label: `Restarted ${containerId}`, done: true });
     ctx.runtime.audit('container.restarted', { containerId, ...(task ? { underTask: task } : {}) });
     ctx.emit(say(`✔ ${containerId} is running again; its workspace and deadline are unchanged.${task ? ` Task ${task} carries on in it.` : ''}`, 'success'));
-    if (editorClosed) ctx.emit(say(`Its editor server stopped with the restart and its address on 127.0.0.1 is closed: run /vm-editor --container ${containerId} again for a new one.`, 'warn'));
+    if (editorClosed) ctx.emit(say(`Its editor server stopped with the restart and its address on 127.0.0.1 is closed: run /vm-editor ${containerId} again for a new one.`, 'warn'));
   },
 });

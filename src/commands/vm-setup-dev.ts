@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { result } from '../output.js';
 import { CadreError } from '../errors.js';
+import { chooseContainer, containerIdArgs } from './container-id.js';
 import { defineCommand } from './types.js';
 
 const marks = { verified: '✔', installed: '✔', unavailable: '✖', failed: '✖' } as const;
@@ -9,17 +10,17 @@ const marks = { verified: '✔', installed: '✔', unavailable: '✖', failed: '
 export const vmSetupDevCommand = defineCommand({
   name: 'vm-setup-dev',
   summary: 'Install or verify development tools in the container',
-  usage: '/vm-setup-dev --tools "node,git,pnpm" [--container <id>]',
-  examples: ['/vm-setup-dev --tools "node,npm,yarn,git"', '/vm-setup-dev --tools "pnpm,typescript" --container vm-3f2a'],
+  usage: '/vm-setup-dev [container_id] --tools "node,git,pnpm"',
+  examples: ['/vm-setup-dev --tools "node,npm,yarn,git"', '/vm-setup-dev vm-3f2a --tools "pnpm,typescript"'],
+  positionals: ['containerId'],
   args: z.object({
+    ...containerIdArgs(),
     tools: z.string().min(1).describe('tool names, comma-separated: node, npm, yarn, pnpm, typescript, git, tini, docker, python3'),
-    container: z.string().optional().describe('the container (default: the last created)'),
   }),
-  run: async ({ tools, container }, ctx) => {
+  run: async ({ tools, ...ids }, ctx) => {
     const { matchProjectNode, pickTools, setUpTools, toolsPath, toolsPrefix } = await import('../container/dev-tools.js');
     const picked = pickTools(tools);
-    const id = container ?? ctx.runtime.session.view().currentContainer;
-    if (!id) throw new CadreError('vm.no-container', 'There is no container to set up.', { remedy: 'create one with /vm-create <repo_url>' });
+    const id = chooseContainer('vm-setup-dev', ids, ctx);
     const vm = await ctx.runtime.vm.engine();
     const record = await vm.use(id, 'set up tools in');
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });

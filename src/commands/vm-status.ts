@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { result } from '../output.js';
 import type { ContainerList } from '../app/vm-engine.js';
+import { containerIdArgs, givenContainer } from './container-id.js';
 import { defineCommand } from './types.js';
 
 async function listing(list: ContainerList): Promise<string> {
@@ -32,8 +33,9 @@ export const vmStatusCommand = defineCommand({
   summary: "Show a container's state, limits, resources and repository (no id: list this installation's containers)",
   usage: '/vm-status [container_id]',
   positionals: ['containerId'],
-  args: z.object({ containerId: z.string().min(1).optional().describe('the container id, e.g. vm-3f2a; without it, every container of this installation') }),
-  run: async ({ containerId }, ctx) => {
+  args: z.object(containerIdArgs("without it: every container of this installation")),
+  run: async (ids, ctx) => {
+    const containerId = givenContainer('vm-status', ids);
     const vm = await ctx.runtime.vm.engine({ gateway: false });
     if (!containerId) {
       const list = await vm.list();

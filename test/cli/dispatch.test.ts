@@ -67,7 +67,7 @@ describe('resolveLine', () => {
     }
   });
   it('reports a missing argument and an unknown flag with a suggestion', () => {
-    expect(() => resolveLine('/vm-restart', commandRegistry, 'universal-agent')).toThrow(/Missing <containerId>/);
+    expect(() => resolveLine('/vm-create', commandRegistry, 'universal-agent')).toThrow(/Missing <repoUrl>/);
     expect(() => resolveLine('/vm-config --memroy 4GB', commandRegistry, 'universal-agent')).toThrow(/no flag --memroy\. Did you mean --memory\?/);
   });
   it('sends text without a slash to the current agent as a follow-up', () => {

@@ -133,7 +133,7 @@ describeDocker('kill -9 of cadre during a vm-agent task', () => {
     expect(continued).toContain(taskText);
     expect(await readFile(join(workspace, 'config.js'), 'utf8')).toBe(`export const a = 1;\nexport const b = 2;\n${added}\n`);
     // Told once: a later /resume has nothing interrupted to show.
-    expect((await second.run('/agent vm-agent --continue')).code).toBe('vm-agent.nothing-to-continue');
+    expect((await second.run('/agent vm-agent --continue', isError)).code).toBe('vm-agent.nothing-to-continue');
 
     const log = join(auditDir, crashedLog!);
     const verdict = await runCli(['audit', 'verify', log], { cwd: project, home });

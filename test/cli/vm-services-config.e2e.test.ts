@@ -26,17 +26,33 @@ it('/vm-config --services mongodb says MongoDB is not in Debian and what to do; 
   expect(unknown.events.find((e) => e.type === 'output.error')).toMatchObject({ code: 'vm.unknown-service', message: 'Unknown service: cassandra.' });
 });
 
-it('/vm-config in one cadre process sets the defaults of the next one: saved in the user config, other keys kept', async () => {
+it('/vm-config without --save lasts for its session only: it says so, writes no config, and the next process has the saved defaults', async () => {
+  const { project, home } = await tempProject('cadre-vm-config-session-');
+  const { readdir } = await import('node:fs/promises');
+  type ConfigEvent = { type: string; kind?: string; data?: { settings?: { services?: string[]; memoryBytes?: number }; saved?: boolean; savedIn?: string } };
+  const configResult = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as ConfigEvent).find((e) => e.kind === 'vm.config');
+  const first = await runCli(['--json', '-c', '/vm-config --services postgres --memory 768MB'], { cwd: project, home });
+  expect(first.code).toBe(0);
+  expect(configResult(first.stdout)).toMatchObject({ data: { settings: { services: ['postgres'], memoryBytes: 768 * 1024 ** 2 }, saved: false } });
+  expect(configResult(first.stdout)?.data?.savedIn).toBeUndefined();
+  expect(await readdir(home)).not.toContain('config.json');
+  const second = await runCli(['--json', '-c', '/vm-config'], { cwd: project, home });
+  expect(configResult(second.stdout)?.data?.settings).toMatchObject({ services: [], memoryBytes: 2 * 1024 ** 3 });
+  const text = await runCli(['-c', '/vm-config --cpu 1'], { cwd: project, home });
+  expect(text.stdout).toMatch(/For this session only: later sessions start from your saved defaults \(add --save to keep this change\)\./);
+});
+
+it('/vm-config --save in one cadre process sets the defaults of the next one: saved in the user config, other keys kept', async () => {
   const { project, home } = await tempProject('cadre-vm-config-persist-');
   const { mkdir, readFile, writeFile } = await import('node:fs/promises');
   const { join } = await import('node:path');
   const configFile = join(home, 'config.json');
   await mkdir(home, { recursive: true });
   await writeFile(configFile, `${JSON.stringify({ model: { provider: 'offline' }, vm: { cpu: 1 } })}\n`, { mode: 0o600 });
-  const events = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; kind?: string; data?: { settings?: { services?: string[]; memoryBytes?: number; cpus?: number }; savedIn?: string } });
-  const first = await runCli(['--json', '-c', '/vm-config --services postgres --memory 768MB'], { cwd: project, home });
+  const events = (stdout: string) => stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { type: string; kind?: string; data?: { settings?: { services?: string[]; memoryBytes?: number; cpus?: number }; saved?: boolean; savedIn?: string } });
+  const first = await runCli(['--json', '-c', '/vm-config --services postgres --memory 768MB --save'], { cwd: project, home });
   expect(first.code).toBe(0);
-  expect(events(first.stdout).find((e) => e.kind === 'vm.config')?.data?.savedIn).toBe(configFile);
+  expect(events(first.stdout).find((e) => e.kind === 'vm.config')?.data).toMatchObject({ saved: true, savedIn: configFile });
   const second = await runCli(['--json', '-c', '/vm-config'], { cwd: project, home });
   expect(events(second.stdout).find((e) => e.kind === 'vm.config')?.data?.settings).toMatchObject({ services: ['postgres'], memoryBytes: 768 * 1024 ** 2, cpus: 1 });
   const saved = JSON.parse(await readFile(configFile, 'utf8')) as { model: unknown; vm: unknown };
@@ -51,7 +67,7 @@ it('/vm-config leaves a user config it cannot parse as it is and says so', async
   await mkdir(home, { recursive: true });
   const broken = '{ "vm": { "cpu": 1, } ';
   await writeFile(configFile, broken);
-  const ran = await runCli(['--json', '-c', '/vm-config --services redis'], { cwd: project, home });
+  const ran = await runCli(['--json', '-c', '/vm-config --services redis --save'], { cwd: project, home });
   expect(ran.code).toBe(2);
   expect(await readFile(configFile, 'utf8')).toBe(broken);
 });
