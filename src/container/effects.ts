@@ -5,6 +5,7 @@ import type { Installation } from '../store/installation.js';
 import type { SandboxBackend, SandboxHandle, SandboxSpec, ServiceSet, WorkspaceRef } from './backend.js';
 import { exitCause, exitError } from './exit.js';
 import type { ContainerLimits } from './limits.js';
+import { limitsOfMachine } from './settings.js';
 
 /** One effect: its work for `input`, stopped when `signal` aborts (its actor was stopped). */
 export type Effect<Input, Output> = (input: Input, signal: AbortSignal) => Promise<Output>;
@@ -54,7 +55,7 @@ export interface ContainerEffects {
 }
 
 function limitsOf(input: ContainerEffectInput): ContainerLimits {
-  return { memoryBytes: input.limits.memoryBytes, cpus: input.limits.nanoCpus / 1e9, pids: input.limits.pidsLimit, diskBytes: input.limits.diskBytes, timeoutMinutes: Math.max(1, Math.ceil((input.deadline - Date.now()) / 60_000)) };
+  return { ...limitsOfMachine(input.limits), timeoutMinutes: Math.max(1, Math.ceil((input.deadline - Date.now()) / 60_000)) };
 }
 
 const handleOf = (input: ContainerEffectInput): SandboxHandle | undefined => (input.dockerId ? { id: input.containerId, engineId: input.dockerId } : undefined);

@@ -18,8 +18,8 @@ export interface OomRecord {
 export interface ContainerMetadata {
   /** The session the container belongs to now (the label keeps the one that created it). */
   session?: string;
-  /** The container's /vm-config settings (env, network rules, limits, timeout). */
-  settings?: Record<string, unknown>;
+  /** The container's /vm-config settings (env, network rules, limits, timeout): read back with readSavedSettings, never trusted as they are. */
+  settings?: unknown;
   /** The container's out-of-memory kills, kept for /vm-status. */
   oom?: OomRecord;
   /** Registry hosts the project's own .npmrc, .yarnrc and .yarnrc.yml name, read from cadre's fresh clone before the container ran. */
@@ -30,13 +30,20 @@ const metadataFile = (workspaceRoot: string): string => join(workspaceRoot, 'con
 
 /** The metadata of the container whose workspace root is `workspaceRoot`; empty when there is none or it is unreadable. */
 export async function readMetadata(workspaceRoot: string): Promise<ContainerMetadata> {
-  const text = await readFile(metadataFile(workspaceRoot), 'utf8').catch(() => undefined);
-  if (text === undefined) return {};
+  return (await inspectMetadata(workspaceRoot)).metadata;
+}
+
+/** The metadata, and what made its file unreadable (it is then read as empty), for a note naming it: null when nothing did. */
+export async function inspectMetadata(workspaceRoot: string): Promise<{ metadata: ContainerMetadata; file: string; problem: string | null }> {
+  const file = metadataFile(workspaceRoot);
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return { metadata: {}, file, problem: null };
   try {
-    const parsed = JSON.parse(text) as ContainerMetadata;
-    return typeof parsed === 'object' && parsed !== null ? parsed : {};
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return { metadata: parsed as ContainerMetadata, file, problem: null };
+    return { metadata: {}, file, problem: 'it holds JSON that is not an object' };
   } catch {
-    return {};
+    return { metadata: {}, file, problem: 'it is not JSON' };
   }
 }
 

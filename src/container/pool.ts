@@ -6,6 +6,7 @@ import type { CreatePoolContainerInput, PoolEntry, RemovePoolContainersInput } f
 import { processTag } from './attachment.js';
 import type { SandboxBackend, SandboxSpec, WorkspaceRef } from './backend.js';
 import type { Effect } from './effects.js';
+import { machineLimits } from './settings.js';
 
 /** What a pool container is made for; a /vm-create asking exactly this (and no services) takes one. */
 export interface PoolFit {
@@ -46,7 +47,7 @@ export function createPoolEffects(options: PoolEffectsOptions): PoolEffects {
       const workspace = await backend.prepareWorkspace({ id: containerId, diskBytes: fit.diskBytes, session: '' }, signal);
       const effectInput: ContainerEffectInput = {
         containerId, repoUrl: '', env: fit.env, network: { isolation: false, allowedDomains: [] }, dockerId: null, workspace, deadline: Date.now() + poolLifetimeMs, services: [], serviceEnv: {},
-        limits: { memoryBytes: fit.memoryBytes, nanoCpus: Math.round(fit.cpus * 1e9), pidsLimit: fit.pids, diskBytes: fit.diskBytes },
+        limits: machineLimits(fit),
       };
       const spec = { ...options.sandboxSpec(effectInput, workspace), image: fit.image, session: '', poolOwner: processTag() };
       let engineId: string | undefined;

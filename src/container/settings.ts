@@ -169,7 +169,7 @@ export function limitsOfMachine(limits: MachineLimits): { memoryBytes: number; c
   return { memoryBytes: limits.memoryBytes, cpus: cpusOfNanoCpus(limits.nanoCpus), pids: limits.pidsLimit, diskBytes: limits.diskBytes };
 }
 
-/** The engine's resource fields for a container's limits (on create and on update): swap is never more than the memory. */
-export function engineResources(limits: { memoryBytes: number; cpus: number; pids: number }): { Memory: number; MemorySwap: number; NanoCpus: number; PidsLimit: number } {
-  return { Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes, NanoCpus: nanoCpusOf(limits.cpus), PidsLimit: limits.pids };
+/** The engine's resource fields for the machine's limits (on create and on update): no swap beyond the memory. */
+export function engineResources(limits: Pick<MachineLimits, 'memoryBytes' | 'nanoCpus' | 'pidsLimit'>): { Memory: number; MemorySwap: number; NanoCpus: number; PidsLimit: number } {
+  return { Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes, NanoCpus: limits.nanoCpus, PidsLimit: limits.pidsLimit };
 }

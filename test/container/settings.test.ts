@@ -79,6 +79,25 @@ describe('container settings', () => {
     const limits = { memoryBytes: 3 * gib, cpus: 1.5, pids: 256, diskBytes: 8 * gib };
     expect(machineLimits(limits)).toEqual({ memoryBytes: 3 * gib, nanoCpus: 1_500_000_000, pidsLimit: 256, diskBytes: 8 * gib });
     expect(limitsOfMachine(machineLimits(limits))).toEqual(limits);
-    expect(engineResources(limits)).toEqual({ Memory: 3 * gib, MemorySwap: 3 * gib, NanoCpus: 1_500_000_000, PidsLimit: 256 });
+    expect(engineResources(machineLimits(limits))).toEqual({ Memory: 3 * gib, MemorySwap: 3 * gib, NanoCpus: 1_500_000_000, PidsLimit: 256 });
+  });
+});
+
+describe('the file settings are saved in', () => {
+  it('names a container.json that is not JSON, or not an object, and reads it as empty', async () => {
+    const { mkdtemp, writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { inspectMetadata } = await import('../../src/container/metadata.js');
+    const root = await mkdtemp(join(tmpdir(), 'cadre-settings-file-'));
+    expect(await inspectMetadata(root)).toEqual({ metadata: {}, file: join(root, 'container.json'), problem: null });
+    await writeFile(join(root, 'container.json'), '{"settings": {"memoryBytes": 1');
+    expect((await inspectMetadata(root)).problem).toBe('it is not JSON');
+    await writeFile(join(root, 'container.json'), '["settings"]');
+    expect(await inspectMetadata(root)).toMatchObject({ metadata: {}, problem: 'it holds JSON that is not an object' });
+    await writeFile(join(root, 'container.json'), JSON.stringify({ session: 's1', settings: { cpus: 'many' } }));
+    const { metadata, problem } = await inspectMetadata(root);
+    expect(problem).toBeNull();
+    expect(readSavedSettings(metadata.settings, defaultSettings).problems).toEqual([expect.stringMatching(/^cpus: .*expected number/)]);
   });
 });

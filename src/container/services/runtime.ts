@@ -6,6 +6,7 @@ import type { OutputSink } from '../../output.js';
 import type { Installation } from '../../store/installation.js';
 import { engineError, engineStatus } from '../docker-client.js';
 import { labelKeys } from '../labels.js';
+import { cpusOfNanoCpus } from '../settings.js';
 import { serviceCatalog, type ServiceDefinition, type ServiceName } from './catalog.js';
 import { credentialsFromEnv, newCredentials, serviceCreateOptions, serviceNetworkName, serviceNetworkOptions, serviceVolumeName, type ServiceLimits } from './spec.js';
 
@@ -50,7 +51,7 @@ export async function listServices(target: ServicesTarget): Promise<ServiceRecor
       oomKilled: info.State.OOMKilled,
       exitCode: info.State.ExitCode,
       memoryBytes: info.HostConfig.Memory ?? 0,
-      cpus: (info.HostConfig.NanoCpus ?? 0) / 1e9,
+      cpus: cpusOfNanoCpus(info.HostConfig.NanoCpus ?? 0),
       pids: info.HostConfig.PidsLimit ?? 0,
     }] : [])).sort((a, b) => a.name.localeCompare(b.name));
   } catch (error) {
