@@ -36,7 +36,7 @@ export async function hostNodeBinds(): Promise<{ binds: string[]; node: string; 
 /** Transpiles the dependency-free forwarder into `dir` as ES modules, the way the runner bundle carries it. */
 export async function writeForwarderBundle(dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
-  for (const name of ['forwarder', 'forwarder-main']) {
+  for (const name of ['forwarder', 'forwarder-main', 'forwarder-tunnel', 'tunnel-mux', 'tunnel-frames']) {
     const source = await readFile(join(repoRoot, 'src', 'runner', `${name}.ts`), 'utf8');
     const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
     await writeFile(join(dir, `${name}.js`), outputText);
