@@ -1,18 +1,18 @@
 // The sandbox backend of the Docker engine on cadre's own machine: workspaces are host folders (loop-ext4 where root can mount one), cloned by the host's git and bind-mounted with the runner bundle and the gateway's socket.
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Duplex, PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
 import type { OutputSink } from '../../output.js';
 import { projectRegistryHosts } from '../../gateway/registries.js';
 import type { Installation } from '../../store/installation.js';
 import { processTag } from '../attachment.js';
-import type { SandboxBackend, SandboxHandle, WorkspaceRef } from '../backend.js';
+import type { SandboxBackend, WorkspaceRef } from '../backend.js';
 import { prepareCadreFolder, prepareFreshCadreFolder } from '../cadre-folder.js';
 import { cloneRepository } from '../clone.js';
 import { watchWorkspaceDisk } from '../disk-watchdog.js';
 import { engineError } from '../docker-client.js';
 import { execInContainer } from '../exec.js';
+import { openExecStream } from '../exec-stream.js';
 import { newContainerId } from '../labels.js';
 import { cleanUp, restartContainer, stopContainer, watchContainer } from '../lifecycle.js';
 import { updateMetadata } from '../metadata.js';
@@ -153,22 +153,7 @@ export function createLocalDockerBackend(options: LocalDockerOptions): SandboxBa
       return resourceSnapshot({ docker, dockerId: handle.engineId, startedAt: info.State.StartedAt, ...(ref ? { workspace: ref } : {}) });
     },
     exec: (handle, cmd, execOptions = {}) => execInContainer(docker, handle.engineId, cmd, execOptions),
-    openStream: (handle, cmd) => openExecStream(docker, handle, cmd),
+    openStream: (handle, cmd) => openExecStream(docker, handle.engineId, cmd),
     list: (labels = {}) => listCadreContainers(docker, labels),
   };
-}
-
-/** A process run through exec with its stdin and stdout as one byte stream (stderr dropped). */
-async function openExecStream(docker: Docker, handle: SandboxHandle, cmd: string[]): Promise<Duplex> {
-  try {
-    const exec = await docker.getContainer(handle.engineId).exec({ Cmd: cmd, WorkingDir: '/workspace', AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
-    const stream = await exec.start({ hijack: true, stdin: true });
-    const output = new PassThrough();
-    docker.modem.demuxStream(stream, output, new PassThrough().resume());
-    const ended = () => output.end();
-    stream.once('end', ended).once('close', ended);
-    return Duplex.from({ readable: output, writable: stream });
-  } catch (error) {
-    throw engineError(error, `open a stream to ${cmd[0]} in ${handle.id}`);
-  }
 }
