@@ -66,7 +66,7 @@ export async function startTunnelForwarder(options: { input: Readable; output: W
   options.input.on('data', (chunk: Buffer) => end.receive(chunk));
   options.input.once('end', () => void finish('input-ended'));
   options.input.once('close', () => void finish('input-ended'));
-  options.output.once('error', () => void finish('output-failed'));
+  options.output.on('error', () => void finish('output-failed'));
 
   return {
     modelPort: portOf(servers[0]!),
