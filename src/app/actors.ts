@@ -1,17 +1,19 @@
 // Typed references to the actors of cadre's one system (the root, the session, its tasks, the containers, the warm pool):
 // the only place where the system's untyped lookups become machine refs, so a renamed state or event is a compile error.
-import type { ActorRefFrom, AnyActorRef, EventFromLogic, SnapshotFrom } from 'xstate';
-import type { cliMachine } from '../../machines/cli.machine.js';
+import type { ActorRef, ActorRefFrom, AnyActorRef, EventFromLogic, Snapshot, SnapshotFrom } from 'xstate';
+import type { AuditInbox, cliMachine } from '../../machines/cli.machine.js';
 import type { containerMachine } from '../../machines/container.machine.js';
 import type { poolMachine } from '../../machines/pool.machine.js';
 import type { sessionMachine } from '../../machines/session.machine.js';
-import type { taskMachine } from '../../machines/task.machine.js';
+import type { taskMachine, TaskOutput } from '../../machines/task.machine.js';
 
 export type RootRef = ActorRefFrom<typeof cliMachine>;
 export type SessionRef = ActorRefFrom<typeof sessionMachine>;
 export type TaskRef = ActorRefFrom<typeof taskMachine>;
 export type ContainerRef = ActorRefFrom<typeof containerMachine>;
 export type PoolRef = ActorRefFrom<typeof poolMachine>;
+/** The single writer of the audit trail (the composition root provides its logic). */
+export type AuditRef = ActorRef<Snapshot<unknown>, AuditInbox>;
 
 export type SessionSnapshot = SnapshotFrom<typeof sessionMachine>;
 export type TaskSnapshot = SnapshotFrom<typeof taskMachine>;
@@ -56,9 +58,19 @@ export function poolOf(root: SystemOwner): PoolRef | undefined {
   return active(root.system.get(systemIds.pool)) as PoolRef | undefined;
 }
 
+/** The audit trail's writer, while the root runs. */
+export function auditOf(root: SystemOwner): AuditRef | undefined {
+  return root.system.get(systemIds.audit);
+}
+
 /** Task `taskId` of the session, while the session holds it (it leaves once it has ended and told the session). */
 export function taskOf(session: SessionRef, taskId: string): TaskRef | undefined {
   return session.getSnapshot().children[taskChildId(taskId)];
+}
+
+/** What an ended task gives: its output, or for a task stopped with its session (cadre shutting down), which has none, cancelled. */
+export function taskOutputOf(output: TaskOutput | undefined): TaskOutput {
+  return output ?? { status: 'cancelled', summary: null, attempts: [], error: null, failure: null };
 }
 
 /** The session's tasks that are still running, with their ids. */
@@ -66,17 +78,3 @@ export function liveTasksOf(session: SessionRef): { taskId: string; task: TaskRe
   return Object.entries(session.getSnapshot().children).flatMap(([key, task]) =>
     key.startsWith('task:') && task?.getSnapshot().status === 'active' ? [{ taskId: key.slice('task:'.length), task }] : []);
 }
-
-/**
- * The typed lookups over a root actor that is created after its logic is wired: the hosts are built first (the logic needs
- * them) and look actors up only when they run, once `root` answers.
- */
-export function systemRefs(root: () => SystemOwner) {
-  return {
-    session: (): SessionRef => sessionOf(root()),
-    container: (containerId: string): ContainerRef | undefined => containerOf(root(), containerId),
-    pool: (): PoolRef | undefined => poolOf(root()),
-  };
-}
-
-export type SystemRefs = ReturnType<typeof systemRefs>;

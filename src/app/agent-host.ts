@@ -1,8 +1,9 @@
 // Puts the agents into the actor system: the task machine's effects, the approval prompt, /exec, /undo; heavy modules load on first use.
 import { hash, randomBytes } from 'node:crypto';
-import { fromPromise, toPromise, type AnyActorRef } from 'xstate';
+import { fromPromise, toPromise } from 'xstate';
 import { taskMachine, type DraftPlanInput, type DraftPlanOutput, type RouteTaskInput, type RouteTaskOutput, type RunAttemptInput, type RunAttemptOutput, type TaskOutput } from '../../machines/task.machine.js';
 import type { SessionContext } from '../../machines/session.machine.js';
+import { taskOf, taskOutputOf, type SessionRef } from './actors.js';
 import { CadreError, exitCodes, type ExitCode } from '../errors.js';
 import type { Config } from '../store/config-schema.js';
 import { resolvePaths } from '../store/paths.js';
@@ -24,7 +25,7 @@ export interface AgentHostOptions {
   sink: OutputSink;
   audit: (type: string, data: Record<string, unknown>) => void;
   /** The current session actor (a /resume replaces it). */
-  session: () => AnyActorRef;
+  session: () => SessionRef;
   /** The session's model (/model switches it). */
   models: ModelHost;
   /** Asks the person about a plan once (default: the terminal's y/n/v prompt). */
@@ -33,9 +34,11 @@ export interface AgentHostOptions {
   askRedraft?: PlanLogicOptions['askRedraft'];
   /** This run's session id (the audit trail's): the owner of the plans it applies, the only ones /undo takes back unasked. */
   sessionId: string;
+  /** A vm-agent task's attempt in its container (src/agents/vm/tasks.ts). */
+  vmAttempt: VmAttempt;
 }
 
-/** The vm-agent's attempt, provided once the container layer is wired. */
+/** One attempt of a vm-agent task: the task machine's runAttempt. */
 export type VmAttempt = (input: RunAttemptInput, signal: AbortSignal) => Promise<RunAttemptOutput>;
 
 export interface TaskRequest {
@@ -51,7 +54,6 @@ const shortId = (): string => randomBytes(2).toString('hex');
 
 export function createAgentHost(options: AgentHostOptions) {
   const { cwd, config, sink } = options;
-  let vmAttempt: VmAttempt | undefined;
   const prepared = new Map<string, PreparedPlan>();
   /** How the foreground task was started (the approval prompt asks only a person at the prompt). */
   let foreground: RunContext | undefined;
@@ -60,7 +62,7 @@ export function createAgentHost(options: AgentHostOptions) {
 
   const keysDir = (): string => resolvePaths({ cwd, env: options.env }).keysDir;
   const projectContext = async () => (await import('../project/context.js')).loadProjectContext(cwd, { keysDir: keysDir() });
-  const sessionContext = (): SessionContext => options.session().getSnapshot().context as SessionContext;
+  const sessionContext = (): SessionContext => options.session().getSnapshot().context;
   /** universal-agent's memory, in the session actor's context (a /resume replaces it with the saved one). */
   const memory: AgentMemoryStore = {
     read: () => memoryOf(sessionContext().agentMemory),
@@ -137,11 +139,7 @@ export function createAgentHost(options: AgentHostOptions) {
           if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal, keysDir: keysDir() });
           return (await universalSteps()).draft(input, signal);
         }, signal)),
-      runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) =>
-        reportingFailures(sink, async () => {
-          if (!vmAttempt) throw new CadreError('vm-agent.unavailable', 'vm-agent is not available in this version.', { remedy: 'Use universal-agent on your project meanwhile.', exitCode: exitCodes.notAvailable });
-          return vmAttempt(input, signal);
-        }, signal)),
+      runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) => reportingFailures(sink, () => options.vmAttempt(input, signal), signal)),
     },
   });
 
@@ -167,9 +165,6 @@ export function createAgentHost(options: AgentHostOptions) {
 
   return {
     taskLogic,
-    provideVmAttempt(attempt: VmAttempt): void {
-      vmAttempt = attempt;
-    },
     memory,
     describeModel: (): Promise<string> => options.models.describe(),
 
@@ -181,7 +176,7 @@ export function createAgentHost(options: AgentHostOptions) {
       session.send({ type: 'session.agent.set', agent: request.agent });
       session.send({ type: 'session.transcript.add', entry: { role: 'user', text: request.text, at: Date.now() } });
       session.send({ type: 'task.submit', taskId, agent: request.agent, text: request.text, followUp: request.followUp === true });
-      const task = session.getSnapshot().children[`task:${taskId}`] as AnyActorRef | undefined;
+      const task = taskOf(session, taskId);
       if (!task || !sessionContext().tasks.includes(taskId)) {
         prepared.delete(taskId);
         throw new CadreError('task.refused', 'A universal-agent task is already running.', { remedy: 'Wait for it, or stop it with Ctrl-C or /cancel.' });
@@ -192,7 +187,7 @@ export function createAgentHost(options: AgentHostOptions) {
       foreground = ctx;
       try {
         // A task stopped with its session (cadre shutting down) ends without an output: it did not finish, so it counts as cancelled.
-        const output = ((await toPromise(task)) as TaskOutput | undefined) ?? { status: 'cancelled', summary: null, attempts: [], error: null, failure: null };
+        const output = taskOutputOf(await toPromise(task));
         session.send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
         options.audit('task.finished', { taskId, status: output.status, attempts: output.attempts.length });
         return reportOutcome(output);

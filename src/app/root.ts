@@ -25,6 +25,7 @@ import { createVmHost } from './vm-host.js';
 import { createVmTasks } from '../agents/vm/tasks.js';
 import { createModelHost } from './model-host.js';
 import { createMcpManager } from '../mcp/manager.js';
+import { auditOf, sessionOf } from './actors.js';
 
 export interface AppOptions {
   cwd: string;
@@ -81,28 +82,20 @@ export async function startApp(options: AppOptions): Promise<App> {
   if (trustNote) sink(trustNote);
   const audit = await openAuditTrail({ paths });
   const recovered = await recoverPlans(cwd, sink);
-  // The root actor is created below, once its logic is wired; these closures only run after that.
-  const rootRef: { actor?: CliActor } = {};
-  const root = (): CliActor => {
-    if (!rootRef.actor) throw new Error('the root actor is not running yet');
-    return rootRef.actor;
-  };
-  const recordAudit = (type: string, data: Record<string, unknown>): void => root().system.get('audit')?.send({ type: 'audit.record', recordType: type, data });
-  const sessionActor = () => {
-    const session = root().system.get('session');
-    if (!session) throw new Error('the session actor is not running');
-    return session;
-  };
+  // Build order: the hosts first (the root's logic is made of them), then the root actor `cli`. The hosts look actors up
+  // only when they run, through these closures over `cli`, which is started before any of them is called.
+  const root = (): CliActor => cli;
+  const recordAudit = (type: string, data: Record<string, unknown>): void => auditOf(cli)?.send({ type: 'audit.record', recordType: type, data });
+  const sessionActor = () => sessionOf(cli);
   const mcp = createMcpManager({ servers: loaded.config.mcp.servers, cwd, sink, version: cadreVersion });
   const models = createModelHost({
     config: loaded.config, env, sink, extraTools: () => mcp.tools(),
     ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}),
   });
-  const agents = createAgentHost({ cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models, sessionId: audit.session });
   const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
   const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root, session: sessionActor });
   const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
-  agents.provideVmAttempt(vmTasks.attempt);
+  const agents = createAgentHost({ cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models, sessionId: audit.session, vmAttempt: vmTasks.attempt });
 
   /** The resumed session's /model choice back in force (or the configured model, said, when it is no longer served). */
   const restoreModel = (file: SessionFile): Promise<void> => restoreSessionModel({
@@ -184,7 +177,6 @@ export async function startApp(options: AppOptions): Promise<App> {
       void sessions.autosave(cli);
     },
   });
-  rootRef.actor = cli;
   cli.start();
   const resumedAtStart = sessions.resumed();
   if (resumedAtStart) sessions.restore(cli, resumedAtStart);

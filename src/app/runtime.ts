@@ -6,6 +6,7 @@ import type { Config } from '../store/config-schema.js';
 import type { FolderTrust } from './folder-trust.js';
 import type { VmHost } from './vm-host.js';
 import type { VmTasks } from '../agents/vm/tasks.js';
+import type { SessionInbox } from './actors.js';
 
 /** The session as people see it in /status. */
 export interface SessionView {
@@ -35,7 +36,8 @@ export interface Runtime {
   cwd: string;
   session: {
     view(): SessionView;
-    send(event: { type: string } & Record<string, unknown>): void;
+    /** Tells the session actor an event of its own machine. */
+    send(event: SessionInbox): void;
   };
   saveSession(name: string): Promise<{ file: string; bytes: number }>;
   /** Replaces the current session with a saved one. */

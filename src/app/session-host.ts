@@ -2,8 +2,8 @@
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import type { AnyActorRef, Subscription } from 'xstate';
-import type { SessionContext, SessionInput, SessionRestore } from '../../machines/session.machine.js';
+import type { Subscription } from 'xstate';
+import type { SessionInput, SessionRestore } from '../../machines/session.machine.js';
 import { expectedFailure, isCadreError } from '../errors.js';
 import { createAutosaver, findCrashedSession, type Autosaver } from '../store/autosave.js';
 import type { CadrePaths } from '../store/paths.js';
@@ -15,11 +15,10 @@ import { listSessions, loadSession, saveSession } from '../store/sessions.js';
 import { cadreVersion } from '../version.js';
 import type { OutputSink } from '../output.js';
 import type { SessionListing, SessionView } from './runtime.js';
+import { sessionOf, type SystemOwner } from './actors.js';
 
 /** The root actor, as far as this module needs it. */
-interface RootActor {
-  system: { get(id: string): AnyActorRef | undefined };
-}
+type RootActor = SystemOwner;
 
 export interface CrashedSession {
   name: string;
@@ -48,12 +47,6 @@ export interface SessionHost {
 }
 
 const stamp = (): string => new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-
-function sessionOf(root: RootActor): AnyActorRef {
-  const session = root.system.get('session');
-  if (!session) throw new Error('the session actor is not running');
-  return session;
-}
 
 function dataOf(root: RootActor): SessionData {
   return { cadreVersion, snapshot: sessionOf(root).getPersistedSnapshot() };
@@ -188,7 +181,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
   const autosave = async (root: RootActor): Promise<void> => {
     if (!autosaver) return;
     try {
-      await autosaver.save((sessionOf(root).getSnapshot().context as SessionContext).name, dataOf(root));
+      await autosaver.save(sessionOf(root).getSnapshot().context.name, dataOf(root));
     } catch (error) {
       if (failedOnce) return;
       failedOnce = true;
@@ -200,7 +193,7 @@ export async function createSessionHost(options: { paths: CadrePaths; sink: Outp
     initialInput: () => ({ name, budgetLimit: options.budgetLimit }),
     view: (root) => {
       const snapshot = sessionOf(root).getSnapshot();
-      const context = snapshot.context as SessionContext;
+      const { context } = snapshot;
       return {
         name: context.name,
         state: JSON.stringify(snapshot.value).replace(/[{}"]/g, '').replace(/:/g, '.'),

@@ -2,30 +2,28 @@
 // /vm-create (one prepared for its repository first), telling the pool which repository to prepare spares for, resizing,
 // following new defaults, and draining at exit.
 import type { DockerClient } from '../container/docker-client.js';
-import { waitFor, type AnyActorRef } from 'xstate';
+import { waitFor } from 'xstate';
 import type { PoolContext, PoolEntry } from '../../machines/pool.machine.js';
 import { defaultLimits } from '../container/limits.js';
 import { poolFitKey } from '../container/pool.js';
 import { removePoolContainer } from '../container/pool-claim.js';
 import { listCadreContainers, untakenPoolContainer } from '../container/records.js';
 import type { ContainerSettings } from '../container/settings.js';
+import { poolOf, type RootRef, type SystemOwner } from './actors.js';
 
 export interface PoolHostOptions {
   docker: DockerClient;
   runDir: string;
   image: string;
-  root: () => { system: { get(id: string): AnyActorRef | undefined }; send(event: { type: string } & Record<string, unknown>): void };
+  root: () => SystemOwner & Pick<RootRef, 'send'>;
   defaults: () => ContainerSettings;
   ensureImage: () => Promise<void>;
 }
 
 export function createPoolHost(options: PoolHostOptions) {
   const { docker, runDir, image } = options;
-  const poolActor = (): AnyActorRef | undefined => {
-    const actor = options.root().system.get('pool');
-    return actor?.getSnapshot().status === 'active' ? actor : undefined;
-  };
-  const context = (): PoolContext | undefined => poolActor()?.getSnapshot().context as PoolContext | undefined;
+  const poolActor = () => poolOf(options.root());
+  const context = (): PoolContext | undefined => poolActor()?.getSnapshot().context;
   /** The last /vm-create's repository, for a pool started later (/vm-config --warm-pool after a /vm-create); the pool keeps its own. */
   let lastRepository: string | null = null;
   /** What the pool makes containers for: the defaults a /vm-create without --config asks. */

@@ -23,7 +23,7 @@ export const vmEditorCommand = defineCommand({
     const record = await vm.use(id, 'start an editor in');
     if (!record.state.running) throw new CadreError('vm.not-running', `${record.id} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${record.id}` });
     const [{ startEditor }, { editorVolumeName }] = await Promise.all([import('../container/editor/start.js'), import('../container/editor/volume.js')]);
-    const network = vm.actorOf(record.id)?.getSnapshot().context.network as { isolation: boolean; allowedDomains: string[] } | undefined;
+    const network = vm.actorOf(record.id)?.getSnapshot().context.network;
     const started = await startEditor({
       docker: vm.docker, containerId: record.id, dockerId: record.dockerId,
       egress: { networkIsolation: network?.isolation ?? record.networkIsolation, allowedDomains: network?.allowedDomains ?? record.allowedDomains },

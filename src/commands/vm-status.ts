@@ -46,9 +46,9 @@ export const vmStatusCommand = defineCommand({
     // Answer with what is known (the last sample this cadre took), then follow with a live sample: a stats reading waits.
     const status = await containerStatus({ docker: vm.docker, id: containerId, resources: 'last' });
     const record = await vm.record(status.id);
-    const machine = vm.actorOf(status.id)?.getSnapshot() as { value: unknown; context: { failure: { reason: string } | null } } | undefined;
+    const machine = vm.actorOf(status.id)?.getSnapshot();
     // The top-level state: `running`, not its inner `watching`.
-    const machineState = machine ? (typeof machine.value === 'string' ? machine.value : Object.keys(machine.value as object)[0] ?? null) : null;
+    const machineState = machine ? (typeof machine.value === 'string' ? machine.value : Object.keys(machine.value)[0] ?? null) : null;
     const gateway = vm.gateways.isOpen(status.id) ? 'open (model port 4100, proxy 4101 in the container)' : 'closed (this cadre does not hold it; a command that uses it attaches it)';
     const owner = vm.ours(record) ? null : `another installation (${record.home || 'unknown home'}): cadre only reads it`;
     const services = await vm.services(record);

@@ -48,6 +48,7 @@ function startAgents(cwd: string, options: { model?: ModelServer; answers?: Appr
     session: () => ref.session as AnyActorRef,
     models: createModelHost({ config, env: {}, sink }),
     sessionId: 'test-session',
+    vmAttempt: () => Promise.reject(new Error('these tests run universal-agent only')),
     ask: async (plan) => {
       // Where the prompt is asked from: the plan actor, a child of the task actor, a child of the session.
       const task = Object.values(ref.session?.getSnapshot().children ?? {})[0] as AnyActorRef | undefined;

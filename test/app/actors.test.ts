@@ -7,7 +7,8 @@ import { containerMachine } from '../../machines/container.machine.js';
 import { poolMachine } from '../../machines/pool.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
 import { taskMachine } from '../../machines/task.machine.js';
-import { containerOf, liveTasksOf, poolOf, sessionOf, systemRefs, taskOf } from '../../src/app/actors.js';
+import type { Runtime } from '../../src/app/runtime.js';
+import { containerOf, liveTasksOf, poolOf, sessionOf, taskOf } from '../../src/app/actors.js';
 import { pendingPromise } from '../support/model-test.js';
 
 const containerInput = { containerId: 'vm-3f2a', repoUrl: 'http://127.0.0.1/r.git', deadline: 4_102_444_800_000, limits: { memoryBytes: 1, nanoCpus: 1, pidsLimit: 1, diskBytes: 1 } };
@@ -44,13 +45,6 @@ describe('typed actor refs', () => {
     expect(poolOf(root)?.getSnapshot().context.size).toBe(1);
   });
 
-  it('answers through a root made after the lookups (the composition root builds its hosts first)', () => {
-    let made: ReturnType<typeof start> | undefined;
-    const refs = systemRefs(() => (made ??= start()));
-    expect(refs.session().getSnapshot().context.name).toBe('one');
-    expect(refs.container('vm-3f2a')).toBeUndefined();
-  });
-
   it('refuses at compile time what the machines would ignore, or take as given, at run time', () => {
     const root = start();
     const session = sessionOf(root);
@@ -61,6 +55,11 @@ describe('typed actor refs', () => {
     // @ts-expect-error: session.mode.set takes 'approve' or 'auto'
     session.send({ type: 'session.mode.set', mode: 'yolo' });
     expect(session.getSnapshot().context.mode).toBe('yolo');
+    // What command handlers are given (ctx.runtime.session.send) takes the same events.
+    const tell: Runtime['session']['send'] = (event) => session.send(event);
+    // @ts-expect-error: 'gpt-agent' is not one of cadre's agents
+    tell({ type: 'session.agent.set', agent: 'gpt-agent' });
+    expect(session.getSnapshot().context.agent).toBe('gpt-agent');
     // @ts-expect-error: task.submit needs its agent
     session.send({ type: 'task.submit', taskId: 'c3d4', text: 'x' });
 

@@ -1,6 +1,6 @@
 // vm-agent tasks through the session's queue: the attempt in the container, live progress, and the outcome told when the task ends.
 import { randomBytes } from 'node:crypto';
-import { waitFor, type AnyActorRef } from 'xstate';
+import { waitFor } from 'xstate';
 import type { RunAttemptInput, RunAttemptOutput, TaskOutput } from '../../../machines/task.machine.js';
 import type { SessionContext } from '../../../machines/session.machine.js';
 import { CadreError, exitCodes, isCadreError, type ExitCode } from '../../errors.js';
@@ -17,12 +17,13 @@ import type { createCiEnvNotices } from './ci-env-notice.js';
 import { createInterruptedOffer } from './interrupted-offer.js';
 import { removeTaskMarker, writeTaskMarker } from './task-marker.js';
 import { isFinalModelFailure } from '../../model/retry.js';
+import { liveTasksOf, taskOf, taskOutputOf, type SessionRef, type TaskRef } from '../../app/actors.js';
 
 export interface VmTasksOptions {
   vm: VmHost;
   sink: OutputSink;
   audit: (type: string, data: Record<string, unknown>) => void;
-  session: () => AnyActorRef;
+  session: () => SessionRef;
 }
 
 /** What the audit trail keeps of a runner event: tool calls, command results, policy denials (never command output). */
@@ -60,18 +61,16 @@ export function createVmTasks(options: VmTasksOptions) {
   const restarts = createContainerRestarts();
   /** Out-of-memory kills seen during each task (checked against the container's cgroup), told again when it ends. */
   const oomOf = new Map<string, Promise<OomRecord | null>[]>();
-  const context = (): SessionContext => options.session().getSnapshot().context as SessionContext;
+  const context = (): SessionContext => options.session().getSnapshot().context;
   let diskNotices: Promise<DiskNotices> | undefined;
   const disk = (): Promise<DiskNotices> => (diskNotices ??= import('./disk-notice.js').then(({ createDiskNotices }) => createDiskNotices({ sink, audit })));
   let ciEnvNotices: Promise<ReturnType<typeof createCiEnvNotices>> | undefined;
   const ciEnv = () => (ciEnvNotices ??= import('./ci-env-notice.js').then(({ createCiEnvNotices }) => createCiEnvNotices({ sink, audit })));
   /** The session's live vm-agent task actors, with the container each was submitted for (it travels in the task's input). */
-  const vmTasksIn = (containerId: string): [string, AnyActorRef][] =>
-    Object.entries(options.session().getSnapshot().children as Record<string, AnyActorRef | undefined>).flatMap(([key, actor]) => {
-      const task = actor?.getSnapshot() as { status: string; context?: { agent?: string; containerId?: string | null } } | undefined;
-      return key.startsWith('task:') && actor && task?.status === 'active' && task.context?.agent === 'vm-agent' && task.context.containerId === containerId
-        ? [[key.slice('task:'.length), actor] as [string, AnyActorRef]]
-        : [];
+  const vmTasksIn = (containerId: string): [string, TaskRef][] =>
+    liveTasksOf(options.session()).flatMap(({ taskId, task }) => {
+      const { agent, containerId: taskContainer } = task.getSnapshot().context;
+      return agent === 'vm-agent' && taskContainer === containerId ? [[taskId, task] as [string, TaskRef]] : [];
     });
 
   /**
@@ -250,10 +249,10 @@ export function createVmTasks(options: VmTasksOptions) {
       if (!record.state.running) throw new CadreError('vm-agent.container-not-running', `${containerId} is not running (${record.state.status}).`, { remedy: `start it with /vm-restart ${containerId}` });
       const taskId = continued?.taskId ?? randomBytes(2).toString('hex');
       const session = options.session();
-      if (session.getSnapshot().children[`task:${taskId}`]) throw new CadreError('vm-agent.task-exists', `Task ${taskId} already exists in this session.`, { remedy: 'wait for it to end, or /cancel it' });
+      if (taskOf(session, taskId)) throw new CadreError('vm-agent.task-exists', `Task ${taskId} already exists in this session.`, { remedy: 'wait for it to end, or /cancel it' });
       session.send({ type: 'session.transcript.add', entry: { role: 'user', text, at: Date.now() } });
       session.send({ type: 'task.submit', taskId, agent: 'vm-agent', text, deadline: record.deadline, containerId });
-      const task = session.getSnapshot().children[`task:${taskId}`] as AnyActorRef | undefined;
+      const task = taskOf(session, taskId);
       if (!task) throw new Error(`the task actor ${taskId} was not spawned`);
       audit('task.submitted', { taskId, agent: 'vm-agent', containerId, text });
       const position = context().vmQueue.indexOf(taskId) + 1;
@@ -261,18 +260,18 @@ export function createVmTasks(options: VmTasksOptions) {
         ? say(`Task ${taskId} is queued (position ${position}): vm-agent runs one task at a time. /cancel ${taskId} removes it.`, 'warn')
         : say(`vm-agent is ${continued ? 'continuing' : 'working on'} task ${taskId} in ${containerId}${continued ? ' (a new attempt, from the workspace as it is)' : ''}${ctx.interactive ? ' in the background; /cancel stops it' : ''}.`));
       let ran = position === 0;
-      const started = session.on('task.started', (event: { taskId: string }) => {
+      const started = session.on('task.started', (event) => {
         if (event.taskId !== taskId || position === 0) return;
         ran = true;
         // Told after the outcome of the task that held the slot, which is reported once its promise settles.
         setImmediate(() => sink(say(`Task ${taskId} started in ${containerId}.`)));
       });
-      const retrying = session.on('task.updated', (event: { taskId: string; phase: string; detail: string }) => {
+      const retrying = session.on('task.updated', (event) => {
         if (event.taskId === taskId && event.phase === 'retrying') sink(say(`Task ${taskId}: ${event.detail}; retrying.`, 'warn'));
       });
       const outcome = waitFor(task, (s) => s.status === 'done', { timeout: Infinity })
         .then(async (s) => {
-          const code = await report(taskId, containerId, s.output as TaskOutput, ran);
+          const code = await report(taskId, containerId, taskOutputOf(s.output), ran);
           await afterTask(taskId, containerId, ran);
           return code;
         })
