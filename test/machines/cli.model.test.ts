@@ -1,4 +1,4 @@
-// Model-based tests of the root cli statechart: every state × sample event edge, with full coverage.
+// Model-based tests of the root cli statechart: one test per (state, handled event), one for the events each state ignores, full coverage.
 import { cliMachine } from '../../machines/cli.machine.js';
 import { defineModelTests, pendingPromise } from '../support/model-test.js';
 

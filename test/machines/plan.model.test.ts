@@ -1,4 +1,4 @@
-// Model-based tests of the plan statechart: every state × sample event edge, with full coverage.
+// Model-based tests of the plan statechart: one test per (state, handled event), one for the events each state ignores, full coverage.
 import { expect } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { planMachine, type PlanStep } from '../../machines/plan.machine.js';

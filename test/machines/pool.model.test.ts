@@ -1,4 +1,4 @@
-// Model-based tests of the warm pool statechart: every state × sample event edge, with full coverage; plus its behaviour with fake effects.
+// Model-based tests of the warm pool statechart: one test per (state, handled event), one for ignored events, full coverage; plus its behaviour with fake effects.
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { poolMachine, type PoolContext, type PoolEntry } from '../../machines/pool.machine.js';

@@ -1,4 +1,4 @@
-// Model-based tests of the task statechart: every state × sample event edge, with full coverage.
+// Model-based tests of the task statechart: one test per (state, handled event), one for the events each state ignores, full coverage.
 import { expect } from 'vitest';
 import type { SnapshotFrom } from 'xstate';
 import { taskMachine } from '../../machines/task.machine.js';
