@@ -160,7 +160,7 @@ export async function startApp(options: AppOptions): Promise<App> {
       }),
     },
     actions: {
-      reportError: ({ event }) => void reportFailure((event as { error?: unknown }).error, sink),
+      reportError: (_, params) => void reportFailure(params.error, sink),
       announceExitArmed: () => sink({ type: 'output.message', level: 'dim', text: 'Press Ctrl-C again to exit (or Ctrl-D). The session is saved automatically.' }),
       announceInterrupted: () => sink({ type: 'output.message', level: 'warn', text: 'Interrupted.' }),
       reportAuditFailure: (_, params) => sink({ type: 'output.error', code: 'audit.failed', message: `The audit trail could not be written: ${params.message}`, remedy: params.remedy }),
