@@ -71,3 +71,15 @@ it('/vm-config leaves a user config it cannot parse as it is and says so', async
   expect(ran.code).toBe(2);
   expect(await readFile(configFile, 'utf8')).toBe(broken);
 });
+
+it('/vm-config saves what it accepts: a fraction of a core and a size with a space reach the next process', async () => {
+  const { project, home } = await tempProject('cadre-vm-config-fraction-');
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const first = await runCli(['--json', '-c', '/vm-config --cpu 1.5 --memory "1.5 GB" --save'], { cwd: project, home });
+  expect(first.code, first.stdout + first.stderr).toBe(0);
+  expect(JSON.parse(await readFile(join(home, 'config.json'), 'utf8'))).toEqual({ vm: { cpu: 1.5, memory: '1.5GB' } });
+  const second = await runCli(['--json', '-c', '/vm-config'], { cwd: project, home });
+  const settings = second.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { kind?: string; data?: { settings?: unknown } }).find((e) => e.kind === 'vm.config')?.data?.settings;
+  expect(settings).toMatchObject({ cpus: 1.5, memoryBytes: 1.5 * 1024 ** 3 });
+});
