@@ -76,16 +76,27 @@ export const vmCreatePrCommand = defineCommand({
     };
     // Frozen while cadre checks, commits and pushes its workspace from the host, so no link appears behind a check.
     const paused = <T>(work: () => Promise<T>) => whileContainerPaused({ docker: vm.docker, dockerId: record.dockerId, containerId: record.id, onEvent: ctx.emit }, work);
+    // On an engine on another machine the workspace is copied out while the sandbox is held still, and worked on here; the
+    // commit is then in the pushed branch, not in the sandbox's own history.
+    const withWorkspace = async <T>(work: (workspaceDir: string) => Promise<T>): Promise<T> => {
+      if (vm.backend.caps.hostFilesystem) return paused(() => work(record.workspace.dir));
+      const copy = await vm.backend.readWorkspace({ id: record.id, engineId: record.dockerId }, record.workspace, ctx.emit);
+      try {
+        return await work(copy.dir);
+      } finally {
+        await copy.release();
+      }
+    };
     if (local) {
       const target = checkout === undefined ? record.repoUrl : repositoryLocation(checkout, ctx.cwd).url;
-      const home = await paused(() => bringBranchHome({ ...shared, checkout: target, push: noPush !== true }));
+      const home = await withWorkspace((workspaceDir) => bringBranchHome({ ...shared, workspaceDir, checkout: target, push: noPush !== true }));
       ctx.runtime.audit('checkout.branch-created', { containerId: record.id, checkout: home.checkout, branch: home.branch, commit: home.commit, created: home.created });
       if (home.pullRequest) ctx.runtime.audit('pull-request.created', { containerId: record.id, branch: home.branch, commit: home.commit, url: home.pullRequest.url });
       ctx.emit(result('vm.checkout-branch', home, describeHome(home, ctx.cwd)));
       return;
     }
     // The record's URL (a label cadre set), never the workspace's own origin, which the container could rewrite.
-    const pr = await paused(() => createPullRequest({ ...shared, repositoryUrl: record.repoUrl }));
+    const pr = await withWorkspace((workspaceDir) => createPullRequest({ ...shared, workspaceDir, repositoryUrl: record.repoUrl }));
     ctx.runtime.audit('pull-request.created', { containerId: record.id, branch: pr.branch, commit: pr.commit, url: pr.url });
     ctx.emit(result('vm.pull-request', pr, `✔ Pull request #${pr.number} opened: ${pr.url}\n  branch ${pr.branch} → ${pr.base}, commit ${pr.commit.slice(0, 12)}`));
   },

@@ -118,6 +118,12 @@ export interface SandboxBackend {
    * until `release` (the local backend gives the workspace itself; a remote one a private copy).
    */
   readWorkspace(handle: SandboxHandle, ref: WorkspaceRef, onEvent?: OutputSink): Promise<{ dir: string; release(): Promise<void> }>;
+  /**
+   * A few of the workspace's files (project-relative paths; folders with what is in them) for cadre to read, e.g. the
+   * manifest and lockfiles /vm-install-deps plans from: a folder on cadre's side where those present are found at their
+   * paths, valid until `release` (the local backend gives the workspace itself). Not a snapshot to write back.
+   */
+  readWorkspaceFiles(handle: SandboxHandle, ref: WorkspaceRef, paths: string[]): Promise<{ dir: string; release(): Promise<void> }>;
 
   /** Creates and starts a locked-down sandbox; `signal` during the creation removes what was made and fails. */
   create(spec: SandboxSpec, signal: AbortSignal): Promise<SandboxHandle>;

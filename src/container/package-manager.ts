@@ -28,6 +28,9 @@ const lockfiles: ReadonlyArray<{ lockfile: string; manager: ManagerName }> = [
   { lockfile: 'npm-shrinkwrap.json', manager: 'npm' },
 ];
 
+/** The workspace files planInstall reads (a backend without a shared filesystem copies these out first). */
+export const installPlanFiles: readonly string[] = ['package.json', ...lockfiles.map((entry) => entry.lockfile)];
+
 /** corepack's form: `name@exact-version`, optionally `+algorithm.hex` (the hash is corepack's; npm checks the tarball's own integrity). */
 const pinPattern = /^(npm|pnpm|yarn)@(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)(?:\+[a-z0-9]+\.[0-9a-fA-F]+)?$/;
 

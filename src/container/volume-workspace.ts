@@ -1,6 +1,6 @@
 // A container's workspace as a named volume on the engine, for engines that do not share cadre's filesystem: filled by
 // streaming the clone cadre made on its side, measured through exec, copied back out for /vm-create-pr.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -56,6 +56,32 @@ export async function copyOutWorkspace(docker: Docker, dockerId: string, options
       throw engineError(error, 'copy the workspace out of the container');
     }
     await unpackWorkspace(archive, dest, { maxBytes: options.maxBytes });
+    return dest;
+  } catch (error) {
+    await rm(dest, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Copies the files and folders `paths` (relative to /workspace; those missing are skipped) of container `dockerId` into a new
+ * private folder of the host, each at its own path, and returns it; the caller removes it. Unpacked confined, as above.
+ */
+export async function copyOutPaths(docker: Docker, dockerId: string, paths: string[], options: { maxBytes: number; parent?: string }): Promise<string> {
+  const dest = await mkdtemp(join(options.parent ?? tmpdir(), 'cadre-files-'));
+  try {
+    for (const path of paths) {
+      if (path.split('/').some((part) => part === '..' || part === '')) throw new Error(`not a workspace path: ${path}`);
+      const archive = await docker.getContainer(dockerId).getArchive({ path: `/workspace/${path}` }).catch((error: { statusCode?: number }) => {
+        if (error.statusCode === 404) return undefined;
+        throw engineError(error, `copy ${path} out of the container`);
+      });
+      if (!archive) continue;
+      // The archive names the copied file or folder by its own name: unpacked into its parent's place.
+      const parent = join(dest, path, '..');
+      await mkdir(parent, { recursive: true });
+      await unpackWorkspace(archive as unknown as Readable, parent, { maxBytes: options.maxBytes, keepTop: true });
+    }
     return dest;
   } catch (error) {
     await rm(dest, { recursive: true, force: true });

@@ -47,6 +47,8 @@ export interface UnpackLimits {
   maxBytes: number;
   /** Refuse the archive past this many entries. */
   maxEntries?: number;
+  /** Keep the archive's top-level name (a single file or folder copied out) instead of taking what is under it. */
+  keepTop?: boolean;
 }
 
 const refused = (why: string): CadreError =>
@@ -79,7 +81,7 @@ export async function unpackWorkspace(archive: Readable, dest: string, limits: U
       const parts = header.name.split('/').filter((part) => part !== '' && part !== '.');
       if (parts.includes('..')) throw refused(`an entry named ${JSON.stringify(header.name)} leaves the workspace`);
       // docker names everything under the copied folder's own name.
-      parts.shift();
+      if (!limits.keepTop) parts.shift();
       if (parts.length === 0) return stream.resume();
       const target = join(root, ...parts);
       if (relative(root, target).startsWith(`..${sep}`)) throw refused(`an entry named ${JSON.stringify(header.name)} leaves the workspace`);

@@ -5,7 +5,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, rmSync } from 'node:
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { copyOutWorkspace, createWorkspaceVolume, fillWorkspace, removeWorkspaceVolume, volumeUsage, workspaceVolumeName } from '../../src/container/volume-workspace.js';
+import { copyOutPaths, copyOutWorkspace, createWorkspaceVolume, fillWorkspace, removeWorkspaceVolume, volumeUsage, workspaceVolumeName } from '../../src/container/volume-workspace.js';
 import { unpackCorpus, type CorpusCopy } from '../support/corpus.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { execIn } from '../support/docker-exec.js';
@@ -74,6 +74,15 @@ describeDocker('workspace in a named volume', () => {
     expect(readlinkSync(join(out, 'up'))).toBe('../../..');
     const log = execFileSync('git', ['-C', out, 'log', '--format=%s']).toString().trim();
     expect(log).toBe('corpus');
+  });
+
+  it('copies out only the files asked for, each at its path, skipping those that are missing', async () => {
+    const out = await copyOutPaths(docker, container.id, ['package.json', 'no-such.lock', '.git/refs'], { maxBytes: 10 * 1024 * 1024 });
+    outs.push(out);
+    expect(readFileSync(join(out, 'package.json'), 'utf8')).toBe(readFileSync(join(project.root, 'package.json'), 'utf8'));
+    expect(existsSync(join(out, 'no-such.lock'))).toBe(false);
+    expect(existsSync(join(out, '.git', 'refs', 'heads', 'main'))).toBe(true);
+    expect(existsSync(join(out, 'README.md'))).toBe(false);
   });
 
   it('refuses a workspace larger than the disk limit, and leaves no folder behind', async () => {

@@ -145,6 +145,9 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
     async readWorkspace(_handle, ref) {
       return { dir: ref.dir, release: async () => undefined };
     },
+    async readWorkspaceFiles(_handle, ref) {
+      return { dir: ref.dir, release: async () => undefined };
+    },
 
     async create(spec, signal) {
       signal.throwIfAborted();

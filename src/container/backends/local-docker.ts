@@ -103,6 +103,8 @@ export function createLocalDockerBackend(options: LocalDockerOptions): SandboxBa
       };
     },
 
+    readWorkspaceFiles: async (_handle, ref) => ({ dir: ref.dir, release: async () => undefined }),
+
     async create(spec, signal) {
       await mkdir(join(options.runDir, spec.id), { recursive: true });
       const binds = [...(options.binds ?? []), ...(options.bindsFor?.(spec.id) ?? [])];

@@ -23,7 +23,7 @@ import { createLocalServices } from '../services/effects.js';
 import { resourceSnapshot } from '../stats.js';
 import { startContainer } from '../start.js';
 import { creatingMarker } from '../sweep.js';
-import { copyOutWorkspace, createWorkspaceVolume, fillWorkspace, removeWorkspaceVolume, volumeUsage, workspaceVolumeName } from '../volume-workspace.js';
+import { copyOutPaths, copyOutWorkspace, createWorkspaceVolume, fillWorkspace, removeWorkspaceVolume, volumeUsage, workspaceVolumeName } from '../volume-workspace.js';
 import { sandboxUser, workspacePaths } from '../workspace.js';
 
 export interface RemoteDockerOptions {
@@ -119,6 +119,11 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
       // Held still while copied out; cadre then reads its private copy, with the sandbox running again.
       const dir = await whileContainerPaused({ docker, dockerId: handle.engineId, containerId: handle.id, ...(events ? { onEvent: events } : {}) }, () =>
         copyOutWorkspace(docker, handle.engineId, { maxBytes: ref.disk.limitBytes + 64 * 1024 * 1024, parent: ref.root }));
+      return { dir, release: () => rm(dir, { recursive: true, force: true }) };
+    },
+
+    readWorkspaceFiles: async (handle, ref, paths) => {
+      const dir = await copyOutPaths(docker, handle.engineId, paths, { maxBytes: 64 * 1024 * 1024, parent: ref.root });
       return { dir, release: () => rm(dir, { recursive: true, force: true }) };
     },
 
