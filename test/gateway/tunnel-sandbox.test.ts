@@ -156,6 +156,11 @@ describeDocker('gateway through the exec tunnel, real sandbox', () => {
     expect(await client('model')).toEqual({ reply: '200 through the tunnel' });
     expect(audit.filter((entry) => entry.type === 'gateway.tunnel.opened').length).toBe(opened + 2);
 
+    // A gateway reopened with new rules listens at the same path: the tunnel stays and carries calls to the new one.
+    await gateways.open(id, 'https://git.cadre-test.invalid/o/r.git', { isolation: false, allowedDomains: ['docs.cadre-test.invalid'] }, Date.now() + 3_600_000);
+    expect(await client('model')).toEqual({ reply: '200 through the tunnel' });
+    expect(audit.filter((entry) => entry.type === 'gateway.tunnel.opened').length).toBe(opened + 2);
+
     // Closing the gateway stops the tunnel: the forwarder's ports close in the sandbox.
     await gateways.close(id);
     let after = '';
