@@ -102,7 +102,7 @@ type ContainerSnapshot = { value: unknown; status: string; context: ContainerCon
 
 export async function createVmEngine(options: VmEngineOptions) {
   const { paths, config, sink, audit } = options;
-  const docker = createDockerClient();
+  const docker = createDockerClient({ engine: options.config.vm.engine });
   const [credentials, installation] = await Promise.all([openCredentials({ keysDir: paths.keysDir }), loadInstallation(paths.dataDir)]);
   const runDir = join(paths.dataDir, 'run');
   // What is bound into a container comes from a folder whose path names neither this install nor the cadre home (mountinfo shows it).

@@ -94,7 +94,7 @@ export function createVmHost(options: VmHostOptions) {
           return;
         }
         const { createDockerClient } = await import('../container/docker-client.js');
-        const docker = createDockerClient();
+        const docker = createDockerClient({ engine: options.config.vm.engine });
         if (!(await docker.ping().then(() => true, () => false))) return;
         const [{ sweepContainers }, { loadInstallation }] = await Promise.all([import('../container/sweep.js'), import('../store/installation.js')]);
         const installation = await loadInstallation(options.paths.dataDir);

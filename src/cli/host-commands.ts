@@ -148,6 +148,7 @@ export function registerHostCommands(program: Command, setExitCode: SetExitCode)
         const built = await buildSandboxImage({ docker: createDockerClient(), onEvent: sink, force: Boolean(options.force), version: cadreVersion });
         sink(result('vm.image', built, built.reused
           ? `✔ ${built.image} is up to date (recipe ${built.recipe}): reused, nothing built. --force rebuilds it.`
+          : built.shipped ? `✔ Shipped ${built.image} (recipe ${built.recipe}) from this machine's engine to ${built.shipped.to} in ${(built.shipped.ms / 1000).toFixed(1)} s.`
           : `✔ Built ${built.image} (recipe ${built.recipe}).`));
       }),
     );

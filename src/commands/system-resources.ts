@@ -13,7 +13,7 @@ export const systemResourcesCommand = defineCommand({
       import('../container/docker-client.js'), import('../container/system.js'), import('../container/limits.js'), import('../store/paths.js'),
     ]);
     const { workspacesDir } = resolvePaths({ cwd: ctx.cwd, env: process.env });
-    const host = await systemResources({ docker: createDockerClient(), workspacesDir });
+    const host = await systemResources({ docker: createDockerClient({ engine: ctx.runtime.config.vm.engine }), workspacesDir });
     ctx.emit(result('system.resources', host, [
       `cpu     ${host.cpus} cores (${host.held.cpus} held by running cadre containers)`,
       `memory  ${formatSize(host.memory.freeBytes)} free of ${formatSize(host.memory.totalBytes)} (${formatSize(host.held.memoryBytes)} held by running cadre containers)`,

@@ -44,8 +44,8 @@ type ModemOptions = Docker.DockerOptions & { agent?: Agent };
 
 function clientOptions(endpoint: EngineEndpoint, env: Record<string, string | undefined>): ModemOptions {
   // Explicit values for everything docker-modem would otherwise take from the environment on its own.
-  const cleared = { key: undefined, cert: undefined, ca: undefined, socketPath: undefined } as unknown as ModemOptions;
-  if (endpoint.transport === 'unix') return { ...cleared, socketPath: endpoint.host.slice('unix://'.length) };
+  const cleared = { host: undefined, port: undefined, protocol: undefined, key: undefined, cert: undefined, ca: undefined, socketPath: undefined } as unknown as ModemOptions;
+  if (endpoint.transport === 'unix') return { ...cleared, protocol: 'http', socketPath: endpoint.host.slice('unix://'.length) };
   if (endpoint.transport === 'ssh') return { ...cleared, protocol: 'http', host: 'docker', agent: sshEngineAgent(endpoint.host, env) };
   const url = new URL(endpoint.host);
   const port = url.port || (endpoint.tls ? '2376' : '2375');

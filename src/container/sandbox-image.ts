@@ -8,8 +8,9 @@ import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
 import type { OutputSink } from '../output.js';
 import { buildBaseImage } from './base-rootfs.js';
-import { engineError, engineStatus } from './docker-client.js';
+import { engineEndpointOf, engineError, engineStatus } from './docker-client.js';
 import { withFileLock } from './file-lock.js';
+import { localEngineFor, shipImage } from './image-ship.js';
 import { baseHash, recipeHash, recipeLabel, registriesLabel, registryQuery, sandboxBaseRepository, sandboxDockerfile, sandboxImageName, sandboxRecipe, sandboxRepository } from './sandbox-recipe.js';
 
 const run = promisify(execFile);
@@ -69,15 +70,34 @@ export async function dockerBuild(docker: Docker, context: string, image: string
   onEvent({ type: 'output.progress', id: 'sandbox-image:build', label: `Built ${image}`, done: true });
 }
 
+export interface SandboxImageBuilt {
+  image: string;
+  reused: boolean;
+  recipe: string;
+  /** Set when the image came from this machine's engine to another one. */
+  shipped?: { to: string; bytes: number; ms: number };
+}
+
 /**
  * Ensures the sandbox image `cadre-sandbox:<version>-<recipe>` (also tagged `latest`) exists and matches the recipe.
  * Reuses a matching image unless `force`; builds the debootstrap base only when it is missing too.
  */
-export async function buildSandboxImage(options: { docker: Docker; onEvent: OutputSink; force?: boolean; version: string; mirror?: string }): Promise<{ image: string; reused: boolean; recipe: string }> {
+export async function buildSandboxImage(options: { docker: Docker; onEvent: OutputSink; force?: boolean; version: string; mirror?: string }): Promise<SandboxImageBuilt> {
   const { docker, onEvent } = options;
   const hash = recipeHash();
   const image = sandboxImageName(options.version);
   if (!options.force && (await imageRecipe(docker, image)) === hash) return { image, reused: true, recipe: hash };
+  // Another engine (tcp, ssh) lacking the image gets it from this machine's engine, built or reused there as always.
+  const local = await localEngineFor(docker);
+  if (local) {
+    await buildSandboxImage({ ...options, docker: local });
+    return withFileLock(join(tmpdir(), `cadre-sandbox-${hash}-ship.lock`), async () => {
+      if (!options.force && (await imageRecipe(docker, image)) === hash) return { image, reused: true, recipe: hash };
+      const shipped = await shipImage({ from: local, to: docker, image, onEvent });
+      await docker.getImage(image).tag({ repo: sandboxRepository, tag: 'latest' });
+      return { image, reused: false, recipe: hash, shipped: { to: engineEndpointOf(docker).host, ...shipped } };
+    });
+  }
   return withFileLock(join(tmpdir(), `cadre-sandbox-${hash}.lock`), async () => {
     if (!options.force && (await imageRecipe(docker, image)) === hash) return { image, reused: true, recipe: hash };
     onEvent({ type: 'output.message', level: 'info', text: `Building the sandbox image ${image} (recipe ${hash}); the first build takes a few minutes.` });

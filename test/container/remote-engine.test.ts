@@ -132,7 +132,7 @@ describeRemoteEngine('a remote Docker engine over ssh:// (Debian\'s sshd in the 
   });
 
   it('reaches the remote engine through the person\'s ssh agent, and /system-status says ssh', { timeout: 60_000 }, async () => {
-    const ran = await runCli(['--json', '-c', '/system-status --container-runtime'], { ...folders, env });
+    const ran = await runCli(['--json', '-c', '/system-status --container-runtime'], { cwd: folders.project, home: folders.home, env });
     expect(ran.code, ran.stdout + ran.stderr).toBe(0);
     const data = events(ran.stdout).find((event) => event.kind === 'system.status')?.data;
     expect(data).toMatchObject({ reachable: true, engine: { source: 'DOCKER_HOST', transport: 'ssh', host: env.DOCKER_HOST } });
@@ -140,7 +140,7 @@ describeRemoteEngine('a remote Docker engine over ssh:// (Debian\'s sshd in the 
   });
 
   it('a refused key fails the command with what ssh said and what to do, and the process does not crash', { timeout: 60_000 }, async () => {
-    const ran = await runCli(['--json', '-c', '/system-status --container-runtime'], { ...folders, env: { ...env, SSH_AUTH_SOCK: join(folders.home, 'no-agent.sock') } });
+    const ran = await runCli(['--json', '-c', '/system-status --container-runtime'], { cwd: folders.project, home: folders.home, env: { ...env, SSH_AUTH_SOCK: join(folders.home, 'no-agent.sock') } });
     expect(ran.code).toBe(1);
     expect(events(ran.stdout).find((event) => event.type === 'output.error')).toMatchObject({
       code: 'docker-unreachable',

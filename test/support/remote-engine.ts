@@ -97,7 +97,8 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 
 /**
  * Runs in the engine's network namespace and a private mount namespace: an empty /tmp, /work, /root and /home hide
- * cadre's folders (homes, workspaces, the checkout), an empty /run hides this machine's engine sockets, then
+ * cadre's folders (homes, workspaces, the checkout), an empty /run hides this machine's engine sockets, an empty
+ * /etc/docker gives the engine an ID of its own, then
  * containerd and dockerd start with everything of their own.
  */
 const innerScript = (engine: { dir: string; slot: number; address: string }): string => `#!/bin/sh
@@ -107,6 +108,8 @@ for hidden in /tmp /work /root /home /run; do
   if [ -d "$hidden" ]; then mount -t tmpfs -o mode=755,size=64m tmpfs "$hidden"; fi
 done
 chmod 1777 /tmp
+# The engine's ID comes from /etc/docker/key.json: the remote host has its own, so the two engines are told apart.
+mkdir -p /etc/docker && mount -t tmpfs -o mode=755,size=1m tmpfs /etc/docker
 mkdir -p /run/sshd
 mount --bind "$W/passwd" /etc/passwd
 containerd --config "$W/containerd.toml" >"$W/containerd.log" 2>&1 &
