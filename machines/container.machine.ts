@@ -1,9 +1,9 @@
 // The container statechart: a vm-agent workspace from creation and clone through running (with its gateway), timeout and cleanup.
-import { assign, emit, enqueueActions, fromCallback, fromPromise, setup, type EventObject } from 'xstate';
+import { and, assign, emit, enqueueActions, fromCallback, fromPromise, setup, type EventObject } from 'xstate';
 import { createDeadlineWatcher } from './deadline.js';
-import type { ContainerNetwork, ContainerWorkspace, ContainerInput, ContainerContext, ContainerEvent, ContainerEmitted, ContainerEffectInput, StartServicesOutput, StartContainerOutput, GatewayInput, GatewayInbox, InspectContainerOutput } from './container-types.js';
+import type { ContainerChange, ContainerWorkspace, ContainerInput, ContainerContext, ContainerEvent, ContainerEmitted, ContainerEffectInput, ContainerOutput, ReconfigureInput, RestartRefusal, StartServicesOutput, StartContainerOutput, GatewayInput, GatewayInbox, InspectContainerOutput } from './container-types.js';
 
-export type { ContainerLimits, ContainerNetwork, ContainerWorkspace, ContainerInput, ContainerFailure, ContainerContext, ContainerEvent, ContainerEmitted, ContainerEffectInput, StartServicesOutput, StartContainerOutput, GatewayInput, GatewayInbox, InspectContainerOutput } from './container-types.js';
+export type { ContainerLimits, ContainerNetwork, ContainerWorkspace, ContainerInput, ContainerFailure, ContainerContext, ContainerChange, ContainerEvent, ContainerEmitted, ContainerEffectInput, ContainerOutput, ReconfigureInput, RestartRefusal, StartServicesOutput, StartContainerOutput, GatewayInput, GatewayInbox, InspectContainerOutput } from './container-types.js';
 
 
 const notProvided = (name: string) => (): Promise<never> =>
@@ -17,6 +17,10 @@ const effectInput = ({ context }: { context: ContainerContext }): ContainerEffec
 });
 
 const gatewayId = 'gateway';
+const reconfigureId = 'reconfigure';
+
+/** Whether the change reaches the gateway (its rules or its token's lifetime). */
+const reachesGateway = (change: ContainerChange): boolean => change.network !== undefined || change.deadline !== undefined;
 
 const failWith = { target: '#container.failed', actions: { type: 'recordError', params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }) } } as const;
 
@@ -26,6 +30,7 @@ export const containerMachine = setup({
     context: {} as ContainerContext,
     events: {} as ContainerEvent,
     emitted: {} as ContainerEmitted,
+    output: {} as ContainerOutput,
   },
   actors: {
     prepareWorkspace: fromPromise<ContainerWorkspace, ContainerEffectInput>(notProvided('prepareWorkspace')),
@@ -54,6 +59,8 @@ export const containerMachine = setup({
     gateway: fromCallback<GatewayInbox, GatewayInput>(() => undefined),
     /** Sends `container.exited` when the container stops by itself; the default watches nothing. */
     watchContainer: fromCallback<EventObject, ContainerEffectInput>(() => undefined),
+    /** Applies a change of settings to the container: memory and CPU on the engine, the deadline beside the workspace and for its init. */
+    applySettings: fromPromise<void, ReconfigureInput>(notProvided('applySettings')),
   },
   guards: {
     pooled: ({ context }) => context.pooled,
@@ -66,15 +73,87 @@ export const containerMachine = setup({
     deadlineAhead: ({ context }) => context.deadline > Date.now(),
     laterDeadline: (_, params: { deadline: number }) => params.deadline > Date.now(),
     found: (_, params: { output: InspectContainerOutput }) => params.output.running,
+    restartAsked: ({ context }) => context.restartAsked,
+    reconfiguring: ({ context }) => context.change !== null,
+    changeReachesGateway: ({ context }) => context.change !== null && reachesGateway(context.change.pending),
   },
   actions: {
     recordDockerId: assign((_, params: { dockerId: string }) => ({ dockerId: params.dockerId })),
     recordWorkspace: assign((_, params: { workspace: ContainerWorkspace }) => ({ workspace: params.workspace })),
     forgetPreclone: assign({ precloned: null }),
-    recordSettings: assign(({ context }, params: { env?: Record<string, string>; network?: ContainerNetwork }) => ({
-      env: params.env ?? context.env,
-      network: params.network ?? context.network,
+    /** A restart begins: its generation counted, and told (a task in the container waits for it instead of failing). */
+    beginRestart: enqueueActions(({ context, enqueue }) => {
+      const generation = context.generation + 1;
+      enqueue.assign({ generation, restarting: true, restartAsked: false });
+      enqueue.emit({ type: 'container.restarting', containerId: context.containerId, generation });
+    }),
+    takeAskedRestart: assign({ restartAsked: false }),
+    /** A restart asked while a timed-out stop is still under way: counted now, begun once the stop is done. */
+    askRestart: enqueueActions(({ context, enqueue }) => {
+      const generation = context.generation + 1;
+      enqueue.assign({ generation, restarting: true, restartAsked: true });
+      enqueue.emit({ type: 'container.restarting', containerId: context.containerId, generation });
+    }),
+    refuseRestart: emit(({ context }, params: { reason: RestartRefusal }) => ({
+      type: 'container.restart.refused' as const, containerId: context.containerId, reason: params.reason, deadline: context.deadline,
+      detail: params.reason === 'failed' ? context.failure?.reason ?? 'unknown cause'
+        : params.reason === 'timed-out' ? `it passed its deadline (${new Date(context.deadline).toISOString()})`
+          : 'it is being created, restarted or cleaned up',
     })),
+    announceReady: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ restarting: false });
+      enqueue.emit({ type: 'container.ready', containerId: context.containerId, generation: context.generation });
+    }),
+    announceFailure: enqueueActions(({ context, enqueue }) => {
+      enqueue.assign({ restarting: false, restartAsked: false });
+      enqueue.emit({ type: 'container.failed', containerId: context.containerId, reason: context.failure?.reason ?? 'unknown cause', generation: context.generation });
+    }),
+    announceStopped: emit(({ context }) => ({ type: 'container.stopped' as const, containerId: context.containerId })),
+    announceTimedOut: emit(({ context }) => ({ type: 'container.timed-out' as const, containerId: context.containerId, deadline: context.deadline })),
+    /** Starts the reconfigure actor on the change (a child of the container, whatever state it is in). */
+    startReconfigure: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'container.reconfigure') return;
+      enqueue.assign({ change: { pending: event.change, phase: 'applying' } });
+      enqueue.spawnChild('applySettings', {
+        id: reconfigureId,
+        input: { containerId: context.containerId, dockerId: context.dockerId, workspace: context.workspace, change: event.change },
+      });
+    }),
+    refuseReconfigure: emit(({ context }) => ({ type: 'container.reconfigure.failed' as const, containerId: context.containerId, reason: 'another change to it is still being applied' })),
+    /** The applied change in the context; a new deadline goes through `container.deadline.extended`, which each state handles its way. */
+    recordChange: enqueueActions(({ context, enqueue }) => {
+      const change = context.change?.pending;
+      if (!change) return;
+      enqueue.assign({
+        env: change.env ?? context.env,
+        network: change.network ?? context.network,
+        limits: change.limits ? { ...context.limits, ...change.limits } : context.limits,
+      });
+      if (change.deadline !== undefined) enqueue.raise({ type: 'container.deadline.extended', deadline: change.deadline });
+    }),
+    /** The gateway child takes the new rules and deadline; `gateway.rules.applied` ends the change. */
+    tellGateway: enqueueActions(({ context, enqueue }) => {
+      const change = context.change?.pending;
+      if (!change) return;
+      enqueue.assign({ change: { pending: change, phase: 'gateway' } });
+      enqueue.sendTo(gatewayId, { type: 'gateway.rules', network: change.network ?? context.network, deadline: change.deadline ?? context.deadline } satisfies GatewayInbox);
+    }),
+    finishReconfigure: enqueueActions(({ context, enqueue }, params: { running: boolean }) => {
+      if (!context.change) return;
+      enqueue.emit({ type: 'container.reconfigured', containerId: context.containerId, deadline: context.change.pending.deadline ?? context.deadline, running: params.running });
+      enqueue.assign({ change: null });
+    }),
+    /** The running container stops while its gateway takes new rules: the change ends with what was applied. */
+    abandonGatewayRules: enqueueActions(({ context, enqueue }) => {
+      if (context.change?.phase !== 'gateway') return;
+      enqueue.emit({ type: 'container.reconfigured', containerId: context.containerId, deadline: context.change.pending.deadline ?? context.deadline, running: false });
+      enqueue.assign({ change: null });
+    }),
+    failReconfigure: enqueueActions(({ context, event, enqueue }) => {
+      const reason = 'error' in event ? describeError(event.error) : 'unknown cause';
+      enqueue.emit({ type: 'container.reconfigure.failed', containerId: context.containerId, reason });
+      enqueue.assign({ change: null });
+    }),
     /** Opens the gateway: this container's child `gateway`, so the inspector and traces show it under the container. */
     openGateway: enqueueActions(({ context, enqueue }) => {
       enqueue.spawnChild('gateway', {
@@ -124,10 +203,20 @@ export const containerMachine = setup({
     serviceEnv: {},
     pooled: input.pooled === true,
     precloned: input.pooled === true ? input.precloned ?? null : null,
+    generation: 0,
+    restarting: false,
+    restartAsked: false,
+    change: null,
   }),
+  output: ({ context }) => ({ containerId: context.containerId }),
   initial: 'opening',
   on: {
-    'container.settings.changed': { actions: { type: 'recordSettings', params: ({ event }) => ({ env: event.env, network: event.network }) } },
+    // A restart is refused where no state below takes it: while the container is being created, restarted or cleaned up.
+    'container.restart': { actions: { type: 'refuseRestart', params: { reason: 'busy' } } },
+    'container.reconfigure': [{ guard: 'reconfiguring', actions: 'refuseReconfigure' }, { actions: 'startReconfigure' }],
+    'xstate.done.actor.reconfigure': { actions: ['recordChange', { type: 'finishReconfigure', params: { running: false } }] },
+    'xstate.error.actor.reconfigure': { actions: 'failReconfigure' },
+    'gateway.rules.applied': { actions: { type: 'finishReconfigure', params: { running: true } } },
   },
   states: {
     opening: {
@@ -269,7 +358,7 @@ export const containerMachine = setup({
     running: {
       description: 'The container runs, with its gateway open, until its deadline, an exit, or a restart or cleanup request.',
       entry: 'openGateway',
-      exit: 'closeGateway',
+      exit: ['closeGateway', 'abandonGatewayRules'],
       invoke: [
         { id: 'watchContainer', src: 'watchContainer', input: effectInput, onError: failWith },
         { id: 'watchServices', src: 'watchServices', input: effectInput, onError: failWith },
@@ -280,7 +369,7 @@ export const containerMachine = setup({
           description: 'The gateway child is opening the container\'s way out (model calls, egress); nothing runs in it before. The deadline holds meanwhile.',
           invoke: { id: 'watchDeadlineOpening', src: 'watchDeadline', input: ({ context }) => ({ deadline: context.deadline }), onError: failWith },
           on: {
-            'gateway.opened': 'watching',
+            'gateway.opened': { target: 'watching', actions: 'announceReady' },
             'container.deadline.extended': {
               target: 'opening-gateway',
               reenter: true,
@@ -312,8 +401,13 @@ export const containerMachine = setup({
           target: 'failed',
           actions: { type: 'recordServiceExit', params: ({ event }) => ({ service: event.service, exitCode: event.exitCode, oomKilled: event.oomKilled }) },
         },
-        'container.restart': [{ guard: 'hasServices', target: 'restarting-services' }, { target: 'restarting' }],
+        'container.restart': [{ guard: 'hasServices', target: 'restarting-services', actions: 'beginRestart' }, { target: 'restarting', actions: 'beginRestart' }],
         'container.cleanup': 'cleaning-up',
+        // The gateway child takes new rules in place: leaving `running` would close it and revoke the running task's credential.
+        'xstate.done.actor.reconfigure': [
+          { guard: 'changeReachesGateway', actions: ['recordChange', 'tellGateway'] },
+          { actions: ['recordChange', { type: 'finishReconfigure', params: { running: true } }] },
+        ],
       },
     },
     'restarting-services': {
@@ -332,16 +426,26 @@ export const containerMachine = setup({
     },
     stopped: {
       description: 'Found stopped when attached (an earlier cadre process or Docker stopped it): it can be started again or cleaned up.',
+      entry: 'announceStopped',
+      // A restart asked while it was stopping for its deadline (given more time since) begins now.
+      always: [
+        { guard: and(['restartAsked', 'hasServices']), target: 'starting-services', actions: 'takeAskedRestart' },
+        { guard: 'restartAsked', target: 'starting', actions: 'takeAskedRestart' },
+      ],
       on: {
-        'container.start': [{ guard: 'hasServices', target: 'starting-services' }, { target: 'starting' }],
+        'container.restart': [{ guard: 'hasServices', target: 'starting-services', actions: 'beginRestart' }, { target: 'starting', actions: 'beginRestart' }],
         'container.cleanup': 'cleaning-up',
         'container.deadline.extended': { actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) } },
       },
     },
     'timed-out': {
       description: 'The deadline passed: the container is stopped; a later deadline (/vm-config --timeout) lets it start again, or it waits for cleanup.',
+      entry: 'announceTimedOut',
       initial: 'stopping',
-      on: { 'container.cleanup': 'cleaning-up' },
+      on: {
+        'container.cleanup': 'cleaning-up',
+        'container.restart': { actions: { type: 'refuseRestart', params: { reason: 'timed-out' } } },
+      },
       states: {
         stopping: {
           description:
@@ -367,6 +471,8 @@ export const containerMachine = setup({
           },
           onDone: 'stopped',
           on: {
+            // Given more time while the stop is under way: the restart waits for the stop, then starts it.
+            'container.restart': { guard: 'deadlineAhead', actions: 'askRestart' },
             'container.deadline.extended': {
               guard: { type: 'laterDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
               actions: { type: 'extendDeadline', params: ({ event }) => ({ deadline: event.deadline }) },
@@ -388,7 +494,11 @@ export const containerMachine = setup({
     },
     failed: {
       description: 'Something went wrong (context.failure says what, including OOMKilled); it waits for cleanup.',
-      on: { 'container.cleanup': 'cleaning-up' },
+      entry: 'announceFailure',
+      on: {
+        'container.cleanup': 'cleaning-up',
+        'container.restart': { actions: { type: 'refuseRestart', params: { reason: 'failed' } } },
+      },
     },
     'cleaning-up': {
       description: "Revoking the session token and removing the container and its workspace.",

@@ -1,7 +1,7 @@
 // The container actor logic for the root: the container statechart whose effects (plain functions of input and abort signal),
 // and whose gateway child, load the vm engine (dockerode, isomorphic-git, the gateway pool) on first use.
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
-import { containerMachine, type ContainerEffectInput, type ContainerWorkspace, type InspectContainerOutput, type StartContainerOutput, type StartServicesOutput } from '../../machines/container.machine.js';
+import { containerMachine, type ContainerEffectInput, type ContainerWorkspace, type ReconfigureInput, type InspectContainerOutput, type StartContainerOutput, type StartServicesOutput } from '../../machines/container.machine.js';
 import { poolMachine } from '../../machines/pool.machine.js';
 import type { ContainerEffects, Effect, Watcher } from '../container/effects.js';
 import type { PoolEffects } from '../container/pool.js';
@@ -59,11 +59,12 @@ export function containerActors(load: () => Promise<ContainerEffects>) {
  * `containerMachine` with every effect taken from the container layer's and its gateway from the pool, which `load`
  * provides (dockerode and isomorphic-git stay unloaded until a container is created or attached).
  */
-export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffects; gateways: Gateways }>) {
+export function lazyContainerLogic(load: () => Promise<{ effects: ContainerEffects; gateways: Gateways; applySettings: Effect<ReconfigureInput, void> }>) {
   return containerMachine.provide({
     actors: {
       ...containerActors(async () => (await load()).effects),
       gateway: createGatewayLogic(async () => (await load()).gateways),
+      applySettings: effectLogic(async () => (await load()).applySettings),
     },
   });
 }

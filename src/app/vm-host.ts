@@ -58,7 +58,7 @@ export function createVmHost(options: VmHostOptions) {
     engine,
     containerLogic: lazyContainerLogic(async () => {
       const loaded = await engine();
-      return { effects: loaded.effects, gateways: loaded.gateways };
+      return { effects: loaded.effects, gateways: loaded.gateways, applySettings: loaded.applySettings };
     }),
     poolLogic: lazyPoolLogic(async () => (await engine()).poolEffects),
     /** /vm-config's defaults for new containers (from the config, then changed by /vm-config without --container). */

@@ -221,6 +221,16 @@ export function createGateways(options: GatewaysOptions) {
       return { ...extra, ...gatewayEnv, ...(options.mcp ? containerMcpEnv() : {}), ...socket, CADRE_MODEL: `${kind === 'anthropic' ? 'anthropic' : 'openai'}:${options.model.model}` };
     },
 
+    /** Removes the socket folder of container `id` once the container is gone (its gateway child closed the gateway before). */
+    removeFolder: (id: string): Promise<void> => serially(id, () => rm(socketDir(id), { recursive: true, force: true })),
+
+    /** Resolves once every open, reopen and close asked so far has ended (at exit: the gateway children's closes). */
+    async drained(): Promise<void> {
+      // A child's close is asked a few microtasks after it is stopped: let those land first.
+      await new Promise((resolve) => setImmediate(resolve));
+      while (queues.size > 0) await Promise.all([...queues.values()]);
+    },
+
     async closeAll(): Promise<void> {
       await Promise.all([...tunnels.keys()].map(stopTunnel));
       await Promise.all([...open.values()].map((entry) => entry.gateway.close().catch(() => undefined)));

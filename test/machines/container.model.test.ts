@@ -15,6 +15,12 @@ const failure = (id: string) => ({ type: `xstate.error.actor.${id}`, error: new 
 defineModelTests({
   name: 'container',
   machine: containerMachine,
+  // The context but for what is carried without deciding anything: how many restarts (counted without bound), env, network
+  // and limits (the reconfigure samples would multiply every state by them), and of a change under way only its phase and
+  // whether it reaches the gateway.
+  abstract: ({ value, context: { generation: _generation, env: _env, network: _network, limits: _limits, change, ...context } }) => ({
+    value, context: { ...context, change: change && { phase: change.phase, gateway: change.pending.network !== undefined || change.pending.deadline !== undefined } },
+  }),
   scenarios: [
     { label: 'a repository', input: { ...input, deadline: 1_000_000 } },
     { label: 'an existing container, before its deadline', input: { ...input, deadline: 8_000_000_000_000, dockerId: 'd0cker' } },
@@ -30,7 +36,7 @@ defineModelTests({
       prepareWorkspace: pendingPromise(), cloneRepository: pendingPromise(), refreshClone: pendingPromise(), clearWorkspace: pendingPromise(), claimPooledContainer: pendingPromise(), startContainer: pendingPromise(), inspectContainer: pendingPromise(),
       restartContainer: pendingPromise(), stopContainer: pendingPromise(), cleanUp: pendingPromise(),
       startServices: pendingPromise(), restartServices: pendingPromise(), stopServices: pendingPromise(), removeServices: pendingPromise(),
-      watchDeadline: silentCallback(), watchContainer: silentCallback(), watchServices: silentCallback(), gateway: silentCallback(),
+      applySettings: pendingPromise(), watchDeadline: silentCallback(), watchContainer: silentCallback(), watchServices: silentCallback(), gateway: silentCallback(),
     },
   },
   events: [
@@ -43,9 +49,11 @@ defineModelTests({
     { type: 'service.exited', service: 'postgres', exitCode: 137, oomKilled: true },
     { type: 'service.exited', service: 'redis', exitCode: 1, oomKilled: false },
     { type: 'container.restart' },
-    { type: 'container.start' },
     { type: 'container.cleanup' },
-    { type: 'container.settings.changed', env: { MODE: 'test' }, network: { isolation: true, allowedDomains: [] } },
+    { type: 'container.reconfigure', change: { env: { MODE: 'test' }, network: { isolation: true, allowedDomains: [] }, deadline: 8_000_000_000_000 } },
+    { type: 'container.reconfigure', change: { limits: { memoryBytes: 2 ** 30, nanoCpus: 1e9 } } },
+    { type: 'xstate.done.actor.reconfigure' },
+    { type: 'gateway.rules.applied' },
     { type: 'gateway.opened' },
     { type: 'gateway.failed', reason: 'the socket folder is not writable' },
     { type: 'xstate.done.actor.prepareWorkspace', output: { root: '/w/c1', dir: '/w/c1/workspace', disk: { mechanism: 'watchdog', limitBytes: 1 } } },
@@ -67,6 +75,6 @@ defineModelTests({
     { type: 'xstate.done.actor.removeServices' },
     ...['prepareWorkspace', 'cloneRepository', 'cloneIntoPooled', 'refreshPreclone', 'clearWorkspace', 'claimPooledContainer', 'createContainer', 'startContainer', 'inspectContainer', 'restartContainer',
       'stopTimedOut', 'cleanUp', 'watchDeadline', 'watchDeadlineOpening', 'watchContainer', 'startServices', 'restartServices',
-      'stopServicesTimedOut', 'removeServices', 'watchServices'].map(failure),
+      'stopServicesTimedOut', 'removeServices', 'watchServices', 'reconfigure'].map(failure),
   ],
 });

@@ -11,7 +11,6 @@ import type { VmAttemptResult } from './follow.js';
 import type { VmHost } from '../../app/vm-host.js';
 import type { ContainerRecord } from '../../container/records.js';
 import type { OomRecord } from '../../container/oom.js';
-import { createContainerRestarts } from './restarts.js';
 import type { DiskNotices } from './disk-notice.js';
 import type { createCiEnvNotices } from './ci-env-notice.js';
 import { createInterruptedOffer } from './interrupted-offer.js';
@@ -58,7 +57,6 @@ export async function runVmTaskAttempt(run: VmAttemptRunner, input: RunAttemptIn
 
 export function createVmTasks(options: VmTasksOptions) {
   const { vm, sink, audit } = options;
-  const restarts = createContainerRestarts();
   /** Out-of-memory kills seen during each task (checked against the container's cgroup), told again when it ends. */
   const oomOf = new Map<string, Promise<OomRecord | null>[]>();
   const context = (): SessionContext => options.session().getSnapshot().context;
@@ -97,13 +95,14 @@ export function createVmTasks(options: VmTasksOptions) {
   async function attempt(input: RunAttemptInput, signal: AbortSignal): Promise<RunAttemptOutput> {
     const containerId = input.containerId ?? context().currentContainer;
     if (!containerId) throw new CadreError('vm-agent.no-container', 'There is no container for vm-agent to work in.', { remedy: 'create one with /vm-create <repo_url>' });
+    const engine = await vm.engine();
     for (;;) {
-      await restarts.settled(containerId);
-      const generation = restarts.generation(containerId);
+      // The container machine counts its restarts: a runner that ended while the count moved was stopped by a restart.
+      const generation = await engine.afterRestart(containerId);
       try {
         return await runnerAttempt(input, containerId, signal);
       } catch (error) {
-        if (signal.aborted || restarts.generation(containerId) === generation) throw error;
+        if (signal.aborted || engine.restarts(containerId) === generation) throw error;
         sink(say(`Task ${input.taskId}: ${containerId} was restarted (/vm-restart) while vm-agent worked; it carries on once the container is back, from the workspace as it is.`, 'warn'));
       }
     }
@@ -232,9 +231,6 @@ export function createVmTasks(options: VmTasksOptions) {
     moveDeadline(containerId: string, deadline: number): void {
       for (const [, task] of vmTasksIn(containerId)) task.send({ type: 'task.deadline.moved', deadline });
     },
-
-    /** Runs /vm-restart's `restart` of `containerId`; a task running in it waits for it and carries on after. */
-    restartUnder: <T>(containerId: string, restart: () => Promise<T>): Promise<T> => restarts.during(containerId, restart),
 
     /**
      * /agent vm-agent: queues the task in the session (one runs at a time; a queued one is told its position).
