@@ -2,14 +2,14 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { streamText, type LanguageModel, type LanguageModelUsage } from 'ai';
 import { CadreError } from '../errors.js';
 import { failureBrief, isTransient, retryAfterMs, toModelError } from './errors.js';
-import { toModelMessages, toToolSet } from './messages.js';
+import { toProviderPrompt, toProviderTools, type ProviderModel } from './messages.js';
+import { readParts, toStreamPart, type ProviderStreamPart } from './provider-stream.js';
 import type { ResolvedModel } from './resolve.js';
 import { defaultRetryPolicy, retryDelayMs, type RetryNotice, type RetryPolicy } from './retry.js';
 import { defaultStallTimeoutMs, watchStalls } from './stall.js';
-import type { ModelClient, ModelRequest, ModelStreamPart, TokenUsage } from './types.js';
+import type { ModelClient, ModelRequest, ModelStreamPart } from './types.js';
 
 export interface ModelClientOptions {
   retry?: Partial<RetryPolicy>;
@@ -36,7 +36,7 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function languageModel(resolved: ResolvedModel, fetcher: typeof fetch | undefined): LanguageModel {
+function languageModel(resolved: ResolvedModel, fetcher: typeof fetch | undefined): ProviderModel {
   const through = fetcher ? { fetch: fetcher } : {};
   if (resolved.provider === 'anthropic') {
     return createAnthropic({ apiKey: resolved.apiKey, ...(resolved.baseUrl ? { baseURL: resolved.baseUrl } : {}), ...through })(resolved.model);
@@ -53,11 +53,6 @@ function languageModel(resolved: ResolvedModel, fetcher: typeof fetch | undefine
   }).chatModel(resolved.model);
 }
 
-function usageOf(usage: LanguageModelUsage): TokenUsage {
-  const cached = usage.inputTokenDetails?.cacheReadTokens ?? 0;
-  return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, ...(cached > 0 ? { cachedInputTokens: cached } : {}) };
-}
-
 /** The last failure of a call tried `calls` times, saying so. */
 function gaveUp(error: CadreError, calls: number): CadreError {
   return new CadreError(error.code, `${error.message.replace(/\.?$/, '')} (${calls} calls failed; cadre stopped trying).`, { cause: error.cause, remedy: error.remedy, exitCode: error.exitCode });
@@ -65,8 +60,6 @@ function gaveUp(error: CadreError, calls: number): CadreError {
 
 /** Creates the client for a resolved model. Errors surface as CadreError `model.*`. */
 export function createModelClient(resolved: ResolvedModel, options: ModelClientOptions = {}): ModelClient {
-  // The SDK prints compatibility warnings straight to the console, which would tear the REPL's output.
-  (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
   const model = languageModel(resolved, options.fetch);
   const policy = { ...defaultRetryPolicy, ...options.retry };
   const sleep = options.sleep ?? abortableSleep;
@@ -78,29 +71,25 @@ export function createModelClient(resolved: ResolvedModel, options: ModelClientO
     const cancel = (): void => controller.abort();
     if (request.signal?.aborted) cancel();
     request.signal?.addEventListener('abort', cancel, { once: true });
-    const result = streamText({
-      model,
-      system: request.system,
-      messages: toModelMessages(request.messages),
-      ...(request.tools.length ? { tools: toToolSet(request.tools) } : {}),
-      maxRetries: 0,
-      // Failures arrive as `error` parts below; the SDK's default handler would print them to the terminal.
-      onError: () => undefined,
-      abortSignal: controller.signal,
-      ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
-    });
-    const parts = watchStalls(result.fullStream, { timeoutMs: request.stallTimeoutMs ?? defaultStallTimeoutMs, where, onStall: cancel });
+    // The provider model itself, with the conversation converted once per message (the SDK's streamText re-checked and
+    // re-converted the whole history every turn, so each turn cost more than the last). Inside the stall watch: the
+    // wait for the response counts.
+    async function* provider(): AsyncGenerator<ProviderStreamPart> {
+      const tools = request.tools.length ? await toProviderTools(request.tools) : undefined;
+      const { stream } = await model.doStream({
+        prompt: toProviderPrompt(request.system, request.messages),
+        ...(tools ? { tools, toolChoice: { type: 'auto' as const } } : {}),
+        ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
+        abortSignal: controller.signal,
+        includeRawChunks: false,
+      });
+      yield* readParts(stream);
+    }
+    const parts = watchStalls(provider(), { timeoutMs: request.stallTimeoutMs ?? defaultStallTimeoutMs, where, onStall: cancel });
     try {
       for await (const part of parts) {
-        if (part.type === 'text-delta') {
-          request.onOutput?.(part.text.length);
-          yield { type: 'text-delta', text: part.text };
-        } else if (part.type === 'tool-input-delta') request.onOutput?.(part.delta.length);
-        else if (part.type === 'reasoning-delta') request.onOutput?.(part.text.length);
-        else if (part.type === 'tool-call') yield { type: 'tool-call', call: { id: part.toolCallId, name: part.toolName, input: part.input } };
-        else if (part.type === 'error') throw part.error;
-        else if (part.type === 'abort') throw new CadreError('model.cancelled', 'The model request was cancelled.', { exitCode: 130 });
-        else if (part.type === 'finish') yield { type: 'finish', finishReason: part.finishReason, usage: usageOf(part.totalUsage) };
+        const mapped = await toStreamPart(part, request.tools, request.onOutput);
+        if (mapped) yield mapped;
       }
     } finally {
       request.signal?.removeEventListener('abort', cancel);
