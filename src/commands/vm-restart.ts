@@ -27,8 +27,8 @@ export const vmRestartCommand = defineCommand({
       }
     }
     ctx.emit({ type: 'output.progress', id: `vm-restart:${containerId}`, label: `Restarting ${containerId}` });
-    const restart = () => vm.restart(containerId);
-    const { editorClosed } = task ? await ctx.runtime.vmTasks.restartUnder(containerId, restart) : await restart();
+    // A task running in it waits for the restart (the container machine tells it) and carries on after.
+    const { editorClosed } = await vm.restart(containerId);
     ctx.emit({ type: 'output.progress', id: `vm-restart:${containerId}`, label: `Restarted ${containerId}`, done: true });
     ctx.runtime.audit('container.restarted', { containerId, ...(task ? { underTask: task } : {}) });
     ctx.emit(say(`✔ ${containerId} is running again; its workspace and deadline are unchanged.${task ? ` Task ${task} carries on in it.` : ''}`, 'success'));
