@@ -52,9 +52,8 @@ describeRemoteEngine('shipping the sandbox image to a remote engine that lacks i
     expect(again.stdout).toMatch(/"reused":true/);
   });
 
-  it('the shipped image runs there, reached over ssh:// too, with an attached exec (the stream the gateway tunnel rides on)', { timeout: 120_000 }, async () => {
-    const missing = sshdUnavailable();
-    if (missing && process.env.CADRE_REQUIRE_DOCKER !== '1') return;
+  // Without Debian's sshd unpacked (.ci/run does it) this is skipped, except in CI, where it fails with the reason.
+  it.skipIf(sshdUnavailable() !== undefined && process.env.CADRE_REQUIRE_DOCKER !== '1')('the shipped image runs there, reached over ssh:// too, with an attached exec (the stream the gateway tunnel rides on)', { timeout: 120_000 }, async () => {
     const key = join(folders.home, 'id_ed25519');
     await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
     const sshd = await startEngineSshd(engine, { authorizedKey: await readFile(`${key}.pub`, 'utf8') });
