@@ -1,4 +1,4 @@
-// Model-based tests of the container statechart: every state × sample event edge, with full coverage.
+// Model-based tests of the container statechart: one test per (state, handled event), one for the events each state ignores, full coverage.
 import { containerMachine } from '../../machines/container.machine.js';
 import { defineModelTests, pendingPromise, silentCallback } from '../support/model-test.js';
 
