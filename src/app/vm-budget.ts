@@ -1,19 +1,19 @@
 // The vm side's budget: the session's one figure, the gateway's journal of calls in flight, and the charge of the calls a
 // kill -9 of cadre interrupted (to their own session, when it runs).
 import { join } from 'node:path';
-import type { AnyActorRef } from 'xstate';
 import { createBudget } from '../gateway/budget.js';
 import { openCallJournal, openInterruptedCalls } from '../gateway/call-journal.js';
 import { say, type OutputSink } from '../output.js';
+import type { SessionRef } from './actors.js';
 
 export async function createVmBudget(options: {
   dataDir: string;
-  session: () => AnyActorRef;
+  session: () => SessionRef;
   audit: (type: string, data: Record<string, unknown>) => void;
   sink: OutputSink;
 }) {
   const { session, audit } = options;
-  const sessionContext = () => session().getSnapshot().context as { name: string; budget: { limit: number; used: number } };
+  const sessionContext = () => session().getSnapshot().context;
   const charge = (input: number, output: number): void => session().send({ type: 'budget.used', tokens: input + output, inputTokens: input, outputTokens: output });
   // Model calls in flight, written before each is sent: what a kill -9 of cadre leaves there, the next start charges.
   const journalDir = join(options.dataDir, 'journal');
