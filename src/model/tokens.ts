@@ -48,9 +48,15 @@ export async function createRequestCounter(): Promise<RequestCounter> {
   // Linear in the text's length: a long run of one letter (a hostile tool argument, say) is priced without the tokenizer.
   const count = linearCounter(await loadTokenCounter());
   let ratio = 1;
+  // The system prompt is the same every turn of a run: counted once, not twice a turn.
+  let system = { text: '', tokens: 0 };
+  const countSystem = (text: string): number => {
+    if (text !== system.text) system = { text, tokens: count(text) };
+    return system.tokens;
+  };
   return {
     count: (request) => {
-      const raw = count(request.system) + countMessages(count, request.messages) + request.tools.reduce((sum, tool) => sum + countTool(count, tool), 0);
+      const raw = countSystem(request.system) + countMessages(count, request.messages) + request.tools.reduce((sum, tool) => sum + countTool(count, tool), 0);
       return Math.ceil(raw * ratio);
     },
     calibrate: (estimated, reported) => {
