@@ -28,6 +28,36 @@ async function warmGatewayCaches(): Promise<void> {
   await Promise.all([packageManagerRegistryHosts(), packageManagerSetting('npm', ['config', 'get', 'cafile']), loadTokenCounter()]).catch(() => undefined);
 }
 
+/**
+ * Sweeps this installation's containers once: stops those past their deadline (workspaces kept) and clears what interrupted
+ * creations left; false when no engine answers (nor is there one for a warm pool).
+ */
+async function sweepOnce(options: VmHostOptions, interactive: boolean): Promise<boolean> {
+  // Every container of this installation has a workspace folder, and every gateway a run folder: with neither, there is
+  // nothing to sweep, and the Docker client (the heaviest module cadre has) stays unloaded for a session that uses no container.
+  if (!(await anyEntry(options.paths.workspacesDir)) && !(await anyEntry(join(options.paths.dataDir, 'run')))) return true;
+  const { createDockerClient } = await import('../container/docker-client.js');
+  const docker = createDockerClient({ engine: options.config.vm.engine });
+  if (!(await docker.ping().then(() => true, () => false))) return false;
+  const [{ sweepContainers }, { loadInstallation }] = await Promise.all([import('../container/sweep.js'), import('../store/installation.js')]);
+  const installation = await loadInstallation(options.paths.dataDir);
+  const report = await sweepContainers({ docker, installation, workspacesDir: options.paths.workspacesDir, runDir: join(options.paths.dataDir, 'run') });
+  for (const record of report.stopped) {
+    options.audit('container.deadline-stopped', { containerId: record.id, deadline: new Date(record.deadline).toISOString() });
+    options.sink(say(`${record.id} passed its deadline (${new Date(record.deadline).toLocaleString()}): stopped, its workspace kept. /vm-status lists it; /vm-cleanup ${record.id} removes it.`, 'warn'));
+  }
+  for (const id of report.removedHalfCreated) {
+    options.audit('workspace.removed-half-created', { containerId: id });
+    options.sink(say(`Removed the half-made workspace of ${id}: its /vm-create was interrupted before the container existed.`, 'dim'));
+  }
+  for (const id of report.removedPool) options.audit('pool.removed-left-over', { containerId: id });
+  if (interactive && report.detached.length > 0) {
+    const ids = report.detached.map((record) => record.id).join(', ');
+    options.sink(say(`This installation has ${report.detached.length} container${report.detached.length === 1 ? '' : 's'} from earlier sessions (${ids}), kept with their workspaces: /vm-status lists them.`, 'dim'));
+  }
+  return true;
+}
+
 export function createVmHost(options: VmHostOptions) {
   let defaults = settingsFromConfig(options.config.vm);
   let warmPool = options.config.vm.warmPool;
@@ -86,35 +116,12 @@ export function createVmHost(options: VmHostOptions) {
      * what interrupted creations left. Containers of other installations are never touched. Skipped quietly without Docker.
      */
     sweepInBackground(announce: { interactive: boolean }): void {
-      sweeping = (async () => {
-        // Every container of this installation has a workspace folder, and every gateway a run folder: with neither, there is
-        // nothing to sweep, and the Docker client (the heaviest module cadre has) stays unloaded for a session that uses no container.
-        if (!(await anyEntry(options.paths.workspacesDir)) && !(await anyEntry(join(options.paths.dataDir, 'run')))) {
-          if (warmPool > 0) startPool();
-          return;
-        }
-        const { createDockerClient } = await import('../container/docker-client.js');
-        const docker = createDockerClient({ engine: options.config.vm.engine });
-        if (!(await docker.ping().then(() => true, () => false))) return;
-        const [{ sweepContainers }, { loadInstallation }] = await Promise.all([import('../container/sweep.js'), import('../store/installation.js')]);
-        const installation = await loadInstallation(options.paths.dataDir);
-        const report = await sweepContainers({ docker, installation, workspacesDir: options.paths.workspacesDir, runDir: join(options.paths.dataDir, 'run') });
-        for (const record of report.stopped) {
-          options.audit('container.deadline-stopped', { containerId: record.id, deadline: new Date(record.deadline).toISOString() });
-          options.sink(say(`${record.id} passed its deadline (${new Date(record.deadline).toLocaleString()}): stopped, its workspace kept. /vm-status lists it; /vm-cleanup ${record.id} removes it.`, 'warn'));
-        }
-        for (const id of report.removedHalfCreated) {
-          options.audit('workspace.removed-half-created', { containerId: id });
-          options.sink(say(`Removed the half-made workspace of ${id}: its /vm-create was interrupted before the container existed.`, 'dim'));
-        }
-        for (const id of report.removedPool) options.audit('pool.removed-left-over', { containerId: id });
-        if (announce.interactive && report.detached.length > 0) {
-          const ids = report.detached.map((record) => record.id).join(', ');
-          options.sink(say(`This installation has ${report.detached.length} container${report.detached.length === 1 ? '' : 's'} from earlier sessions (${ids}), kept with their workspaces: /vm-status lists them.`, 'dim'));
-        }
+      sweeping = sweepOnce(options, announce.interactive)
         // The pool fills once the sweep has removed what a dead process's pool left: after the prompt is up, in the background.
-        if (warmPool > 0) startPool();
-      })().catch((error: unknown) => options.sink(say(`Could not check this installation's containers: ${error instanceof Error ? error.message : String(error)}`, 'dim')));
+        .then((engineThere) => {
+          if (engineThere && warmPool > 0) startPool();
+        })
+        .catch((error: unknown) => options.sink(say(`Could not check this installation's containers: ${error instanceof Error ? error.message : String(error)}`, 'dim')));
     },
 
     /** After /save renamed the session: the containers this process holds now belong to `session`. */
