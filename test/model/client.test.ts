@@ -71,6 +71,22 @@ describe.each(providers)('$provider provider', ({ provider, format }) => {
     expect(format === 'anthropic' ? auth?.['x-api-key'] : auth?.authorization).toContain('sk-test');
   });
 
+  it('a call is given as its schema reads it when valid, as the model sent it when not, and an unknown tool\'s as sent', async () => {
+    server = await startModelServer({ script: { turns: [{ toolCalls: [
+      { name: 'read-file', input: { path: 'a.ts', extra: 1 } },
+      { name: 'read-file', input: { path: 3 } },
+      { name: 'delete-everything', input: { now: true } },
+    ] }] } });
+    const withDefault = { ...readFile, parameters: z.object({ path: z.string(), startLine: z.number().default(1) }) };
+    const parts: ModelStreamPart[] = [];
+    for await (const part of clientFor(provider, server.url).stream({ system: 'be brief', messages: [{ role: 'user', content: 'go' }], tools: [withDefault] })) parts.push(part);
+    expect(parts.flatMap((part) => (part.type === 'tool-call' ? [[part.call.name, part.call.input]] : []))).toEqual([
+      ['read-file', { path: 'a.ts', startLine: 1 }],
+      ['read-file', { path: 3 }],
+      ['delete-everything', { now: true }],
+    ]);
+  });
+
   it('retries a 429, honouring retry-after, then answers', async () => {
     server = await startModelServer({ script: 'rate-limited-then-ok' });
     const sleeps: number[] = [];
