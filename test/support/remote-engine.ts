@@ -124,7 +124,7 @@ wait
 `;
 
 /** Everything by PID or by this engine's own names: dockerd (it stops its containers), containerd, sshd, the launcher, cgroups, the namespace, the folder. */
-const teardownScript = (engine: { dir: string; slot: number }): string => `#!/bin/sh
+const teardownScript = (engine: { dir: string; slot: number; state?: string }): string => `#!/bin/sh
 W=${engine.dir}
 stop() { pid=$(cat "$1" 2>/dev/null) || return 0; [ -n "$pid" ] || return 0; kill "$pid" 2>/dev/null || return 0
   for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$pid" 2>/dev/null; }
@@ -137,7 +137,7 @@ for controller in /sys/fs/cgroup/*/cadre-re-${engine.slot}; do
   find "$controller" -depth -type d -exec rmdir {} \\; 2>/dev/null
 done
 ip netns del cadre-re-${engine.slot} 2>/dev/null
-rm -rf "$W"
+rm -rf "$W"${engine.state ? ` "${engine.state}"` : ''}
 `;
 
 async function waitForEngine(engine: RemoteEngine, timeoutMs: number): Promise<void> {
@@ -166,7 +166,7 @@ const readPid = async (path: string): Promise<number> => Number.parseInt(await r
  * Starts an engine of its own (stop it with stopRemoteEngine). A watcher tears it down when `owner` (this process by
  * default) exits, so a crashed test leaves nothing behind.
  */
-export async function startRemoteEngine(options: { owner?: number } = {}): Promise<RemoteEngine> {
+export async function startRemoteEngine(options: { owner?: number; /** A file that names the engine, removed with it. */ state?: string } = {}): Promise<RemoteEngine> {
   const unavailable = await remoteEngineUnavailable();
   if (unavailable) throw new Error(`cannot start a remote engine: ${unavailable}`);
   const slot = await claimSlot();
@@ -175,7 +175,7 @@ export async function startRemoteEngine(options: { owner?: number } = {}): Promi
   const [address, hostAddress] = [slotAddress(slot, 2), slotAddress(slot, 1)];
   await rm(dir, { recursive: true, force: true });
   await mkdir(join(dir, 'containerd'), { recursive: true });
-  await writeFile(join(dir, 'teardown.sh'), teardownScript({ dir, slot }), { mode: 0o755 });
+  await writeFile(join(dir, 'teardown.sh'), teardownScript({ dir, slot, ...(options.state ? { state: options.state } : {}) }), { mode: 0o755 });
   const owner = options.owner ?? process.pid;
   // The watcher outlives this process on purpose: it is what tears the engine down if the tests die.
   spawn('sh', ['-c', `while kill -0 ${owner} 2>/dev/null; do sleep 1; done; exec sh ${dir}/teardown.sh`], { detached: true, stdio: 'ignore' }).unref();
@@ -279,7 +279,7 @@ export async function sharedRemoteEngine(): Promise<RemoteEngine> {
   return withFileLock(`${state}.lock`, async () => {
     const known = JSON.parse(await readFile(state, 'utf8').catch(() => 'null')) as RemoteEngine | null;
     if (known && existsSync(known.socket) && (await run('kill', ['-0', String(known.pids.dockerd)]).then(() => true, () => false))) return known;
-    const engine = await startRemoteEngine({ owner });
+    const engine = await startRemoteEngine({ owner, state });
     await writeFile(state, JSON.stringify(engine));
     return engine;
   });
