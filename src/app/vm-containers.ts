@@ -8,11 +8,10 @@ import type { createDockerClient } from '../container/docker-client.js';
 import type { createEditorListeners } from '../container/editor/publish.js';
 import { isContainerId, newContainerId } from '../container/labels.js';
 import { cleanUp } from '../container/lifecycle.js';
-import { defaultLimits, parseLimitsConfig, type ContainerLimits } from '../container/limits.js';
-import { readMetadata, updateMetadata } from '../container/metadata.js';
+import { inspectMetadata, readMetadata, updateMetadata } from '../container/metadata.js';
 import { poolFitKey } from '../container/pool.js';
 import { belongsTo, findContainer, foreignContainer, listCadreContainers, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
-import { applySettingsChange, isContainerSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
+import { applySettingsChange, machineLimits, nanoCpusOf, parseCreateConfig, readSavedSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
 import { detectServices, type ServiceSuggestion } from '../container/services/detect.js';
 import { listServices, removeServices } from '../container/services/runtime.js';
 import { workspacePaths } from '../container/workspace.js';
@@ -96,9 +95,6 @@ export function nextEmitted<T extends Emitted>(actor: ContainerRef, types: reado
   });
 }
 
-/** The container machine's limits from a record of the engine. */
-const machineLimits = (record: ContainerRecord) => ({ memoryBytes: record.limits.memoryBytes, nanoCpus: Math.round(record.limits.cpus * 1e9), pidsLimit: record.limits.pids, diskBytes: record.limits.diskBytes });
-
 const sessionName = (o: VmContainersOptions): string => o.session().getSnapshot().context.name;
 const actorOf = (o: VmContainersOptions, id: string): ContainerRef | undefined => containerOf(o.root(), id);
 const ours = (o: VmContainersOptions, record: ContainerRecord): boolean => belongsTo(record, o.installation, o.paths.workspacesDir);
@@ -119,8 +115,7 @@ async function letGo(o: VmContainersOptions, id: string): Promise<void> {
 function settingsOf(o: VmContainersOptions, record: ContainerRecord): ContainerSettings {
   const context = actorOf(o, record.id)?.getSnapshot().context;
   return {
-    memoryBytes: record.limits.memoryBytes,
-    cpus: record.limits.cpus,
+    ...record.limits,
     timeoutMinutes: Math.max(1, Math.round(((context?.deadline ?? record.deadline) - Date.now()) / 60_000)),
     env: { ...(context?.env ?? {}) },
     networkIsolation: context?.network.isolation ?? record.networkIsolation,
@@ -149,7 +144,7 @@ export async function useContainer(o: VmContainersOptions, id: string, action: s
   const claim = await claimAttachment(o.runDir, record.id, sessionName(o));
   if (!claim.claimed) throw attachedElsewhere(record.id, claim.holder);
   try {
-    const metadata = await readMetadata(record.workspace.root);
+    const { metadata, file, problem } = await inspectMetadata(record.workspace.root);
     await updateMetadata(record.workspace.root, { session: sessionName(o) });
     if (record.state.running) {
       const { stopRunners } = await import('../container/runners.js');
@@ -159,12 +154,16 @@ export async function useContainer(o: VmContainersOptions, id: string, action: s
         o.sink(say(`Stopped the vm-agent runner a previous cadre left running in ${record.id}; the workspace keeps what it did.`, 'warn'));
       }
     }
-    const saved = isContainerSettings(metadata.settings) ? metadata.settings : undefined;
     const services = (await listServices({ docker: o.docker, containerId: record.id, installation: o.installation })).map((service) => service.name);
+    // What the engine and the labels say stands for whatever of the saved settings cannot be read.
+    const { settings: saved, problems } = readSavedSettings(metadata.settings, { ...settingsOf(o, record), env: {}, services });
+    if (problem || problems.length) {
+      o.sink(say(`${record.id}: its saved settings in ${file} could not all be read (${[problem, ...problems].filter(Boolean).join('; ')}); it runs with what its container was created with instead (env: none). /vm-config ${record.id} sets them again.`, 'warn'));
+    }
     await spawnContainer(o, {
       services,
-      containerId: record.id, repoUrl: record.repoUrl, deadline: record.deadline, limits: machineLimits(record), dockerId: record.dockerId, workspace: record.workspace,
-      env: saved?.env ?? {}, network: { isolation: saved?.networkIsolation ?? record.networkIsolation, allowedDomains: saved?.allowedDomains ?? record.allowedDomains },
+      containerId: record.id, repoUrl: record.repoUrl, deadline: record.deadline, limits: machineLimits(record.limits), dockerId: record.dockerId, workspace: record.workspace,
+      env: saved.env, network: { isolation: saved.networkIsolation, allowedDomains: saved.allowedDomains },
     });
     o.session().send({ type: 'container.registered', containerId: record.id });
     o.audit('container.attached', { containerId: record.id, running: record.state.running, ...(claim.previous ? { previousHolder: claim.previous.pid } : {}) });
@@ -176,16 +175,16 @@ export async function useContainer(o: VmContainersOptions, id: string, action: s
 }
 
 /** /vm-create's container: a pool spare taken (`pooled`), or one created now; resolves once it runs with its gateway open. */
-async function createContainer(o: VmContainersOptions, input: { repoUrl: string; limits: ContainerLimits; settings: ContainerSettings; pooled: PoolEntry | undefined }): Promise<CreatedContainer> {
-  const { repoUrl, limits, settings, pooled } = input;
+async function createContainer(o: VmContainersOptions, input: { repoUrl: string; settings: ContainerSettings; pooled: PoolEntry | undefined }): Promise<CreatedContainer> {
+  const { repoUrl, settings, pooled } = input;
   if (!pooled) await o.ensureImage();
   const id = pooled?.containerId ?? newContainerId([...(await listCadreContainers(o.docker)).map((record) => record.id), ...(await readdir(o.paths.workspacesDir).catch(() => []))]);
   const claim = await claimAttachment(o.runDir, id, sessionName(o));
   if (!claim.claimed) throw attachedElsewhere(id, claim.holder);
-  const deadline = Date.now() + limits.timeoutMinutes * 60_000;
+  const deadline = Date.now() + settings.timeoutMinutes * 60_000;
   const { actor, settled } = await spawnContainer(o, {
-    containerId: id, repoUrl, deadline, env: settings.env, services: settings.services ?? [], network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
-    limits: { memoryBytes: limits.memoryBytes, nanoCpus: Math.round(limits.cpus * 1e9), pidsLimit: limits.pids, diskBytes: limits.diskBytes },
+    containerId: id, repoUrl, deadline, env: settings.env, services: settings.services, network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains },
+    limits: machineLimits(settings),
     ...(pooled ? { pooled: true, dockerId: pooled.dockerId, workspace: pooled.workspace, precloned: pooled.repository } : {}),
   });
   if (settled.type !== 'container.ready') {
@@ -199,7 +198,7 @@ async function createContainer(o: VmContainersOptions, input: { repoUrl: string;
   }
   await updateMetadata(workspacePaths(o.paths.workspacesDir, id).root, { session: sessionName(o), settings: { ...settings } });
   o.session().send({ type: 'container.registered', containerId: id });
-  o.audit('container.created', { containerId: id, repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: limits.memoryBytes, cpus: limits.cpus, image: o.image, services: settings.services ?? [], fromPool: pooled !== undefined });
+  o.audit('container.created', { containerId: id, repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: settings.memoryBytes, cpus: settings.cpus, image: o.image, services: settings.services, fromPool: pooled !== undefined });
   // What the repository's files say its tests need: only suggested, never started unasked.
   const suggestion = await detectServices(workspacePaths(o.paths.workspacesDir, id).dir);
   return { id, repoUrl, deadline, settings, suggestion };
@@ -210,15 +209,13 @@ async function create(o: VmContainersOptions, input: { repoUrl: string; configTe
   // An SSH URL is cloned by the host's git with the host's ssh agent or keys; a local checkout is cloned, never mounted.
   const { repositoryLocation } = await import('../git/repository-url.js');
   const repoUrl = repositoryLocation(input.repoUrl, input.cwd).url;
-  const defaults = o.defaults();
-  const limits = parseLimitsConfig(input.configText ?? '', { ...defaultLimits, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, timeoutMinutes: defaults.timeoutMinutes });
-  const settings: ContainerSettings = { ...defaults, memoryBytes: limits.memoryBytes, cpus: limits.cpus, timeoutMinutes: limits.timeoutMinutes };
+  const settings = parseCreateConfig(input.configText ?? '', o.defaults());
   // A spare of the warm pool fits when it was made with the same image, limits and env, and no services are asked.
-  const pooled = (settings.services ?? []).length === 0
-    ? await o.pool.take(poolFitKey({ image: o.image, memoryBytes: limits.memoryBytes, cpus: limits.cpus, pids: limits.pids, diskBytes: limits.diskBytes, env: settings.env }), repoUrl)
+  const pooled = settings.services.length === 0
+    ? await o.pool.take(poolFitKey({ image: o.image, memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pids, diskBytes: settings.diskBytes, env: settings.env }), repoUrl)
     : undefined;
   try {
-    const created = await createContainer(o, { repoUrl, limits, settings, pooled });
+    const created = await createContainer(o, { repoUrl, settings, pooled });
     // Only a repository that cloned: a mistyped URL never becomes what the pool prepares spares for.
     o.pool.remember(repoUrl);
     return created;
@@ -231,7 +228,7 @@ async function create(o: VmContainersOptions, input: { repoUrl: string; configTe
 function machineChange(settings: ContainerSettings, changed: (keyof ContainerSettings)[]): ContainerChange {
   const has = (...keys: (keyof ContainerSettings)[]): boolean => keys.some((key) => changed.includes(key));
   return {
-    ...(has('memoryBytes', 'cpus') ? { limits: { memoryBytes: settings.memoryBytes, nanoCpus: Math.round(settings.cpus * 1e9) } } : {}),
+    ...(has('memoryBytes', 'cpus') ? { limits: { memoryBytes: settings.memoryBytes, nanoCpus: nanoCpusOf(settings.cpus) } } : {}),
     ...(has('timeoutMinutes') ? { deadline: Date.now() + settings.timeoutMinutes * 60_000 } : {}),
     ...(has('env') ? { env: settings.env } : {}),
     ...(has('networkIsolation', 'allowedDomains') ? { network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains } } : {}),
@@ -244,7 +241,7 @@ function machineChange(settings: ContainerSettings, changed: (keyof ContainerSet
  */
 async function configure(o: VmContainersOptions, id: string, change: SettingsChange) {
   const record = await useContainer(o, id, 'configure');
-  const { settings, changed } = await applySettingsChange(settingsOf(o, record), change);
+  const { settings, changed } = applySettingsChange(settingsOf(o, record), change);
   if (changed.includes('services')) {
     throw new CadreError('vm.services-at-create', `${record.id}'s services are chosen when it is created: it runs ${settingsOf(o, record).services?.join(', ') || 'none'}.`, {
       remedy: `set them for new containers with /vm-config --services "${settings.services?.join(',') ?? ''}", then /vm-create ${record.repoUrl} (and /vm-cleanup ${record.id} when its work is saved)`,

@@ -4,7 +4,6 @@
 import type { DockerClient } from '../container/docker-client.js';
 import { waitFor } from 'xstate';
 import type { PoolContext, PoolEntry } from '../../machines/pool.machine.js';
-import { defaultLimits } from '../container/limits.js';
 import { poolFitKey } from '../container/pool.js';
 import { removePoolContainer } from '../container/pool-claim.js';
 import { listCadreContainers, untakenPoolContainer } from '../container/records.js';
@@ -29,7 +28,7 @@ export function createPoolHost(options: PoolHostOptions) {
   /** What the pool makes containers for: the defaults a /vm-create without --config asks. */
   const defaultFit = (): string => {
     const defaults = options.defaults();
-    return poolFitKey({ image, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, pids: defaultLimits.pids, diskBytes: defaultLimits.diskBytes, env: defaults.env });
+    return poolFitKey({ image, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, pids: defaults.pids, diskBytes: defaults.diskBytes, env: defaults.env });
   };
 
   return {

@@ -5,7 +5,7 @@ import type { OutputSink } from '../output.js';
 import type { Installation } from '../store/installation.js';
 import type { ExecResult } from './exec.js';
 import type { ContainerExit } from './exit.js';
-import type { ContainerLimits } from './limits.js';
+import type { ContainerLimits } from './settings.js';
 import type { ContainerRecord } from './records.js';
 import type { ResourceSample } from './stats.js';
 

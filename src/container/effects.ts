@@ -4,8 +4,7 @@ import type { OutputSink } from '../output.js';
 import type { Installation } from '../store/installation.js';
 import type { SandboxBackend, SandboxHandle, SandboxSpec, ServiceSet, WorkspaceRef } from './backend.js';
 import { exitCause, exitError } from './exit.js';
-import type { ContainerLimits } from './limits.js';
-import { limitsOfMachine } from './settings.js';
+import { limitsOfMachine, type ContainerLimits } from './settings.js';
 
 /** One effect: its work for `input`, stopped when `signal` aborts (its actor was stopped). */
 export type Effect<Input, Output> = (input: Input, signal: AbortSignal) => Promise<Output>;

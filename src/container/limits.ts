@@ -1,24 +1,6 @@
-// Container limits: sizes with units, CPU cores, timeouts, and the `--config` text of /vm-create, validated with clear errors.
+// Container limits as people write them: sizes with units, CPU cores, process counts, minutes and NAME=value lists, read with clear errors.
 import { availableParallelism } from 'node:os';
 import { CadreError, exitCodes } from '../errors.js';
-
-export interface ContainerLimits {
-  memoryBytes: number;
-  cpus: number;
-  /** Most processes (threads included) the container may hold: contains fork bombs. */
-  pids: number;
-  /** Size of the workspace filesystem. */
-  diskBytes: number;
-  timeoutMinutes: number;
-}
-
-export const defaultLimits: ContainerLimits = {
-  memoryBytes: 2 * 1024 ** 3,
-  cpus: 2,
-  pids: 512,
-  diskBytes: 4 * 1024 ** 3,
-  timeoutMinutes: 30,
-};
 
 const units: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
 
@@ -71,30 +53,6 @@ export function parsePids(text: string): number {
   const pids = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
   if (!(pids >= minimumPids)) throw usage(`pids "${text}" is not a whole number of at least ${minimumPids}`, 'write it like 512');
   return pids;
-}
-
-/**
- * Reads /vm-create's `--config` text: lines `memory: <size>`, `cpu: <n> cores`, `timeout: <n> minutes`
- * (also `disk: <size>` and `pids: <n>`), over `base`.
- */
-export function parseLimitsConfig(text: string, base: ContainerLimits = defaultLimits, hostCores?: number): ContainerLimits {
-  const limits = { ...base };
-  for (const [index, raw] of text.split(/\r?\n|;/).entries()) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#')) continue;
-    const match = /^([a-z]+)\s*[:=]\s*(.+)$/i.exec(line);
-    if (!match) throw usage(`config line ${index + 1} "${line}" is not "key: value"`, 'use lines like "memory: 4GB", "cpu: 2 cores", "timeout: 30 minutes"');
-    const [, key, value] = match as unknown as [string, string, string];
-    switch (key.toLowerCase()) {
-      case 'memory': limits.memoryBytes = parseSize(value, 'memory'); break;
-      case 'cpu': case 'cpus': limits.cpus = parseCpus(value, hostCores); break;
-      case 'timeout': limits.timeoutMinutes = parseTimeoutMinutes(value); break;
-      case 'disk': limits.diskBytes = parseSize(value, 'disk'); break;
-      case 'pids': limits.pids = parsePids(value); break;
-      default: throw usage(`config key "${key}" is unknown`, 'the keys are memory, cpu, timeout, disk and pids');
-    }
-  }
-  return limits;
 }
 
 /** Reads `/vm-config --env "A=1,B=two"` into a record; names must be valid environment variable names. */

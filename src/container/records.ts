@@ -7,8 +7,7 @@ import { CadreError, exitCodes } from '../errors.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { labelKeys } from './labels.js';
 import { readPoolClaim } from './pool-claim.js';
-import { cpusOfNanoCpus } from './settings.js';
-import type { ContainerLimits } from './limits.js';
+import { cpusOfNanoCpus, type ContainerLimits } from './settings.js';
 import type { DiskMechanism, Workspace } from './workspace.js';
 import type { Installation } from '../store/installation.js';
 

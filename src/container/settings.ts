@@ -1,7 +1,8 @@
 // The one schema of a container's settings and their defaults; the config's vm.* keys, /vm-config's flags, the saved record and the container machine's limits derive from it.
 import { z } from 'zod';
 import type { ContainerLimits as MachineLimits } from '../../machines/container-types.js';
-import { formatSize, minimumSize, parseCpus, parseEnvList, parseSize, parseTimeoutMinutes } from './limits.js';
+import { CadreError, exitCodes } from '../errors.js';
+import { formatSize, minimumPids, minimumSize, parseCpus, parseEnvList, parsePids, parseSize, parseTimeoutMinutes } from './limits.js';
 import { parseServiceList, serviceNames } from './services/catalog.js';
 
 const gib = 1024 ** 3;
@@ -10,6 +11,8 @@ const gib = 1024 ** 3;
 export const containerSettingsSchema = z.object({
   memoryBytes: z.number().int().min(minimumSize, 'below the 64MB minimum').default(2 * gib).describe('Container memory limit'),
   cpus: z.number().min(0.01, 'below 0.01 cores').max(64, 'more than 64 cores').default(2).describe('Container CPU cores (a fraction allowed, e.g. 1.5)'),
+  pids: z.number().int().min(minimumPids, `below the minimum of ${minimumPids}`).default(512).describe('Most processes (threads included) in the container: holds a fork bomb'),
+  diskBytes: z.number().int().min(minimumSize, 'below the 64MB minimum').default(4 * gib).describe("Size of the container's workspace (new containers)"),
   timeoutMinutes: z.number().int().min(1).default(30).describe('Container timeout in minutes'),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name'), z.string()).default({}).describe('Environment variables set inside the container'),
   networkIsolation: z.boolean().default(false).describe('Deny all network egress from the container'),
@@ -19,6 +22,8 @@ export const containerSettingsSchema = z.object({
 
 export type ContainerSettings = z.output<typeof containerSettingsSchema>;
 export type SettingKey = keyof ContainerSettings;
+/** What the engine enforces, and the time a container has. */
+export type ContainerLimits = Pick<ContainerSettings, 'memoryBytes' | 'cpus' | 'pids' | 'diskBytes' | 'timeoutMinutes'>;
 
 const settingsShape = containerSettingsSchema.shape;
 export const defaultSettings: ContainerSettings = containerSettingsSchema.parse({});
@@ -51,6 +56,8 @@ export function settingsFromConfig(vm: VmSettingsConfig): ContainerSettings {
   return {
     memoryBytes: parseSize(vm.memory, 'vm.memory'),
     cpus: vm.cpu,
+    pids: defaultSettings.pids,
+    diskBytes: defaultSettings.diskBytes,
     timeoutMinutes: vm.timeoutMinutes,
     env: { ...vm.env },
     networkIsolation: vm.networkIsolation,
@@ -64,6 +71,8 @@ export function configValues(settings: ContainerSettings, changed: readonly Sett
   const all: { [K in SettingKey]: Partial<VmSettingsConfig> } = {
     memoryBytes: { memory: formatSize(settings.memoryBytes) },
     cpus: { cpu: settings.cpus },
+    pids: {},
+    diskBytes: {},
     timeoutMinutes: { timeoutMinutes: settings.timeoutMinutes },
     env: { env: settings.env },
     networkIsolation: { networkIsolation: settings.networkIsolation },
@@ -73,49 +82,88 @@ export function configValues(settings: ContainerSettings, changed: readonly Sett
   return Object.assign({}, ...changed.map((key) => all[key])) as Partial<VmSettingsConfig>;
 }
 
-/** One setting as a /vm-config flag writes it (text, or a flag without a value): its help, and the value read over the current one. */
-interface FlagSetting<K extends SettingKey, T extends string | boolean> {
+/** One setting as a flag's text (or a /vm-create `--config` line) writes it: its help, and the value read over the current one. */
+interface TextSetting<K extends SettingKey> {
   setting: K;
-  argument: z.ZodOptional<z.ZodType<T>>;
-  parse(value: T, current: ContainerSettings[K]): ContainerSettings[K];
+  help: string;
+  parse(text: string, current: ContainerSettings[K], hostCores?: number): ContainerSettings[K];
 }
 
-const textFlag = <K extends SettingKey>(setting: K, help: string, parse: FlagSetting<K, string>['parse']): FlagSetting<K, string> =>
-  ({ setting, argument: z.string().optional().describe(help), parse });
+const textSetting = <K extends SettingKey>(setting: K, help: string, parse: TextSetting<K>['parse']): TextSetting<K> => ({ setting, help, parse });
 
-/** /vm-config's setting flags, by argument name, in the order they are listed and applied. */
-const flagSettings = {
-  memory: textFlag('memoryBytes', 'memory limit with a unit, e.g. 4GB or 512MB', (text) => parseSize(text, 'memory')),
-  cpu: textFlag('cpus', 'CPU cores, at most the host has', (text) => parseCpus(text)),
-  timeout: textFlag('timeoutMinutes', 'timeout in minutes', (text) => parseTimeoutMinutes(text)),
-  env: textFlag('env', 'NAME=value pairs, comma-separated', (text, current) => ({ ...current, ...parseEnvList(text) })),
-  networkIsolation: { setting: 'networkIsolation', argument: z.boolean().optional().describe('allow no network at all'), parse: (isolated: boolean) => isolated },
-  allowedDomains: textFlag('allowedDomains', 'extra domains, comma-separated (*.domain for subdomains)', (text) => text.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean)),
-  services: textFlag('services', 'service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none', (text) => parseServiceList(text)),
-} satisfies Record<string, FlagSetting<SettingKey, string> | FlagSetting<'networkIsolation', boolean>>;
+/** /vm-config's flags that take a value, by argument name, in the order they are applied. */
+const textFlags = {
+  memory: textSetting('memoryBytes', 'memory limit with a unit, e.g. 4GB or 512MB', (text) => parseSize(text, 'memory')),
+  cpu: textSetting('cpus', 'CPU cores, at most the host has', (text, _current, hostCores) => parseCpus(text, hostCores)),
+  timeout: textSetting('timeoutMinutes', 'timeout in minutes', (text) => parseTimeoutMinutes(text)),
+  env: textSetting('env', 'NAME=value pairs, comma-separated', (text, current) => ({ ...current, ...parseEnvList(text) })),
+  allowedDomains: textSetting('allowedDomains', 'extra domains, comma-separated (*.domain for subdomains)', (text) => text.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean)),
+  services: textSetting('services', 'service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none', (text) => parseServiceList(text)),
+} satisfies Record<string, TextSetting<SettingKey>>;
 
-type SettingFlag = keyof typeof flagSettings;
+/** Settings only /vm-create's `--config` sets. */
+const createOnly = {
+  pids: textSetting('pids', 'most processes in the container, e.g. 512', (text) => parsePids(text)),
+  disk: textSetting('diskBytes', 'workspace size with a unit, e.g. 8GB', (text) => parseSize(text, 'disk')),
+} satisfies Record<string, TextSetting<SettingKey>>;
+
+type TextFlag = keyof typeof textFlags;
 
 /** /vm-config's setting flags, for its argument schema. */
-export const settingFlagsShape = Object.fromEntries(Object.entries(flagSettings).map(([flag, { argument }]) => [flag, argument])) as {
-  [F in SettingFlag]: (typeof flagSettings)[F]['argument'];
+export const settingFlagsShape = {
+  ...(Object.fromEntries(Object.entries(textFlags).map(([flag, { help }]) => [flag, z.string().optional().describe(help)])) as { [F in TextFlag]: z.ZodOptional<z.ZodString> }),
+  networkIsolation: z.boolean().optional().describe('allow no network at all'),
 };
 
-/** What /vm-config may change: each value as the person typed it. */
+/** What /vm-config may change: each value as the person typed it (network isolation is a flag without a value). */
 export type SettingsChange = z.output<z.ZodObject<typeof settingFlagsShape>>;
+
+/** `spec`'s value read from `text` into `settings`. */
+function setFromText(settings: ContainerSettings, spec: TextSetting<SettingKey>, text: string, hostCores?: number): void {
+  (settings as Record<SettingKey, unknown>)[spec.setting] = spec.parse(text, settings[spec.setting], hostCores);
+}
 
 /** Applies a change (each value read as its flag reads it) and names the settings it changed, in flag order. */
 export function applySettingsChange(base: ContainerSettings, change: SettingsChange): { settings: ContainerSettings; changed: SettingKey[] } {
   const settings: ContainerSettings = structuredClone(base);
   const changed: SettingKey[] = [];
-  const values = settings as Record<SettingKey, unknown>;
-  for (const [flag, spec] of Object.entries(flagSettings) as [SettingFlag, FlagSetting<SettingKey, string | boolean>][]) {
-    const value = change[flag];
-    if (value === undefined) continue;
-    values[spec.setting] = spec.parse(value, settings[spec.setting]);
+  for (const [flag, spec] of Object.entries(textFlags) as [TextFlag, TextSetting<SettingKey>][]) {
+    const text = change[flag];
+    if (text === undefined) continue;
+    setFromText(settings, spec, text);
     changed.push(spec.setting);
   }
+  if (change.networkIsolation !== undefined) {
+    settings.networkIsolation = change.networkIsolation;
+    changed.push('networkIsolation');
+  }
   return { settings, changed };
+}
+
+/** /vm-create's `--config` keys: the flags that take a value (`cpus` for `cpu` too), and the settings only a new container takes. */
+const createConfigKeys: Record<string, TextSetting<SettingKey>> = { ...textFlags, cpus: textFlags.cpu, ...createOnly };
+
+/**
+ * Reads /vm-create's `--config` text over `base`: lines (or `;`-separated parts) `key: value`, as `memory: 4GB`, `cpu: 2 cores`,
+ * `timeout: 30 minutes`, `disk: 8GB`, `pids: 512`, each value read as its flag reads it; `#` starts a comment line.
+ */
+export function parseCreateConfig(text: string, base: ContainerSettings, hostCores?: number): ContainerSettings {
+  const settings = structuredClone(base);
+  const keys = Object.keys(createConfigKeys).filter((key) => key !== 'cpus');
+  for (const [index, raw] of text.split(/\r?\n|;/).entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const match = /^([a-z]+)\s*[:=]\s*(.*)$/i.exec(line);
+    if (!match) throw configUsage(`config line ${index + 1} "${line}" is not "key: value"`, 'use lines like "memory: 4GB", "cpu: 2 cores", "timeout: 30 minutes"');
+    const key = Object.keys(createConfigKeys).find((name) => name.toLowerCase() === match[1]!.toLowerCase());
+    if (!key) throw configUsage(`config key "${match[1]}" is unknown`, `the keys are ${keys.join(', ')}`);
+    setFromText(settings, createConfigKeys[key]!, match[2]!, hostCores);
+  }
+  return settings;
+}
+
+function configUsage(message: string, remedy: string): CadreError {
+  return new CadreError('invalid-limit', message, { remedy, exitCode: exitCodes.usage });
 }
 
 /** One line saying what `settings` are, for /vm-config. */
@@ -146,11 +194,6 @@ export function readSavedSettings(saved: unknown, fallback: ContainerSettings): 
     else problems.push(`${key}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
   }
   return { settings, problems };
-}
-
-/** Whether `value` (read back from disk) has the shape of container settings. */
-export function isContainerSettings(value: unknown): value is ContainerSettings {
-  return containerSettingsSchema.safeParse(value).success;
 }
 
 /** CPU cores in the engine's and the container machine's unit (billionths of a core). */

@@ -1,7 +1,9 @@
 // The vm commands around the lifecycle through the real CLI (--json over a pipe) and real Docker: /vm-config validation and
 // per-container changes, /system-status, /system-resources, /test-connectivity, /vm-setup-dev, /vm-editor, /vm-monitor.
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runCli, tempProject } from '../support/cli.js';
 import { describeDocker, testDocker } from '../support/docker.js';
@@ -111,6 +113,19 @@ describeDocker('vm commands through the CLI', () => {
     const [unknown] = await cadreJson(['-c', `/vm-setup-dev --tools "node,cobol" --container ${id}`], 2);
     expect(unknown).toMatchObject({ type: 'output.error', code: 'vm.unknown-tool', message: expect.stringMatching(/cobol.*Supported: node, npm, yarn, pnpm, typescript, git, tini, docker, python3/) });
   }, 240_000);
+
+  it('reads a container\'s saved settings back through the schema: what a hostile container.json gets wrong is named, the rest kept', async () => {
+    const file = join(folders.home, 'workspaces', id, 'container.json');
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { settings: Record<string, unknown> };
+    expect(saved.settings).toMatchObject({ memoryBytes: 768 * 1024 ** 2, allowedDomains: ['example.org'] });
+    await writeFile(file, JSON.stringify({ ...saved, settings: { ...saved.settings, env: { '1BAD': 'x' }, networkIsolation: 'yes' } }));
+    const ran = await runCli(['--json', '-c', `/vm-config ${id}`], { cwd: folders.project, home: folders.home, env: env() });
+    expect(ran.code, ran.stdout + ran.stderr).toBe(0);
+    const events = ran.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as JsonEvent);
+    const note = events.find((e) => e.type === 'output.message' && String(e.text).includes('saved settings'));
+    expect(String(note?.text)).toMatch(new RegExp(`^${id}: its saved settings in .*container\\.json could not all be read \\(env: .*; networkIsolation: .*\\)`));
+    expect(events.find((e) => e.kind === 'vm.config')?.data).toMatchObject({ settings: { env: {}, networkIsolation: false, allowedDomains: ['example.org'] } });
+  });
 
   it('/vm-editor refuses an extension that is neither publisher.name nor a .vsix in the workspace, and starts nothing', async () => {
     const before = (await docker.getContainer(dockerId).top()).Processes?.length;

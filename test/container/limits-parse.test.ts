@@ -1,6 +1,6 @@
-// Parsing container limits: sizes, CPU against host cores, timeouts, and /vm-create's --config text, with clear errors.
+// Parsing container limits as people write them: sizes, CPU against host cores, process counts, timeouts, env lists, with clear errors.
 import { describe, expect, it } from 'vitest';
-import { defaultLimits, formatSize, parseCpus, parseEnvList, parseLimitsConfig, parseSize, parseTimeoutMinutes } from '../../src/container/limits.js';
+import { formatSize, parseCpus, parseEnvList, parsePids, parseSize, parseTimeoutMinutes } from '../../src/container/limits.js';
 
 const gb = 1024 ** 3;
 
@@ -33,11 +33,9 @@ describe('container limits', () => {
     expect(() => parseTimeoutMinutes('1.5 hours')).toThrow(/not a whole number of minutes/);
   });
 
-  it('reads the --config text of /vm-create over the defaults', () => {
-    const limits = parseLimitsConfig('memory: 4GB\ncpu: 2 cores\ntimeout: 60 minutes', defaultLimits, 4);
-    expect(limits).toEqual({ ...defaultLimits, memoryBytes: 4 * gb, cpus: 2, timeoutMinutes: 60 });
-    expect(() => parseLimitsConfig('swap: 1GB')).toThrow(/config key "swap" is unknown/);
-    expect(() => parseLimitsConfig('memory 4GB')).toThrow(/line 1 "memory 4GB" is not "key: value"/);
+  it('reads a process limit of at least 16', () => {
+    expect(parsePids(' 256 ')).toBe(256);
+    expect(() => parsePids('8')).toThrow(/pids "8" is not a whole number of at least 16/);
   });
 
   it('reads --env pairs and names a bad one', () => {

@@ -12,7 +12,7 @@ import type { SandboxBackend, SandboxHandle, WorkspaceRef } from '../../src/cont
 import { createRemoteDockerBackend } from '../../src/container/backends/remote-docker.js';
 import { createDockerClient } from '../../src/container/docker-client.js';
 import { shipImage } from '../../src/container/image-ship.js';
-import { defaultLimits } from '../../src/container/limits.js';
+import { defaultSettings } from '../../src/container/settings.js';
 import { ensureRunnerImage } from '../../src/container/runner-image.js';
 import { filesOf, unpackCorpus } from '../support/corpus.js';
 import { testDocker } from '../support/docker.js';
@@ -58,7 +58,7 @@ describeRemoteEngine('the remote Docker backend', () => {
     workspace = await backend.prepareWorkspace({ id, diskBytes: 64 * 1024 * 1024, session: 'remote-test' }, signal);
     await backend.fillWorkspace(workspace, { clone: { url: git.repoUrl('fastify-demo') } }, signal);
     expect(existsSync(workspace.dir)).toBe(false);
-    handle = await backend.create({ id, session: 'remote-test', installation, repoUrl: git.repoUrl('fastify-demo'), image, limits: { ...defaultLimits, diskBytes: 64 * 1024 * 1024 }, workspace }, signal);
+    handle = await backend.create({ id, session: 'remote-test', installation, repoUrl: git.repoUrl('fastify-demo'), image, limits: { ...defaultSettings, diskBytes: 64 * 1024 * 1024 }, workspace }, signal);
     await backend.workspaceComplete(workspace, { ownFolder: true });
 
     const info = await engineSideClient(engine).getContainer(handle.engineId).inspect();

@@ -2,7 +2,7 @@
 // back (old ones and hostile ones) and the conversions to the container machine's and the engine's units.
 import { describe, expect, it } from 'vitest';
 import {
-  applySettingsChange, configValues, defaultSettings, engineResources, limitsOfMachine, machineLimits,
+  applySettingsChange, configValues, defaultSettings, parseCreateConfig, engineResources, limitsOfMachine, machineLimits,
   readSavedSettings, settingsFromConfig, type ContainerSettings,
 } from '../../src/container/settings.js';
 import { configSchema } from '../../src/store/config-schema.js';
@@ -12,7 +12,7 @@ const mib = 1024 ** 2;
 
 describe('container settings', () => {
   it('has one set of defaults, and the config without a vm key gives exactly those', () => {
-    expect(defaultSettings).toEqual({ memoryBytes: 2 * gib, cpus: 2, timeoutMinutes: 30, env: {}, networkIsolation: false, allowedDomains: [], services: [] });
+    expect(defaultSettings).toEqual({ memoryBytes: 2 * gib, cpus: 2, pids: 512, diskBytes: 4 * gib, timeoutMinutes: 30, env: {}, networkIsolation: false, allowedDomains: [], services: [] });
     expect(settingsFromConfig(configSchema.parse({}).vm)).toEqual(defaultSettings);
     expect(configSchema.parse({}).vm).toMatchObject({ memory: '2GB', cpu: 2, timeoutMinutes: 30 });
   });
@@ -21,7 +21,7 @@ describe('container settings', () => {
     const { settings, changed } = applySettingsChange(defaultSettings, {
       memory: '1.5 GB', cpu: '1.5', timeout: '45 minutes', env: 'NODE_ENV=test', networkIsolation: true, allowedDomains: 'Example.org, *.npmjs.org', services: 'pg,redis',
     });
-    expect(changed).toEqual(['memoryBytes', 'cpus', 'timeoutMinutes', 'env', 'networkIsolation', 'allowedDomains', 'services']);
+    expect(changed).toEqual(['memoryBytes', 'cpus', 'timeoutMinutes', 'env', 'allowedDomains', 'services', 'networkIsolation']);
     const saved = configValues(settings, changed);
     expect(saved).toEqual({ memory: '1.5GB', cpu: 1.5, timeoutMinutes: 45, env: { NODE_ENV: 'test' }, networkIsolation: true, allowedDomains: ['example.org', '*.npmjs.org'], services: ['postgres', 'redis'] });
     // A fraction of a core was accepted by /vm-config but refused by the config's schema (an int), so --save failed blaming the file.
@@ -49,12 +49,21 @@ describe('container settings', () => {
     expect(() => applySettingsChange(base, { services: 'cassandra' })).toThrow(expect.objectContaining({ code: 'vm.unknown-service' }));
   });
 
+  it("reads /vm-create's --config text over the defaults, each value as its flag reads it", () => {
+    const settings = parseCreateConfig('memory: 4GB\ncpu: 2 cores\ntimeout: 60 minutes; disk: 8GB\n# a comment\npids: 256\nservices: pg', defaultSettings, 4);
+    expect(settings).toEqual({ ...defaultSettings, memoryBytes: 4 * gib, cpus: 2, timeoutMinutes: 60, diskBytes: 8 * gib, pids: 256, services: ['postgres'] });
+    expect(parseCreateConfig('cpus: 3', defaultSettings, 4).cpus).toBe(3);
+    expect(() => parseCreateConfig('cpu: 8', defaultSettings, 4)).toThrow(/more than this host's 4 cores/);
+    expect(() => parseCreateConfig('swap: 1GB', defaultSettings)).toThrow(/config key "swap" is unknown/);
+    expect(() => parseCreateConfig('memory 4GB', defaultSettings)).toThrow(/line 1 "memory 4GB" is not "key: value"/);
+  });
+
   describe('saved records (container.json beside the workspace)', () => {
     const fallback: ContainerSettings = { ...defaultSettings, memoryBytes: 768 * mib, allowedDomains: ['from-the-label.org'] };
 
     it('reads a record saved before services existed, the missing setting taken from the fallback without a note', () => {
       const old = { memoryBytes: gib, cpus: 1, timeoutMinutes: 20, env: { CI: '1' }, networkIsolation: true, allowedDomains: [] };
-      expect(readSavedSettings(old, fallback)).toEqual({ settings: { ...old, services: [] }, problems: [] });
+      expect(readSavedSettings(old, fallback)).toEqual({ settings: { ...fallback, ...old }, problems: [] });
       expect(readSavedSettings(undefined, fallback)).toEqual({ settings: fallback, problems: [] });
     });
 
