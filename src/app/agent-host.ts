@@ -52,26 +52,26 @@ export interface TaskRequest {
 
 const shortId = (): string => randomBytes(2).toString('hex');
 
-export function createAgentHost(options: AgentHostOptions) {
-  const { cwd, config, sink } = options;
-  const prepared = new Map<string, PreparedPlan>();
-  /** How the foreground task was started (the approval prompt asks only a person at the prompt). */
-  let foreground: RunContext | undefined;
+const keysDirOf = ({ cwd, env }: AgentHostOptions): string => resolvePaths({ cwd, env }).keysDir;
 
-  const model = (): Promise<ModelClient | null> => options.models.client();
-
-  const keysDir = (): string => resolvePaths({ cwd, env: options.env }).keysDir;
-  const projectContext = async () => (await import('../project/context.js')).loadProjectContext(cwd, { keysDir: keysDir() });
-  const sessionContext = (): SessionContext => options.session().getSnapshot().context;
-  /** universal-agent's memory, in the session actor's context (a /resume replaces it with the saved one). */
-  const memory: AgentMemoryStore = {
+/** universal-agent's memory, in the session actor's context (a /resume replaces it with the saved one). */
+function sessionMemory(session: AgentHostOptions['session']): AgentMemoryStore {
+  const sessionContext = (): SessionContext => session().getSnapshot().context;
+  return {
     read: () => memoryOf(sessionContext().agentMemory),
-    write: (patch) => options.session().send({ type: 'session.memory.updated', memory: patch }),
+    write: (patch) => session().send({ type: 'session.memory.updated', memory: patch }),
     addUsage: (usage) => {
-      if (usage.inputTokens + usage.outputTokens > 0) options.session().send({ type: 'session.usage.add', inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
+      if (usage.inputTokens + usage.outputTokens > 0) session().send({ type: 'session.usage.add', inputTokens: usage.inputTokens, outputTokens: usage.outputTokens });
     },
     usage: () => sessionContext().usage,
   };
+}
+
+/** The agents' steps, loaded on first use: universal-agent's (made again when /model switches the client) and the plan's. */
+function createAgentSteps(options: AgentHostOptions, memory: AgentMemoryStore) {
+  const { cwd, config, sink } = options;
+  const model = (): Promise<ModelClient | null> => options.models.client();
+  const projectContext = async () => (await import('../project/context.js')).loadProjectContext(cwd, { keysDir: keysDirOf(options) });
   const agentConfig = {
     cwd,
     permissions: config.permissions,
@@ -82,7 +82,7 @@ export function createAgentHost(options: AgentHostOptions) {
 
   let steps: Promise<ReturnType<typeof import('../agents/actors.js').createUniversalAgentSteps>> | undefined;
   let stepsModel: ModelClient | null | undefined;
-  const universalSteps = async () => {
+  const universal = async () => {
     // /model switched the client: the steps are made again for it.
     if ((await model()) !== stepsModel) steps = undefined;
     steps ??= (async () => {
@@ -95,16 +95,33 @@ export function createAgentHost(options: AgentHostOptions) {
         price: () => options.models.price(),
         projectContext,
         emit: sink,
-        autoMode: () => sessionContext().mode === 'auto',
+        autoMode: () => options.session().getSnapshot().context.mode === 'auto',
       });
     })();
     return steps;
   };
 
-  const planSteps = async () => {
+  const plan = async () => {
     const { createPlanSteps } = await import('../agents/actors.js');
     return createPlanSteps({ config: agentConfig, memory, emit: sink, owner: currentOwner(options.sessionId), written: (file) => options.audit('file.written', writtenRecord(file)) });
   };
+
+  return { model, universal, plan };
+}
+
+interface TaskLogicParts {
+  memory: AgentMemoryStore;
+  steps: ReturnType<typeof createAgentSteps>;
+  /** Plans drafted before their task, by task id. */
+  prepared: ReadonlyMap<string, PreparedPlan>;
+  /** How the foreground task was started (the approval prompt asks only a person at the prompt). */
+  runContext: () => RunContext | undefined;
+}
+
+/** The task machine with its real effects: routing and drafting (a prepared plan, offline, or universal-agent), the plan child, a vm-agent attempt. */
+function createTaskLogic(options: AgentHostOptions, { memory, steps, prepared, runContext }: TaskLogicParts) {
+  const { cwd, sink } = options;
+  const { model } = steps;
 
   /** Records this run in the session's memory (kept with it, so a resumed session still owns the plans it applied before). */
   const joinSession = (): void => {
@@ -114,54 +131,93 @@ export function createAgentHost(options: AgentHostOptions) {
 
   const planLogic = createPlanLogic({
     cwd, sink, audit: options.audit,
-    runContext: () => foreground,
+    runContext,
     ...(options.ask ? { ask: options.ask } : {}),
     ...(options.askRedraft ? { askRedraft: options.askRedraft } : {}),
     apply: async (input) => {
       joinSession();
-      return (await planSteps()).apply(input);
+      return (await steps.plan()).apply(input);
     },
-    verify: async (input, signal) => (await planSteps()).verify(input, signal),
+    verify: async (input, signal) => (await steps.plan()).verify(input, signal),
   });
 
-  const taskLogic = taskMachine.provide({
+  return taskMachine.provide({
     actors: {
       plan: planLogic,
       routeTask: fromPromise<RouteTaskOutput, RouteTaskInput>(async ({ input }) =>
         input.agent === 'vm-agent' ? { specialist: 'vm-agent' } : prepared.has(input.taskId) ? { specialist: 'backend' } : reportingFailures(sink, async () => {
-          if (!(await model())) return { specialist: (await draftOffline.route(input.text, cwd, sink, keysDir())).specialist };
-          return (await universalSteps()).route(input);
+          if (!(await model())) return { specialist: (await draftOffline.route(input.text, cwd, sink, keysDirOf(options))).specialist };
+          return (await steps.universal()).route(input);
         })),
       draftPlan: fromPromise<DraftPlanOutput, DraftPlanInput>(({ input, signal }) =>
         reportingFailures(sink, async () => {
           const make = prepared.get(input.taskId);
           if (make) return draftPrepared(input, make, { cwd, emit: sink });
-          if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal, keysDir: keysDir() });
-          return (await universalSteps()).draft(input, signal);
+          if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal, keysDir: keysDirOf(options) });
+          return (await steps.universal()).draft(input, signal);
         }, signal)),
       runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) => reportingFailures(sink, () => options.vmAttempt(input, signal), signal)),
     },
   });
+}
 
-  /** Says how a task ended; a failure with a remedy was shown when it happened. */
-  const reportOutcome = (output: TaskOutput): ExitCode => {
-    if (output.status === 'succeeded') {
-      sink(say(output.summary ?? 'Done.', 'success'));
-      return exitCodes.ok;
+/** Says how a task ended; a failure with a remedy was shown when it happened. */
+function reportOutcome(output: TaskOutput, sink: OutputSink): ExitCode {
+  if (output.status === 'succeeded') {
+    sink(say(output.summary ?? 'Done.', 'success'));
+    return exitCodes.ok;
+  }
+  if (output.status === 'cancelled') {
+    sink(say('Task cancelled.', 'warn'));
+    return exitCodes.interrupted;
+  }
+  if (output.status !== 'failed') {
+    sink(say(`Task ${output.status}.`, 'warn'));
+    return exitCodes.commandFailed;
+  }
+  if (output.failure?.remedy === null || output.failure === null) {
+    sink({ type: 'output.error', code: 'task.failed', message: `The task failed: ${output.error ?? output.attempts.map((a) => `attempt ${a.attempt}: ${a.cause}`).join('; ')}`, remedy: 'Read the messages above; /status shows the session.' });
+  }
+  return (output.failure?.exitCode ?? exitCodes.commandFailed) as ExitCode;
+}
+
+export interface UndoRequest {
+  force?: boolean;
+  confirm?: (question: string, options?: { initial?: boolean }) => Promise<boolean>;
+}
+
+/** /undo: see the host's `undo`. */
+async function undoLastPlan(options: AgentHostOptions, memory: AgentMemoryStore, { force = false, confirm }: UndoRequest): Promise<void> {
+  const { cwd, sink } = options;
+  const { lastAppliedPlan, undoPlan } = await import('../agents/plan/apply.js');
+  const applied = await lastAppliedPlan(cwd);
+  if (!applied) throw new CadreError('plan.nothing-to-undo', 'There is no applied plan to undo in this project.', { remedy: 'Only plans cadre applied here can be undone.' });
+  const owner = applied.owner;
+  const ours = owner !== undefined && (owner.session === options.sessionId || memory.read().runs.includes(owner.session));
+  if (!ours && !force) {
+    const whose = owner ? `another cadre session (${describeOwner(owner)})` : 'an earlier cadre session';
+    const what = `The last plan applied in this project, "${applied.title}", came from ${whose} at ${applied.appliedAt}.`;
+    // The record is on disk in the project, so its words are not trusted at the prompt either.
+    if (!(await confirm?.(`${terminalSafe(what)} Undo it anyway?`, { initial: false }))) {
+      throw new CadreError('plan.undo-other-session', `${what} /undo takes back this session's plans only; nothing was changed.`, {
+        remedy: 'If you mean to undo it, answer yes at the prompt, or run /undo --force (with -c).',
+      });
     }
-    if (output.status === 'cancelled') {
-      sink(say('Task cancelled.', 'warn'));
-      return exitCodes.interrupted;
-    }
-    if (output.status !== 'failed') {
-      sink(say(`Task ${output.status}.`, 'warn'));
-      return exitCodes.commandFailed;
-    }
-    if (output.failure?.remedy === null || output.failure === null) {
-      sink({ type: 'output.error', code: 'task.failed', message: `The task failed: ${output.error ?? output.attempts.map((a) => `attempt ${a.attempt}: ${a.cause}`).join('; ')}`, remedy: 'Read the messages above; /status shows the session.' });
-    }
-    return (output.failure?.exitCode ?? exitCodes.commandFailed) as ExitCode;
-  };
+  }
+  const { restored } = await undoPlan(applied, { force, owner: currentOwner(options.sessionId) });
+  options.audit('plan.undone', { planId: applied.planId, title: applied.title, restored, force, ...(ours ? {} : { owner: owner?.session ?? null }) });
+  sink(say(`Undone "${applied.title}": restored ${restored.join(', ')}.`, 'success'));
+}
+
+export function createAgentHost(options: AgentHostOptions) {
+  const { sink } = options;
+  const prepared = new Map<string, PreparedPlan>();
+  /** How the foreground task was started (the approval prompt asks only a person at the prompt). */
+  let foreground: RunContext | undefined;
+  const sessionContext = (): SessionContext => options.session().getSnapshot().context;
+  const memory = sessionMemory(options.session);
+  const steps = createAgentSteps(options, memory);
+  const taskLogic = createTaskLogic(options, { memory, steps, prepared, runContext: () => foreground });
 
   return {
     taskLogic,
@@ -190,7 +246,7 @@ export function createAgentHost(options: AgentHostOptions) {
         const output = taskOutputOf(await toPromise(task));
         session.send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
         options.audit('task.finished', { taskId, status: output.status, attempts: output.attempts.length });
-        return reportOutcome(output);
+        return reportOutcome(output, sink);
       } finally {
         foreground = undefined;
         ctx.signal.removeEventListener('abort', cancel);
@@ -202,26 +258,7 @@ export function createAgentHost(options: AgentHostOptions) {
      * Restores the files of the last applied plan (from its undo record on disk); `force` also over edits made since. A plan
      * another session applied is undone only when the person says so (`confirm`), or with `force`.
      */
-    async undo({ force = false, confirm }: { force?: boolean; confirm?: (question: string, options?: { initial?: boolean }) => Promise<boolean> } = {}): Promise<void> {
-      const { lastAppliedPlan, undoPlan } = await import('../agents/plan/apply.js');
-      const applied = await lastAppliedPlan(cwd);
-      if (!applied) throw new CadreError('plan.nothing-to-undo', 'There is no applied plan to undo in this project.', { remedy: 'Only plans cadre applied here can be undone.' });
-      const owner = applied.owner;
-      const ours = owner !== undefined && (owner.session === options.sessionId || memory.read().runs.includes(owner.session));
-      if (!ours && !force) {
-        const whose = owner ? `another cadre session (${describeOwner(owner)})` : 'an earlier cadre session';
-        const what = `The last plan applied in this project, "${applied.title}", came from ${whose} at ${applied.appliedAt}.`;
-        // The record is on disk in the project, so its words are not trusted at the prompt either.
-        if (!(await confirm?.(`${terminalSafe(what)} Undo it anyway?`, { initial: false }))) {
-          throw new CadreError('plan.undo-other-session', `${what} /undo takes back this session's plans only; nothing was changed.`, {
-            remedy: 'If you mean to undo it, answer yes at the prompt, or run /undo --force (with -c).',
-          });
-        }
-      }
-      const { restored } = await undoPlan(applied, { force, owner: currentOwner(options.sessionId) });
-      options.audit('plan.undone', { planId: applied.planId, title: applied.title, restored, force, ...(ours ? {} : { owner: owner?.session ?? null }) });
-      sink(say(`Undone "${applied.title}": restored ${restored.join(', ')}.`, 'success'));
-    },
+    undo: (request: UndoRequest = {}): Promise<void> => undoLastPlan(options, memory, request),
   };
 }
 

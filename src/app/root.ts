@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { journalDir } from '../agents/plan/paths.js';
 import { createActor, fromPromise, waitFor, type Actor, type InspectionEvent } from 'xstate';
 import { cliMachine } from '../../machines/cli.machine.js';
-import { CadreError, exitCodes, type ExitCode } from '../errors.js';
+import { exitCodes, type ExitCode } from '../errors.js';
 import { commandRegistry } from '../commands/index.js';
 import { loadConfig } from '../store/config.js';
 import { decideFolderTrust, folderTrustNote, type FolderTrust } from './folder-trust.js';
@@ -14,18 +14,9 @@ import { reportFailure } from '../cli/sink.js';
 import type { Runtime } from './runtime.js';
 import type { LoopTarget } from '../cli/prompt-loop.js';
 import { dispatchLine, type DispatchOutcome } from '../cli/dispatch.js';
-import { createSessionHost, savedSession, type SessionHost } from './session-host.js';
-import { restoreSessionModel } from './session-model.js';
-import type { SessionFile } from '../store/session-file.js';
-import { openAuditTrail } from './audit-trail.js';
-import { askYesNo } from '../cli/confirm.js';
-import { createAgentHost } from './agent-host.js';
+import { openAuditTrail, type AuditTrail } from './audit-trail.js';
 import { sessionMachine } from '../../machines/session.machine.js';
-import { createVmHost } from './vm-host.js';
-import { createVmTasks } from '../agents/vm/tasks.js';
-import { createModelHost } from './model-host.js';
-import { createMcpManager } from '../mcp/manager.js';
-import { auditOf, sessionOf } from './actors.js';
+import { createHosts, createRuntime, type AppHosts } from './app-hosts.js';
 
 export interface AppOptions {
   cwd: string;
@@ -73,78 +64,11 @@ async function recoverPlans(cwd: string, sink: OutputSink): Promise<{ label: str
   return recoveries;
 }
 
-export async function startApp(options: AppOptions): Promise<App> {
-  const { cwd, env, sink } = options;
-  const paths = resolvePaths({ cwd, env });
-  const trust = options.trust ?? await decideFolderTrust({ cwd, env });
-  const loaded = await loadConfig({ cwd, env, ...(trust.trusted ? { trustedProject: trust.fingerprint } : {}) });
-  const trustNote = folderTrustNote(trust, paths, loaded.ignored);
-  if (trustNote) sink(trustNote);
-  const audit = await openAuditTrail({ paths });
-  const recovered = await recoverPlans(cwd, sink);
-  // Build order: the hosts first (the root's logic is made of them), then the root actor `cli`. The hosts look actors up
-  // only when they run, through these closures over `cli`, which is started before any of them is called.
-  const root = (): CliActor => cli;
-  const recordAudit = (type: string, data: Record<string, unknown>): void => auditOf(cli)?.send({ type: 'audit.record', recordType: type, data });
-  const sessionActor = () => sessionOf(cli);
-  const mcp = createMcpManager({ servers: loaded.config.mcp.servers, cwd, sink, version: cadreVersion });
-  const models = createModelHost({
-    config: loaded.config, env, sink, extraTools: () => mcp.tools(),
-    ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}),
-  });
-  const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
-  const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root, session: sessionActor });
-  const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
-  const agents = createAgentHost({ cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models, sessionId: audit.session, vmAttempt: vmTasks.attempt });
-
-  /** The resumed session's /model choice back in force (or the configured model, said, when it is no longer served). */
-  const restoreModel = (file: SessionFile): Promise<void> => restoreSessionModel({
-    saved: savedSession(file).model, models, sink, audit: recordAudit,
-    forget: () => sessionActor().send({ type: 'session.model.set', model: null }),
-  });
-
-  const confirm = (question: string, asked: { initial?: boolean } = {}): Promise<boolean> => (options.interactive ? askYesNo(question, asked.initial ?? true) : Promise.resolve(false));
-
-  const runtime: Runtime = {
-    version: cadreVersion,
-    cwd,
-    session: {
-      view: () => sessions.view(root()),
-      send: (event) => sessionActor().send(event),
-    },
-    saveSession: async (name) => {
-      const saved = await sessions.save(root(), name);
-      await vm.noteSession(name);
-      return saved;
-    },
-    resumeSession: async (name) => {
-      const live = sessions.view(root()).tasks;
-      if (live.length > 0) {
-        throw new CadreError('session.busy', `Cannot resume "${name}" while task${live.length > 1 ? 's' : ''} ${live.join(', ')} ${live.length > 1 ? 'are' : 'is'} running in this session.`, {
-          remedy: 'wait for them to finish, or stop them with /cancel, then /resume again',
-        });
-      }
-      const file = await sessions.load(name);
-      sessions.restore(root(), file);
-      await restoreModel(file);
-      const view = sessions.view(root());
-      await vm.reattach(view.containers, view.currentContainer);
-      await vmTasks.offerInterrupted(view.containers, { interactive: options.interactive, signal: new AbortController().signal, confirm });
-      return sessions.view(root());
-    },
-    listSessions: () => sessions.list(),
-    audit: recordAudit,
-    describeModel: () => agents.describeModel(),
-    config: loaded.config,
-    folderTrust: trust,
-    models,
-    mcp,
-    agents,
-    vm,
-    vmTasks,
-  };
-
-  const machine = cliMachine.provide({
+/** The root's machine with its real effects: the hosts' actor logic, the command runner and the shut-down. */
+function provideCliMachine(options: AppOptions, hosts: AppHosts, runtime: Runtime, audit: AuditTrail) {
+  const { cwd, sink } = options;
+  const { root, sessions, vm, agents, confirm } = hosts;
+  return cliMachine.provide({
     actors: {
       audit: audit.logic,
       session: sessionMachine.provide({ actors: { task: agents.taskLogic } }),
@@ -166,32 +90,26 @@ export async function startApp(options: AppOptions): Promise<App> {
       reportAuditFailure: (_, params) => sink({ type: 'output.error', code: 'audit.failed', message: `The audit trail could not be written: ${params.message}`, remedy: params.remedy }),
     },
   });
+}
 
-  const cli: CliActor = createActor(machine, {
-    input: { cwd, session: sessions.initialInput() },
-    ...(options.inspect ? { inspect: options.inspect } : {}),
-  });
-  cli.subscribe({
-    error: (error) => {
-      reportFailure(error, sink);
-      void sessions.autosave(cli);
-    },
-  });
-  cli.start();
+/** Watches the session for autosave; one resumed at start (--resume) is restored first, then its model, containers and interrupted tasks. */
+async function openSessionAtStart(cli: CliActor, hosts: AppHosts, options: AppOptions): Promise<void> {
+  const { sessions, vm, vmTasks } = hosts;
   const resumedAtStart = sessions.resumed();
   if (resumedAtStart) sessions.restore(cli, resumedAtStart);
   sessions.watch(cli);
   if (resumedAtStart) {
-    await restoreModel(resumedAtStart);
+    await hosts.restoreModel(resumedAtStart);
     const view = sessions.view(cli);
     await vm.reattach(view.containers, view.currentContainer);
-    await vmTasks.offerInterrupted(view.containers, { interactive: options.interactive, signal: new AbortController().signal, confirm });
+    await vmTasks.offerInterrupted(view.containers, { interactive: options.interactive, signal: new AbortController().signal, confirm: hosts.confirm });
   }
-  runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
-  if (trustNote?.type === 'output.result') runtime.audit('folder.trust', trustNote.data as Record<string, unknown>);
-  for (const recovery of recovered) runtime.audit('plan.recovered', { ...recovery });
-  await waitFor(cli, (s) => !s.matches('starting'));
-  vm.sweepInBackground({ interactive: options.interactive });
+}
+
+/** The app's controls over the started root actor. */
+function appControls(cli: CliActor, { options, paths, runtime, hosts, audit }: { options: AppOptions; paths: CadrePaths; runtime: Runtime; hosts: AppHosts; audit: AuditTrail }): App {
+  const { sink } = options;
+  const { sessions, vm, mcp, confirm } = hosts;
 
   const submit = async (text: string): Promise<DispatchOutcome> => {
     if (cli.getSnapshot().status !== 'active') return { exitCode: exitCodes.ok, exit: true };
@@ -244,4 +162,39 @@ export async function startApp(options: AppOptions): Promise<App> {
       await audit.close();
     },
   };
+}
+
+export async function startApp(options: AppOptions): Promise<App> {
+  const { cwd, env, sink } = options;
+  const paths = resolvePaths({ cwd, env });
+  const trust = options.trust ?? await decideFolderTrust({ cwd, env });
+  const loaded = await loadConfig({ cwd, env, ...(trust.trusted ? { trustedProject: trust.fingerprint } : {}) });
+  const trustNote = folderTrustNote(trust, paths, loaded.ignored);
+  if (trustNote) sink(trustNote);
+  const audit = await openAuditTrail({ paths });
+  const recovered = await recoverPlans(cwd, sink);
+  // Build order: the hosts first (the root's logic is made of them), then the root actor `cli`. The hosts look actors up
+  // only when they run, through this closure over `cli`, which is started before any of them is called.
+  const hosts = await createHosts(options, { paths, loaded, audit, root: () => cli });
+  const runtime = createRuntime(options, { loaded, trust }, hosts);
+  const { sessions } = hosts;
+
+  const cli: CliActor = createActor(provideCliMachine(options, hosts, runtime, audit), {
+    input: { cwd, session: sessions.initialInput() },
+    ...(options.inspect ? { inspect: options.inspect } : {}),
+  });
+  cli.subscribe({
+    error: (error) => {
+      reportFailure(error, sink);
+      void sessions.autosave(cli);
+    },
+  });
+  cli.start();
+  await openSessionAtStart(cli, hosts, options);
+  runtime.audit('session.started', { session: sessions.view(cli).name, cwd, version: cadreVersion });
+  if (trustNote?.type === 'output.result') runtime.audit('folder.trust', trustNote.data as Record<string, unknown>);
+  for (const recovery of recovered) runtime.audit('plan.recovered', { ...recovery });
+  await waitFor(cli, (s) => !s.matches('starting'));
+  hosts.vm.sweepInBackground({ interactive: options.interactive });
+  return appControls(cli, { options, paths, runtime, hosts, audit });
 }
