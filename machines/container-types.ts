@@ -42,8 +42,8 @@ export interface ContainerInput {
 
 /** A change of a container's settings (/vm-config --container): what is given changes, what is left out stays. */
 export interface ContainerChange {
-  /** Memory and CPU, applied by the engine to the running (or stopped) container. */
-  limits?: Pick<ContainerLimits, 'memoryBytes' | 'nanoCpus'>;
+  /** Memory, CPU and the process limit, applied by the engine to the running (or stopped) container. */
+  limits?: Pick<ContainerLimits, 'memoryBytes' | 'nanoCpus' | 'pidsLimit'>;
   env?: Record<string, string>;
   network?: ContainerNetwork;
   /** A new deadline (epoch ms): the container's init and its gateway follow it. */

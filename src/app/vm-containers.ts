@@ -8,10 +8,11 @@ import type { createDockerClient } from '../container/docker-client.js';
 import type { createEditorListeners } from '../container/editor/publish.js';
 import { isContainerId, newContainerId } from '../container/labels.js';
 import { cleanUp } from '../container/lifecycle.js';
+import { formatSize } from '../container/limits.js';
 import { inspectMetadata, readMetadata, updateMetadata } from '../container/metadata.js';
 import { poolFitKey } from '../container/pool.js';
 import { belongsTo, findContainer, foreignContainer, listCadreContainers, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
-import { applySettingsChange, machineLimits, nanoCpusOf, parseCreateConfig, readSavedSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
+import { applySettingsChange, machineLimits, parseCreateConfig, readSavedSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
 import { detectServices, type ServiceSuggestion } from '../container/services/detect.js';
 import { listServices, removeServices } from '../container/services/runtime.js';
 import { workspacePaths } from '../container/workspace.js';
@@ -228,7 +229,7 @@ async function create(o: VmContainersOptions, input: { repoUrl: string; configTe
 function machineChange(settings: ContainerSettings, changed: (keyof ContainerSettings)[]): ContainerChange {
   const has = (...keys: (keyof ContainerSettings)[]): boolean => keys.some((key) => changed.includes(key));
   return {
-    ...(has('memoryBytes', 'cpus') ? { limits: { memoryBytes: settings.memoryBytes, nanoCpus: nanoCpusOf(settings.cpus) } } : {}),
+    ...(has('memoryBytes', 'cpus', 'pids') ? { limits: machineLimits(settings) } : {}),
     ...(has('timeoutMinutes') ? { deadline: Date.now() + settings.timeoutMinutes * 60_000 } : {}),
     ...(has('env') ? { env: settings.env } : {}),
     ...(has('networkIsolation', 'allowedDomains') ? { network: { isolation: settings.networkIsolation, allowedDomains: settings.allowedDomains } } : {}),
@@ -245,6 +246,12 @@ async function configure(o: VmContainersOptions, id: string, change: SettingsCha
   if (changed.includes('services')) {
     throw new CadreError('vm.services-at-create', `${record.id}'s services are chosen when it is created: it runs ${settingsOf(o, record).services?.join(', ') || 'none'}.`, {
       remedy: `set them for new containers with /vm-config --services "${settings.services?.join(',') ?? ''}", then /vm-create ${record.repoUrl} (and /vm-cleanup ${record.id} when its work is saved)`,
+      exitCode: exitCodes.usage,
+    });
+  }
+  if (changed.includes('diskBytes')) {
+    throw new CadreError('vm.disk-at-create', `${record.id}'s workspace size is chosen when it is created: it has ${formatSize(record.limits.diskBytes)}.`, {
+      remedy: `set it for new containers with /vm-config --disk ${formatSize(settings.diskBytes)}, then /vm-create ${record.repoUrl} (and /vm-cleanup ${record.id} when its work is saved)`,
       exitCode: exitCodes.usage,
     });
   }

@@ -3,6 +3,7 @@
 import type { ReconfigureInput } from '../../machines/container.machine.js';
 import type { createDockerClient } from '../container/docker-client.js';
 import { saveDeadline } from '../container/records.js';
+import { engineResources } from '../container/settings.js';
 import type { Gateways } from '../gateway/pool.js';
 
 export interface ApplySettingsOptions {
@@ -16,8 +17,7 @@ export function createApplySettings(options: ApplySettingsOptions) {
     const { change } = input;
     signal.throwIfAborted();
     if (change.limits && input.dockerId) {
-      const { memoryBytes, nanoCpus } = change.limits;
-      await options.docker.getContainer(input.dockerId).update({ Memory: memoryBytes, MemorySwap: memoryBytes, NanoCpus: nanoCpus });
+      await options.docker.getContainer(input.dockerId).update(engineResources(change.limits));
     }
     if (change.deadline !== undefined) {
       signal.throwIfAborted();

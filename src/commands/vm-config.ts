@@ -65,7 +65,7 @@ export const vmConfigCommand = defineCommand({
     // A task running (or queued) in it ends at the new deadline, sooner or later.
     if (changed.includes('timeoutMinutes')) ctx.runtime.vmTasks.moveDeadline(record.id, deadline);
     const notes: string[] = [];
-    if (changed.includes('memoryBytes') || changed.includes('cpus')) notes.push('memory and cpu: applied now');
+    if (changed.includes('memoryBytes') || changed.includes('cpus') || changed.includes('pids')) notes.push('memory, cpu and pids: applied now');
     if (changed.includes('timeoutMinutes')) notes.push(`timeout: the deadline is now ${new Date(deadline).toLocaleTimeString()}${stopped ? `; /vm-restart ${record.id} starts it again` : ''}`);
     if (changed.includes('env')) notes.push('env: applies to every command and task started from now on');
     if (changed.includes('networkIsolation') || changed.includes('allowedDomains')) notes.push('network rules: applied now (the gateway reopened with them; calls in flight finish)');

@@ -42,6 +42,8 @@ const sizeText = (what: string) =>
 export const vmSettingsConfigShape = {
   memory: sizeText('memory').default(formatSize(defaultSettings.memoryBytes)).describe(settingsShape.memoryBytes.description ?? ''),
   cpu: settingsShape.cpus,
+  pids: settingsShape.pids,
+  disk: sizeText('disk').default(formatSize(defaultSettings.diskBytes)).describe(settingsShape.diskBytes.description ?? ''),
   timeoutMinutes: settingsShape.timeoutMinutes,
   env: settingsShape.env,
   networkIsolation: settingsShape.networkIsolation,
@@ -56,8 +58,8 @@ export function settingsFromConfig(vm: VmSettingsConfig): ContainerSettings {
   return {
     memoryBytes: parseSize(vm.memory, 'vm.memory'),
     cpus: vm.cpu,
-    pids: defaultSettings.pids,
-    diskBytes: defaultSettings.diskBytes,
+    pids: vm.pids,
+    diskBytes: parseSize(vm.disk, 'vm.disk'),
     timeoutMinutes: vm.timeoutMinutes,
     env: { ...vm.env },
     networkIsolation: vm.networkIsolation,
@@ -71,8 +73,8 @@ export function configValues(settings: ContainerSettings, changed: readonly Sett
   const all: { [K in SettingKey]: Partial<VmSettingsConfig> } = {
     memoryBytes: { memory: formatSize(settings.memoryBytes) },
     cpus: { cpu: settings.cpus },
-    pids: {},
-    diskBytes: {},
+    pids: { pids: settings.pids },
+    diskBytes: { disk: formatSize(settings.diskBytes) },
     timeoutMinutes: { timeoutMinutes: settings.timeoutMinutes },
     env: { env: settings.env },
     networkIsolation: { networkIsolation: settings.networkIsolation },
@@ -95,16 +97,12 @@ const textSetting = <K extends SettingKey>(setting: K, help: string, parse: Text
 const textFlags = {
   memory: textSetting('memoryBytes', 'memory limit with a unit, e.g. 4GB or 512MB', (text) => parseSize(text, 'memory')),
   cpu: textSetting('cpus', 'CPU cores, at most the host has', (text, _current, hostCores) => parseCpus(text, hostCores)),
+  pids: textSetting('pids', 'most processes (threads included) in the container, at least 16, e.g. 512', (text) => parsePids(text)),
+  disk: textSetting('diskBytes', 'workspace size with a unit, e.g. 8GB (new containers only)', (text) => parseSize(text, 'disk')),
   timeout: textSetting('timeoutMinutes', 'timeout in minutes', (text) => parseTimeoutMinutes(text)),
   env: textSetting('env', 'NAME=value pairs, comma-separated', (text, current) => ({ ...current, ...parseEnvList(text) })),
   allowedDomains: textSetting('allowedDomains', 'extra domains, comma-separated (*.domain for subdomains)', (text) => text.split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean)),
   services: textSetting('services', 'service containers beside new containers: postgres, mysql (MariaDB), redis; "" for none', (text) => parseServiceList(text)),
-} satisfies Record<string, TextSetting<SettingKey>>;
-
-/** Settings only /vm-create's `--config` sets. */
-const createOnly = {
-  pids: textSetting('pids', 'most processes in the container, e.g. 512', (text) => parsePids(text)),
-  disk: textSetting('diskBytes', 'workspace size with a unit, e.g. 8GB', (text) => parseSize(text, 'disk')),
 } satisfies Record<string, TextSetting<SettingKey>>;
 
 type TextFlag = keyof typeof textFlags;
@@ -140,8 +138,8 @@ export function applySettingsChange(base: ContainerSettings, change: SettingsCha
   return { settings, changed };
 }
 
-/** /vm-create's `--config` keys: the flags that take a value (`cpus` for `cpu` too), and the settings only a new container takes. */
-const createConfigKeys: Record<string, TextSetting<SettingKey>> = { ...textFlags, cpus: textFlags.cpu, ...createOnly };
+/** /vm-create's `--config` keys: the flags that take a value (`cpus` for `cpu` too). */
+const createConfigKeys: Record<string, TextSetting<SettingKey>> = { ...textFlags, cpus: textFlags.cpu };
 
 /**
  * Reads /vm-create's `--config` text over `base`: lines (or `;`-separated parts) `key: value`, as `memory: 4GB`, `cpu: 2 cores`,
@@ -169,7 +167,7 @@ function configUsage(message: string, remedy: string): CadreError {
 /** One line saying what `settings` are, for /vm-config. */
 export function describeSettings(settings: ContainerSettings): string {
   const network = settings.networkIsolation ? 'isolated (no egress)' : `repository host, registries${settings.allowedDomains.length ? `, ${settings.allowedDomains.join(', ')}` : ''}`;
-  return `memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, timeout ${settings.timeoutMinutes} min, env ${Object.keys(settings.env).join(', ') || '-'}, ` +
+  return `memory ${formatSize(settings.memoryBytes)}, cpu ${settings.cpus}, pids ${settings.pids}, disk ${formatSize(settings.diskBytes)}, timeout ${settings.timeoutMinutes} min, env ${Object.keys(settings.env).join(', ') || '-'}, ` +
     `services ${settings.services.join(', ') || '-'}, network ${network}`;
 }
 

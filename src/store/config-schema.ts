@@ -169,6 +169,8 @@ export const projectKeyRules: ProjectKeyRules<Config> = {
   vm: {
     memory: trusted('changes prices or limits'),
     cpu: trusted('changes prices or limits'),
+    pids: trusted('changes prices or limits'),
+    disk: trusted('changes prices or limits'),
     timeoutMinutes: trusted('changes prices or limits'),
     env: trusted('loads code'),
     networkIsolation: onlyTrue('widens the container allowlist'),

@@ -86,6 +86,9 @@ describeDocker('vm commands through the CLI', () => {
     const memory = await cadre.run(`/vm-config --container ${id} --memory 768MB`, (e) => isError(e) || e.kind === 'vm.config');
     expect(memory.data).toMatchObject({ scope: id, restartNeeded: false });
     expect((await docker.getContainer(dockerId).inspect()).HostConfig.Memory).toBe(768 * 1024 ** 2);
+    const pids = await cadre.run(`/vm-config --container ${id} --pids 256`, (e) => isError(e) || e.kind === 'vm.config');
+    expect(pids.data).toMatchObject({ changed: ['pids'], settings: { pids: 256 } });
+    expect((await docker.getContainer(dockerId).inspect()).HostConfig.PidsLimit).toBe(256);
     const domains = await cadre.run(`/vm-config --container ${id} --allowed-domains "example.org"`);
     expect(domains.data).toMatchObject({ restartNeeded: false, settings: { allowedDomains: ['example.org'] } });
   }, 320_000);
@@ -124,7 +127,10 @@ describeDocker('vm commands through the CLI', () => {
     const events = ran.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as JsonEvent);
     const note = events.find((e) => e.type === 'output.message' && String(e.text).includes('saved settings'));
     expect(String(note?.text)).toMatch(new RegExp(`^${id}: its saved settings in .*container\\.json could not all be read \\(env: .*; networkIsolation: .*\\)`));
-    expect(events.find((e) => e.kind === 'vm.config')?.data).toMatchObject({ settings: { env: {}, networkIsolation: false, allowedDomains: ['example.org'] } });
+    expect(events.find((e) => e.kind === 'vm.config')?.data).toMatchObject({ settings: { env: {}, networkIsolation: false, allowedDomains: ['example.org'], pids: 256 } });
+    // The workspace's size is the one limit a container keeps from its creation: refused, saying how to get it.
+    const [disk] = await cadreJson(['-c', `/vm-config ${id} --disk 8GB`], 2);
+    expect(disk).toMatchObject({ type: 'output.error', code: 'vm.disk-at-create', remedy: expect.stringContaining('/vm-config --disk 8GB') });
   });
 
   it('/vm-editor refuses an extension that is neither publisher.name nor a .vsix in the workspace, and starts nothing', async () => {

@@ -14,16 +14,16 @@ describe('container settings', () => {
   it('has one set of defaults, and the config without a vm key gives exactly those', () => {
     expect(defaultSettings).toEqual({ memoryBytes: 2 * gib, cpus: 2, pids: 512, diskBytes: 4 * gib, timeoutMinutes: 30, env: {}, networkIsolation: false, allowedDomains: [], services: [] });
     expect(settingsFromConfig(configSchema.parse({}).vm)).toEqual(defaultSettings);
-    expect(configSchema.parse({}).vm).toMatchObject({ memory: '2GB', cpu: 2, timeoutMinutes: 30 });
+    expect(configSchema.parse({}).vm).toMatchObject({ memory: '2GB', cpu: 2, pids: 512, disk: '4GB', timeoutMinutes: 30 });
   });
 
   it('saves every setting /vm-config accepts into a config that reads back as the same settings', () => {
     const { settings, changed } = applySettingsChange(defaultSettings, {
-      memory: '1.5 GB', cpu: '1.5', timeout: '45 minutes', env: 'NODE_ENV=test', networkIsolation: true, allowedDomains: 'Example.org, *.npmjs.org', services: 'pg,redis',
+      memory: '1.5 GB', cpu: '1.5', pids: '256', disk: '8GB', timeout: '45 minutes', env: 'NODE_ENV=test', networkIsolation: true, allowedDomains: 'Example.org, *.npmjs.org', services: 'pg,redis',
     });
-    expect(changed).toEqual(['memoryBytes', 'cpus', 'timeoutMinutes', 'env', 'allowedDomains', 'services', 'networkIsolation']);
+    expect(changed).toEqual(['memoryBytes', 'cpus', 'pids', 'diskBytes', 'timeoutMinutes', 'env', 'allowedDomains', 'services', 'networkIsolation']);
     const saved = configValues(settings, changed);
-    expect(saved).toEqual({ memory: '1.5GB', cpu: 1.5, timeoutMinutes: 45, env: { NODE_ENV: 'test' }, networkIsolation: true, allowedDomains: ['example.org', '*.npmjs.org'], services: ['postgres', 'redis'] });
+    expect(saved).toEqual({ memory: '1.5GB', cpu: 1.5, pids: 256, disk: '8GB', timeoutMinutes: 45, env: { NODE_ENV: 'test' }, networkIsolation: true, allowedDomains: ['example.org', '*.npmjs.org'], services: ['postgres', 'redis'] });
     // A fraction of a core was accepted by /vm-config but refused by the config's schema (an int), so --save failed blaming the file.
     expect(settingsFromConfig(configSchema.parse({ vm: JSON.parse(JSON.stringify(saved)) as unknown }).vm)).toEqual(settings);
   });

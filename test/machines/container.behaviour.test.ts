@@ -198,15 +198,15 @@ describe('a reconfigure', () => {
 
     const deadline = Date.now() + 90 * 60_000;
     const network = { isolation: true, allowedDomains: ['example.test'] };
-    actor.send({ type: 'container.reconfigure', change: { limits: { memoryBytes: 2 ** 30, nanoCpus: 1e9 }, env: { MODE: 'ci' }, network, deadline } });
+    actor.send({ type: 'container.reconfigure', change: { limits: { memoryBytes: 2 ** 30, nanoCpus: 1e9, pidsLimit: 512 }, env: { MODE: 'ci' }, network, deadline } });
     await waitFor(actor, () => rules.length === 1);
-    expect(applied).toEqual([{ containerId: 'c1', dockerId: 'd0cker', workspace: null, change: { limits: { memoryBytes: 2 ** 30, nanoCpus: 1e9 }, env: { MODE: 'ci' }, network, deadline } }]);
+    expect(applied).toEqual([{ containerId: 'c1', dockerId: 'd0cker', workspace: null, change: { limits: { memoryBytes: 2 ** 30, nanoCpus: 1e9, pidsLimit: 512 }, env: { MODE: 'ci' }, network, deadline } }]);
     expect(rules).toEqual([{ type: 'gateway.rules', network, deadline }]);
     // Not done until the gateway has its new rules.
     expect(seen.some((event) => event.type === 'container.reconfigured')).toBe(false);
     answer.applied!();
     expect(seen.at(-1)).toEqual({ type: 'container.reconfigured', containerId: 'c1', deadline, running: true });
-    expect(actor.getSnapshot().context).toMatchObject({ env: { MODE: 'ci' }, network, deadline, limits: { ...limits, memoryBytes: 2 ** 30, nanoCpus: 1e9 }, change: null });
+    expect(actor.getSnapshot().context).toMatchObject({ env: { MODE: 'ci' }, network, deadline, limits: { ...limits, memoryBytes: 2 ** 30, nanoCpus: 1e9, pidsLimit: 512 }, change: null });
     // The gateway was never closed: the running task's credential lives on.
     expect(log).toEqual(['opened']);
     expect(actor.getSnapshot().matches({ running: 'watching' })).toBe(true);
@@ -254,7 +254,7 @@ describe('a reconfigure', () => {
     expect(seen.at(-1)).toEqual({ type: 'container.reconfigured', containerId: 'c1', deadline, running: false });
     expect(actor.getSnapshot().context.deadline).toBe(deadline);
     fail = true;
-    actor.send({ type: 'container.reconfigure', change: { limits: { memoryBytes: 1, nanoCpus: 1 } } });
+    actor.send({ type: 'container.reconfigure', change: { limits: { memoryBytes: 1, nanoCpus: 1, pidsLimit: 16 } } });
     await waitFor(actor, () => seen.at(-1)?.type === 'container.reconfigure.failed');
     expect(seen.at(-1)).toMatchObject({ reason: 'the engine refused the memory limit' });
     expect(actor.getSnapshot().context).toMatchObject({ limits, change: null });

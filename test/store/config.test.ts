@@ -88,7 +88,7 @@ describe('loadConfig', () => {
     expect(error.exitCode).toBe(2);
     expect(error.message).toContain(projectFile);
     expect(error.message).toContain('vm.memroy');
-    expect(error.message).toMatch(/allowed here: memory, cpu, timeoutMinutes/);
+    expect(error.message).toMatch(/allowed here: memory, cpu, pids, disk, timeoutMinutes/);
   });
 
   it('names the key path and what is allowed for a wrong type or value', async () => {
