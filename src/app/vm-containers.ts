@@ -7,7 +7,7 @@ import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, typ
 import type { createDockerClient } from '../container/docker-client.js';
 import type { createEditorListeners } from '../container/editor/publish.js';
 import { isContainerId, newContainerId } from '../container/labels.js';
-import { cleanUp } from '../container/lifecycle.js';
+import type { SandboxBackend } from '../container/backend.js';
 import { formatSize } from '../container/limits.js';
 import { inspectMetadata, readMetadata, updateMetadata } from '../container/metadata.js';
 import { poolFitKey } from '../container/pool.js';
@@ -40,6 +40,8 @@ export interface VmContainersOptions {
   root: () => RootRef;
   session: () => SessionRef;
   gateways: Pick<Gateways, 'removeFolder'>;
+  /** The sandbox backend (what /vm-cleanup removes when no container actor is left to do it). */
+  backend: Pick<SandboxBackend, 'remove'>;
   editors: ReturnType<typeof createEditorListeners>;
   pool: ReturnType<typeof createPoolHost>;
   /** /vm-config's defaults for new containers. */
@@ -316,7 +318,7 @@ async function cleanup(o: VmContainersOptions, id: string): Promise<{ removed: b
     removed = true;
   }
   // A workspace folder whose container is gone (removed outside cadre) is this installation's: removed with it.
-  const leftover = await cleanUp({ docker: o.docker, id, deleteWorkspace: true, workspace: record?.workspace ?? workspacePaths(o.paths.workspacesDir, id) });
+  const leftover = await o.backend.remove({ id, ...(record ? { workspace: record.workspace } : {}) });
   // Services whose container is gone (removed outside cadre): this installation's only, with their network and data.
   const services = await removeServices({ docker: o.docker, containerId: id, installation: o.installation });
   await o.gateways.removeFolder(id);

@@ -3,7 +3,10 @@
 import { join } from 'node:path';
 import { runnerBundleBind, runnerBundleDir } from '../agents/vm/bundle.js';
 import { releaseMyClaims } from '../container/attachment.js';
-import { createDockerClient } from '../container/docker-client.js';
+import { createDockerClient, engineEndpointOf } from '../container/docker-client.js';
+import { createRemoteDockerBackend } from '../container/backends/remote-docker.js';
+import { openExecStream } from '../container/exec-stream.js';
+import { ensureRunnerImage, runnerBundleHash, runnerImageName } from '../container/runner-image.js';
 import { createLocalDockerBackend } from '../container/backends/local-docker.js';
 import { createContainerEffects } from '../container/effects.js';
 import { createVmBudget } from './vm-budget.js';
@@ -69,7 +72,8 @@ async function ensureImage(docker: Docker, image: string, sink: OutputSink, vers
 }
 
 /** The gateway pool with what it needs: credentials, the session's budget, the model, the registries and the host's CA. */
-async function createVmGateways(options: VmEngineOptions, docker: Docker, installation: Installation, image: string) {
+async function createVmGateways(options: VmEngineOptions, docker: Docker, installation: Installation, image: string, remote: boolean) {
+  // (remote: the host's CA is baked into the image's runner layer instead of bound; see runner-image.ts.)
   const { paths, config, sink, audit } = options;
   const runDir = join(paths.dataDir, 'run');
   // What is bound into a container comes from a folder whose path names neither this install nor the cadre home (mountinfo shows it).
@@ -98,6 +102,8 @@ async function createVmGateways(options: VmEngineOptions, docker: Docker, instal
     runDir, session: () => options.session().getSnapshot().context.name, model, credentials, budget, audit, sink, registryHosts,
     allowLoopbackUpstreams: options.env.CADRE_GATEWAY_ALLOW_LOOPBACK === '1',
     ...(mcp ? { mcp } : {}),
+    // A remote engine shares no files: the sandbox reaches its gateway through a stream opened into it (the exec tunnel).
+    ...(remote ? { reach: { kind: 'tunnel' as const, openStream: (id: string, cmd: string[]) => openExecStream(docker, `cadre-${id}`, cmd) } } : {}),
   });
   return { gateways, runDir, neutral, model, registry, caBundle, caBinds, caEnv, mcp, closeBudget };
 }
@@ -106,18 +112,26 @@ export async function createVmEngine(options: VmEngineOptions) {
   const { paths, sink, audit } = options;
   const docker = createDockerClient({ engine: options.config.vm.engine });
   const installation = await loadInstallation(paths.dataDir);
-  const image = options.config.vm.image === 'cadre-sandbox:latest' ? sandboxImageName(options.version) : options.config.vm.image;
-  const { gateways, runDir, neutral, model, registry, caBundle, caBinds, caEnv, mcp, closeBudget } = await createVmGateways(options, docker, installation, image);
+  // An engine reached over tcp or ssh shares no files with this process: workspaces are volumes there, the runner is in the image.
+  const remote = engineEndpointOf(docker).transport !== 'unix';
+  const baseImage = options.config.vm.image === 'cadre-sandbox:latest' ? sandboxImageName(options.version) : options.config.vm.image;
+  // There, the runner and the host's extra CA bundle are baked into a layer of the image (a bind cannot reach them).
+  const hostCa = remote ? await hostCaBundle(options.env) : undefined;
+  const image = remote ? runnerImageName(baseImage, await runnerBundleHash(runnerBundleDir(), hostCa)) : baseImage;
+  const { gateways, runDir, neutral, model, registry, caBundle, caBinds, caEnv, mcp, closeBudget } = await createVmGateways(options, docker, installation, image, remote);
   const sessionContext = () => options.session().getSnapshot().context;
   const editors = createEditorListeners();
 
-  const backend = createLocalDockerBackend({
-    docker, workspacesDir: paths.workspacesDir, runDir, installation, onEvent: sink,
-    binds: [runnerBundleBind(await neutralCopy(runnerBundleDir(), neutral, 'runner')), editorVolumeBind(image), ...caBinds],
-    bindsFor: (id) => gateways.binds(id),
-  });
+  const backend = remote
+    ? createRemoteDockerBackend({ docker, workspacesDir: paths.workspacesDir, installation, image: () => image, onEvent: sink, volumes: [editorVolumeBind(image)] })
+    : createLocalDockerBackend({
+      docker, workspacesDir: paths.workspacesDir, runDir, installation, onEvent: sink,
+      binds: [runnerBundleBind(await neutralCopy(runnerBundleDir(), neutral, 'runner')), editorVolumeBind(image), ...caBinds],
+      bindsFor: (id) => gateways.binds(id),
+    });
   const effects = createContainerEffects({
-    backend, session: () => sessionContext().name, installation, image, onEvent: sink, command: forwarderCommand,
+    // Through the tunnel the forwarder runs in an exec of its own; the sandbox's main process only idles.
+    backend, session: () => sessionContext().name, installation, image, onEvent: sink, ...(remote ? {} : { command: forwarderCommand }),
     envFor: (input) => {
       const { ANTHROPIC_API_KEY: _a, OPENAI_API_KEY: _o, ...proxies } = containerGatewayEnv({ provider: model?.provider.kind ?? 'anthropic', token: '' });
       return { ...input.env, ...proxies, ...caEnv, ...packageManagerEnv({ proxy: proxies.HTTPS_PROXY!, registry, caPath: caBundle ? containerCaPath : undefined }) };
@@ -126,10 +140,13 @@ export async function createVmEngine(options: VmEngineOptions) {
   });
 
   const poolEffects = createPoolEffects({ backend, sandboxSpec: effects.sandboxSpec });
-  const imageReady = (): Promise<void> => ensureImage(docker, image, sink, options.version);
+  const imageReady = async (): Promise<void> => {
+    await ensureImage(docker, baseImage, sink, options.version);
+    if (remote) await ensureRunnerImage({ docker, sandboxImage: baseImage, bundleDir: runnerBundleDir(), onEvent: sink, ...(hostCa ? { caBundle: hostCa } : {}) });
+  };
   const pool = createPoolHost({ docker, runDir, image, root: options.root, defaults: options.defaults, ensureImage: imageReady });
   const containers = createVmContainers({
-    docker, paths, installation, runDir, image, sink, audit, root: options.root, session: options.session, gateways, editors, pool, defaults: options.defaults, ensureImage: imageReady,
+    docker, paths, installation, runDir, image, sink, audit, root: options.root, session: options.session, gateways, backend, editors, pool, defaults: options.defaults, ensureImage: imageReady,
   });
   const envOf = (id: string): Record<string, string> => ({ ...(containers.actorOf(id)?.getSnapshot().context.env ?? {}) });
 

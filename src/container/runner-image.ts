@@ -13,13 +13,20 @@ import { dockerBuild } from './sandbox-image.js';
 /** The label that carries the bundle's hash on the layered image. */
 export const runnerLabel = 'cadre.runner';
 
-/** The hash of every file of the runner bundle (names and contents): what decides whether the layer is still current. */
-export async function runnerBundleHash(bundleDir: string): Promise<string> {
+/** Where the host's extra CA bundle goes in the layer: the path the local engine binds it at (gateway/pool.ts containerCaPath). */
+const layerCaPath = '/etc/cadre/host-ca.crt';
+
+/**
+ * The hash of every file of the runner bundle (names and contents), and of the host's CA bundle when one is baked in: what
+ * decides whether the layer is still current.
+ */
+export async function runnerBundleHash(bundleDir: string, caBundle?: string): Promise<string> {
   const hash = createHash('sha256');
   for (const name of (await readdir(bundleDir)).sort()) {
     hash.update(`${name}\0`);
     hash.update(await readFile(join(bundleDir, name)));
   }
+  if (caBundle) hash.update(`ca\0`).update(await readFile(caBundle));
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -28,11 +35,12 @@ export const runnerImageName = (sandboxImage: string, bundleHash: string): strin
 
 /**
  * Ensures `docker` has the sandbox image `sandboxImage` with the runner bundle of `bundleDir` at /opt/cadre (root-owned,
- * read-only to the sandbox user) and returns its name. `sandboxImage` must be on that engine already.
+ * read-only to the sandbox user), and the host's CA bundle `caBundle` at /etc/cadre/host-ca.crt when given, and returns
+ * its name. `sandboxImage` must be on that engine already.
  */
-export async function ensureRunnerImage(options: { docker: Docker; sandboxImage: string; bundleDir: string; onEvent: OutputSink }): Promise<string> {
+export async function ensureRunnerImage(options: { docker: Docker; sandboxImage: string; bundleDir: string; onEvent: OutputSink; caBundle?: string }): Promise<string> {
   const { docker, sandboxImage, onEvent } = options;
-  const bundleHash = await runnerBundleHash(options.bundleDir);
+  const bundleHash = await runnerBundleHash(options.bundleDir, options.caBundle);
   const image = runnerImageName(sandboxImage, bundleHash);
   const present = await docker.getImage(image).inspect().then((info) => info.Config?.Labels?.[runnerLabel] === bundleHash, (error: unknown) => {
     if (engineStatus(error) === 404) return false;
@@ -44,8 +52,11 @@ export async function ensureRunnerImage(options: { docker: Docker; sandboxImage:
     const files = (await readdir(options.bundleDir)).sort();
     await mkdir(join(context, 'runner'));
     await Promise.all(files.map((name) => copyFile(join(options.bundleDir, name), join(context, 'runner', name))));
-    await writeFile(join(context, 'Dockerfile'), `FROM ${sandboxImage}\nCOPY --chown=0:0 runner/ ${containerBundleDir}/\nLABEL ${runnerLabel}="${bundleHash}"\n`);
-    await dockerBuild(docker, context, image, onEvent, files.map((name) => `runner/${name}`));
+    // The host's extra CA (a proxy that re-signs TLS, as on this machine): trusted in the sandbox as on the host, root-owned.
+    if (options.caBundle) await copyFile(options.caBundle, join(context, 'host-ca.crt'));
+    const ca = options.caBundle ? `COPY --chown=0:0 host-ca.crt ${layerCaPath}\n` : '';
+    await writeFile(join(context, 'Dockerfile'), `FROM ${sandboxImage}\nCOPY --chown=0:0 runner/ ${containerBundleDir}/\n${ca}LABEL ${runnerLabel}="${bundleHash}"\n`);
+    await dockerBuild(docker, context, image, onEvent, [...files.map((name) => `runner/${name}`), ...(options.caBundle ? ['host-ca.crt'] : [])]);
   } finally {
     await rm(context, { recursive: true, force: true });
   }

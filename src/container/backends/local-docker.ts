@@ -1,25 +1,23 @@
 // The sandbox backend of the Docker engine on cadre's own machine: workspaces are host folders (loop-ext4 where root can mount one), cloned by the host's git and bind-mounted with the runner bundle and the gateway's socket.
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import type { OutputSink } from '../../output.js';
 import { projectRegistryHosts } from '../../gateway/registries.js';
 import type { Installation } from '../../store/installation.js';
 import { processTag } from '../attachment.js';
+import { dockerSandboxes } from './docker-sandboxes.js';
 import type { SandboxBackend, WorkspaceRef } from '../backend.js';
-import { prepareCadreFolder, prepareFreshCadreFolder } from '../cadre-folder.js';
+import { prepareFreshCadreFolder } from '../cadre-folder.js';
 import { cloneRepository } from '../clone.js';
 import { watchWorkspaceDisk } from '../disk-watchdog.js';
 import { engineError } from '../docker-client.js';
-import { execInContainer } from '../exec.js';
-import { openExecStream } from '../exec-stream.js';
-import { newContainerId } from '../labels.js';
-import { cleanUp, restartContainer, stopContainer, watchContainer } from '../lifecycle.js';
+import { cleanUp, stopContainer, watchContainer } from '../lifecycle.js';
 import { updateMetadata } from '../metadata.js';
 import { whileContainerPaused } from '../paused.js';
 import { removePoolContainer, writePoolClaim } from '../pool-claim.js';
 import { emptyWorkspace, refreshPreclone } from '../preclone.js';
-import { containerState, findContainer, listCadreContainers, saveDeadline } from '../records.js';
+import { findContainer, saveDeadline } from '../records.js';
 import { createLocalServices } from '../services/effects.js';
 import { resourceSnapshot } from '../stats.js';
 import { startContainer } from '../start.js';
@@ -48,14 +46,11 @@ export function createLocalDockerBackend(options: LocalDockerOptions): SandboxBa
     await updateMetadata(ref.root, { projectRegistries: await projectRegistryHosts(ref.dir) });
   };
   return {
+    ...dockerSandboxes(docker, options.workspacesDir),
     kind: 'local-docker',
     caps: { hostFilesystem: true, loopDisk: process.getuid?.() === 0, unixGateway: true, services: true },
     services: createLocalServices({ docker, installation: options.installation, onEvent }),
 
-    async newId() {
-      const taken = [...(await listCadreContainers(docker)).map((record) => record.id), ...(await readdir(options.workspacesDir).catch(() => []))];
-      return newContainerId(taken);
-    },
     async prepareWorkspace(input, signal) {
       signal.throwIfAborted();
       // Until the sandbox exists, the marker tells a later start that a dead process left this folder half-made.
@@ -111,14 +106,6 @@ export function createLocalDockerBackend(options: LocalDockerOptions): SandboxBa
       const { dockerId } = await startContainer({ docker, spec: { ...spec, binds }, signal });
       return { id: spec.id, engineId: dockerId };
     },
-    async start(handle, events) {
-      await docker.getContainer(handle.engineId).start().catch((error: unknown) => {
-        if ((error as { statusCode?: number }).statusCode !== 304) throw engineError(error, `start container ${handle.id}`);
-      });
-      await prepareCadreFolder({ docker, dockerId: handle.engineId, onEvent: events });
-    },
-    stop: (handle, stopping) => stopContainer({ docker, dockerId: handle.engineId, ...(stopping?.timeoutSeconds ? { timeoutSeconds: stopping.timeoutSeconds } : {}) }),
-    restart: (handle) => restartContainer({ docker, dockerId: handle.engineId }),
     async remove(target) {
       if (target.engineId && target.workspace) {
         await removePoolContainer({ docker, runDir: options.runDir, entry: { containerId: target.id, dockerId: target.engineId, workspace: target.workspace } });
@@ -133,7 +120,6 @@ export function createLocalDockerBackend(options: LocalDockerOptions): SandboxBa
       await rm(join(options.runDir, target.id), { recursive: true, force: true });
       return removed;
     },
-    inspect: async (handle) => ({ running: containerState(await docker.getContainer(handle.engineId).inspect()).running }),
     async watch(handle, ref, signal) {
       let diskFull = false;
       const stopWatchdog = ref?.disk.mechanism === 'watchdog'
@@ -154,8 +140,5 @@ export function createLocalDockerBackend(options: LocalDockerOptions): SandboxBa
       });
       return resourceSnapshot({ docker, dockerId: handle.engineId, startedAt: info.State.StartedAt, ...(ref ? { workspace: ref } : {}) });
     },
-    exec: (handle, cmd, execOptions = {}) => execInContainer(docker, handle.engineId, cmd, execOptions),
-    openStream: (handle, cmd) => openExecStream(docker, handle.engineId, cmd),
-    list: (labels = {}) => listCadreContainers(docker, labels),
   };
 }

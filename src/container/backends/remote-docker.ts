@@ -1,24 +1,23 @@
 // The sandbox backend of a Docker engine on another machine (tcp+TLS, ssh, a docker context): nothing is shared with it but
 // the engine's API. The workspace is a named volume filled by streaming the clone cadre made on its side, read back the same
 // way; the runner is in the image; the gateway is reached through a stream cadre opens into the sandbox (see gateway/pool.ts).
-import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import type Docker from 'dockerode';
 import type { OutputSink } from '../../output.js';
 import { projectRegistryHosts } from '../../gateway/registries.js';
 import type { Installation } from '../../store/installation.js';
 import { processTag } from '../attachment.js';
-import type { SandboxBackend, SandboxHandle, WorkspaceRef } from '../backend.js';
-import { prepareCadreFolder, prepareFreshCadreFolder } from '../cadre-folder.js';
+import { dockerSandboxes } from './docker-sandboxes.js';
+import type { SandboxBackend, WorkspaceRef } from '../backend.js';
+import { prepareFreshCadreFolder } from '../cadre-folder.js';
 import { cloneRepository } from '../clone.js';
 import { engineError } from '../docker-client.js';
-import { execInContainer } from '../exec.js';
-import { openExecStream } from '../exec-stream.js';
-import { labelKeys, newContainerId } from '../labels.js';
-import { restartContainer, stopContainer, watchContainer } from '../lifecycle.js';
+import { labelKeys } from '../labels.js';
+import { stopContainer, watchContainer } from '../lifecycle.js';
 import { updateMetadata } from '../metadata.js';
 import { whileContainerPaused } from '../paused.js';
 import { writePoolClaim } from '../pool-claim.js';
-import { containerState, findContainer, listCadreContainers, saveDeadline } from '../records.js';
+import { findContainer, saveDeadline } from '../records.js';
 import { createLocalServices } from '../services/effects.js';
 import { resourceSnapshot } from '../stats.js';
 import { startContainer } from '../start.js';
@@ -68,14 +67,11 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
   }
 
   return {
+    ...dockerSandboxes(docker, options.workspacesDir),
     kind: 'remote-docker',
     caps: { hostFilesystem: false, loopDisk: false, unixGateway: false, services: true },
     services: createLocalServices({ docker, installation, onEvent }),
 
-    async newId() {
-      const taken = [...(await listCadreContainers(docker)).map((record) => record.id), ...(await readdir(options.workspacesDir).catch(() => []))];
-      return newContainerId(taken);
-    },
     async prepareWorkspace(input, signal) {
       signal.throwIfAborted();
       const { root, dir } = workspacePaths(options.workspacesDir, input.id);
@@ -132,14 +128,6 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
       const { dockerId } = await startContainer({ docker, spec, mounts: { binds }, ...(signal ? { signal } : {}) });
       return { id: spec.id, engineId: dockerId };
     },
-    async start(handle, events) {
-      await docker.getContainer(handle.engineId).start().catch((error: unknown) => {
-        if ((error as { statusCode?: number }).statusCode !== 304) throw engineError(error, `start container ${handle.id}`);
-      });
-      await prepareCadreFolder({ docker, dockerId: handle.engineId, onEvent: events });
-    },
-    stop: (handle, stopping) => stopContainer({ docker, dockerId: handle.engineId, ...(stopping?.timeoutSeconds ? { timeoutSeconds: stopping.timeoutSeconds } : {}) }),
-    restart: (handle) => restartContainer({ docker, dockerId: handle.engineId }),
     async remove(target) {
       const engineId = target.engineId ?? (await findContainer(docker, target.id).then((record) => record.dockerId, () => undefined));
       let removedContainer = false;
@@ -155,7 +143,6 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
       await rm(root, { recursive: true, force: true });
       return { removedContainer, removedWorkspace: hadVolume };
     },
-    inspect: async (handle) => ({ running: containerState(await docker.getContainer(handle.engineId).inspect()).running }),
     async watch(handle, ref, signal) {
       let diskFull = false;
       const limit = ref?.disk.limitBytes;
@@ -183,8 +170,5 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
       });
       return resourceSnapshot({ docker, dockerId: handle.engineId, startedAt: info.State.StartedAt });
     },
-    exec: (handle, cmd, execOptions = {}) => execInContainer(docker, handle.engineId, cmd, execOptions),
-    openStream: (handle: SandboxHandle, cmd) => openExecStream(docker, handle.engineId, cmd),
-    list: (labels = {}) => listCadreContainers(docker, labels),
   };
 }

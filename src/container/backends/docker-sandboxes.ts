@@ -1,0 +1,34 @@
+// What every Docker engine does alike for a sandbox, wherever it runs: start, stop, restart, inspect, exec, a raw stream, list, new ids.
+import { readdir } from 'node:fs/promises';
+import type Docker from 'dockerode';
+import type { SandboxBackend } from '../backend.js';
+import { prepareCadreFolder } from '../cadre-folder.js';
+import { engineError } from '../docker-client.js';
+import { execInContainer } from '../exec.js';
+import { openExecStream } from '../exec-stream.js';
+import { newContainerId } from '../labels.js';
+import { restartContainer, stopContainer } from '../lifecycle.js';
+import { containerState, listCadreContainers } from '../records.js';
+
+/** The operations of a Docker backend that depend only on the engine's API (`workspacesDir`: cadre's records of sandboxes). */
+export function dockerSandboxes(docker: Docker, workspacesDir: string): Pick<SandboxBackend, 'newId' | 'start' | 'stop' | 'restart' | 'inspect' | 'exec' | 'openStream' | 'list'> {
+  return {
+    async newId() {
+      const taken = [...(await listCadreContainers(docker)).map((record) => record.id), ...(await readdir(workspacesDir).catch(() => []))];
+      return newContainerId(taken);
+    },
+    /** Starts a stopped sandbox and makes its own folder (HOME, TMPDIR) again, through exec. */
+    async start(handle, events) {
+      await docker.getContainer(handle.engineId).start().catch((error: unknown) => {
+        if ((error as { statusCode?: number }).statusCode !== 304) throw engineError(error, `start container ${handle.id}`);
+      });
+      await prepareCadreFolder({ docker, dockerId: handle.engineId, onEvent: events });
+    },
+    stop: (handle, stopping) => stopContainer({ docker, dockerId: handle.engineId, ...(stopping?.timeoutSeconds ? { timeoutSeconds: stopping.timeoutSeconds } : {}) }),
+    restart: (handle) => restartContainer({ docker, dockerId: handle.engineId }),
+    inspect: async (handle) => ({ running: containerState(await docker.getContainer(handle.engineId).inspect()).running }),
+    exec: (handle, cmd, execOptions = {}) => execInContainer(docker, handle.engineId, cmd, execOptions),
+    openStream: (handle, cmd) => openExecStream(docker, handle.engineId, cmd),
+    list: (labels = {}) => listCadreContainers(docker, labels),
+  };
+}
