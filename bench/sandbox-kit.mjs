@@ -14,9 +14,11 @@ export function loadBuilt(file) {
 /** A Docker client, the image `cadre-sandbox:<version>-<recipe>` and cadre's container functions. */
 export async function sandboxKit() {
   if (!existsSync(join(root, 'dist', 'src', 'container', 'start.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-  const [{ createDockerClient }, { buildSandboxImage }, { prepareWorkspace }, { startContainer }, { cleanUp }, { newContainerId }, { defaultLimits }] = await Promise.all(
-    ['docker-client', 'sandbox-image', 'workspace', 'start', 'lifecycle', 'labels', 'limits'].map((name) => loadBuilt(`container/${name}.js`)),
+  const [{ createDockerClient }, { buildSandboxImage }, { prepareWorkspace }, { startContainer }, { cleanUp }, { newContainerId }, { defaultSettings }] = await Promise.all(
+    ['docker-client', 'sandbox-image', 'workspace', 'start', 'lifecycle', 'labels', 'settings'].map((name) => loadBuilt(`container/${name}.js`)),
   );
+  // The defaults of a new container's limits (memory, cpus, pids, disk, timeout), from the one settings schema.
+  const defaultLimits = defaultSettings;
   const docker = createDockerClient();
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const { image } = await buildSandboxImage({ docker, version, onEvent: (event) => event.type === 'output.message' && console.error(event.text) });
