@@ -70,8 +70,10 @@ export async function removeWorkspace(workspace: Pick<Workspace, 'root' | 'dir'>
     try {
       await run('umount', [workspace.dir]);
     } catch (error) {
-      // A lazy unmount still frees the loop device once the last user (a dying container) lets go.
-      await run('umount', ['-l', workspace.dir]).catch(() => {
+      // A lazy unmount still frees the loop device once the last user (a dying container) lets go; and a removal running
+      // beside this one (a start stopped mid-way removes what it made) may have unmounted it meanwhile: that is no failure.
+      await run('umount', ['-l', workspace.dir]).catch(async () => {
+        if (!(await mountedAt(workspace.dir))) return;
         throw new CadreError('workspace-busy', `Cannot unmount the workspace ${workspace.dir}`, { remedy: 'stop whatever still uses it, then run the cleanup again', cause: error });
       });
     }

@@ -69,6 +69,9 @@ export function editorBuildScript(): string {
   const temporary = `${editorMountPath}/.build-${randomBytes(4).toString('hex')}`;
   return [
     'set -eu',
+    // One ordered stream: the engine sends stdout and stderr as separate frames, and a shell's "sh: " on stderr could land
+    // in the middle of a phase line on stdout (seen under load: the failure was then put on the wrong step).
+    'exec 2>&1',
     // Debian's Node 18 first on PATH: code-server 4.89 requires it (the image's default Node is newer).
     'export PATH=/usr/bin:/bin:/usr/local/bin',
     `if [ -f ${installDir}/.complete ]; then exit 0; fi`,
