@@ -1,6 +1,8 @@
 // The container side of cadre as the vm benches use it, from the build: the sandbox image cadre runs (built here when this
 // machine has none yet), and the functions cadre makes, starts and removes its containers with.
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -23,4 +25,25 @@ export async function sandboxKit() {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const { image } = await buildSandboxImage({ docker, version, onEvent: (event) => event.type === 'output.message' && console.error(event.text) });
   return { docker, image, prepareWorkspace, startContainer, cleanUp, newContainerId, defaultLimits };
+}
+
+const run = async (command, args, options = {}) => (await promisify(execFile)(command, args, { maxBuffer: 64 * 1024 ** 2, ...options })).stdout.trim();
+
+/** The corpus project `name` as a bare repository with its files in one commit, under `dir/repos`. */
+export async function corpusRepository(dir, name) {
+  const corpus = join(root, '..', 'shared', 'corpus');
+  const { projects } = JSON.parse(readFileSync(join(corpus, 'MANIFEST.json'), 'utf8'));
+  const entry = projects.find((project) => project.name === name);
+  if (!entry) throw new Error(`the corpus has no project named ${name}`);
+  const unpacked = join(dir, 'unpacked');
+  mkdirSync(unpacked);
+  await run('tar', ['-xzf', join(corpus, entry.archive.file), '-C', unpacked]);
+  const work = join(unpacked, name);
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+  await run('git', ['init', '-q', '-b', 'main'], { cwd: work });
+  await run('git', ['add', '-A'], { cwd: work });
+  await run('git', ['commit', '-q', '-m', `${name} at ${entry.commit}`], { cwd: work, env });
+  await run('git', ['clone', '-q', '--bare', work, join(dir, 'repos', `${name}.git`)]);
+  rmSync(unpacked, { recursive: true, force: true });
+  return entry;
 }

@@ -4,13 +4,13 @@
 // `rm -rf`), and `node -e 0`, all in one run, alternating which goes first. Medians; the load is printed beside them.
 // Run after `npm run build`: node bench/vm-commands.mjs (BENCH_REPO names the corpus project, BENCH_RUNS the rounds).
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { resultOrError, startPipedCadre } from './cadre-pipe.mjs';
 import { serveGit } from './git-http.mjs';
-import { root, sandboxKit } from './sandbox-kit.mjs';
+import { corpusRepository, root, sandboxKit } from './sandbox-kit.mjs';
 
 const repoName = process.env.BENCH_REPO ?? 'koa-typescript-rest';
 const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? 5));
@@ -25,25 +25,6 @@ const timed = async (work) => {
   const value = await work();
   return { ms: ms(start), value };
 };
-
-/** The corpus project `name` as a bare repository with its files in one commit, under `dir/repos`. */
-async function corpusRepository(dir, name) {
-  const corpus = join(root, '..', 'shared', 'corpus');
-  const { projects } = JSON.parse(readFileSync(join(corpus, 'MANIFEST.json'), 'utf8'));
-  const entry = projects.find((project) => project.name === name);
-  if (!entry) throw new Error(`the corpus has no project named ${name}`);
-  const unpacked = join(dir, 'unpacked');
-  mkdirSync(unpacked);
-  await run('tar', ['-xzf', join(corpus, entry.archive.file), '-C', unpacked]);
-  const work = join(unpacked, name);
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
-  await run('git', ['init', '-q', '-b', 'main'], { cwd: work });
-  await run('git', ['add', '-A'], { cwd: work });
-  await run('git', ['commit', '-q', '-m', `${name} at ${entry.commit}`], { cwd: work, env });
-  await run('git', ['clone', '-q', '--bare', work, join(dir, 'repos', `${name}.git`)]);
-  rmSync(unpacked, { recursive: true, force: true });
-  return entry;
-}
 
 /** `docker run -d` with the isolation cadre gives its containers (start.ts), labelled so `docker ps --filter` finds it. */
 function hardenedRunArgs(image, dir, limits) {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { serveGit } from './git-http.mjs';
-import { root, sandboxKit } from './sandbox-kit.mjs';
+import { corpusRepository, root, sandboxKit } from './sandbox-kit.mjs';
 
 const repoName = process.env.BENCH_REPO ?? 'fastify-demo';
 const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? 5));
@@ -31,24 +31,6 @@ async function support(name) {
   const out = join(root, 'node_modules', '.cache', 'cadre-bench', `${name}.mjs`);
   await run(join(root, 'node_modules', '.bin', 'esbuild'), [join(root, 'test', 'support', `${name}.ts`), '--bundle', '--platform=node', '--format=esm', '--packages=external', `--outfile=${out}`, '--log-level=warning']);
   return import(pathToFileURL(out).href);
-}
-
-/** The corpus project as a bare repository under `dir/repos`. */
-async function corpusRepository(dir, name) {
-  const corpus = join(root, '..', 'shared', 'corpus');
-  const { projects } = JSON.parse(readFileSync(join(corpus, 'MANIFEST.json'), 'utf8'));
-  const entry = projects.find((project) => project.name === name);
-  if (!entry) throw new Error(`the corpus has no project named ${name}`);
-  const unpacked = join(dir, 'unpacked');
-  mkdirSync(unpacked);
-  await run('tar', ['-xzf', join(corpus, entry.archive.file), '-C', unpacked]);
-  const work = join(unpacked, name);
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
-  await run('git', ['init', '-q', '-b', 'main'], { cwd: work });
-  await run('git', ['add', '-A'], { cwd: work });
-  await run('git', ['commit', '-q', '-m', name], { cwd: work, env });
-  await run('git', ['clone', '-q', '--bare', work, join(dir, 'repos', `${name}.git`)]);
-  rmSync(unpacked, { recursive: true, force: true });
 }
 
 /** The hardened create of start.ts as docker CLI flags, with the workspace a volume. */
