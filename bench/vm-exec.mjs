@@ -96,7 +96,7 @@ async function runnerCommandTimes(containerId) {
 async function main() {
   if (!existsSync(join(root, 'dist', 'runner', 'cadre-runner.mjs'))) throw new Error('dist/runner is missing: run `npm run build` first');
   const { docker, image, prepareWorkspace, startContainer, cleanUp, newContainerId, defaultLimits } = await sandboxKit();
-  const { runnerBundleBind } = await loadBuilt('agents/vm/bundle.js');
+  const { runnerBundleBind } = await loadBuilt('container/runner-bundle.js');
   const scratch = mkdtempSync(join(tmpdir(), 'cadre-bench-exec-'));
   const id = newContainerId([]);
   let containerId = '';

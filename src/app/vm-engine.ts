@@ -1,7 +1,7 @@
 // The vm side of cadre, loaded on first use: the Docker client, credentials, the session's budget, the gateway pool, and the
 // containers this process holds (vm-containers.ts), wired once. Containers belong to their installation and outlive it.
 import { join } from 'node:path';
-import { runnerBundleBind, runnerBundleDir } from '../agents/vm/bundle.js';
+import { runnerBundleBind, runnerBundleDir } from '../container/runner-bundle.js';
 import { releaseMyClaims } from '../container/attachment.js';
 import { createDockerClient, engineEndpointOf } from '../container/docker-client.js';
 import { createRemoteDockerBackend } from '../container/backends/remote-docker.js';

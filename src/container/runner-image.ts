@@ -5,7 +5,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { containerBundleDir } from '../agents/vm/bundle.js';
+import { containerBundleDir } from './runner-bundle.js';
 import type { OutputSink } from '../output.js';
 import { engineError, engineStatus } from './docker-client.js';
 import { dockerBuild } from './sandbox-image.js';

@@ -1,6 +1,6 @@
 // Stops vm-agent runners inside a container (Docker cannot signal an exec): SIGTERM, a grace period, then SIGKILL with their commands.
 import type Docker from 'dockerode';
-import { containerBundleDir } from '../agents/vm/bundle.js';
+import { containerBundleDir } from './runner-bundle.js';
 
 /** The default path of the runner inside the container. */
 export const containerRunnerPath = `${containerBundleDir}/cadre-runner.mjs`;

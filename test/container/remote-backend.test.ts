@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runnerBundleDir } from '../../src/agents/vm/bundle.js';
+import { runnerBundleDir } from '../../src/container/runner-bundle.js';
 import type { SandboxBackend, SandboxHandle, WorkspaceRef } from '../../src/container/backend.js';
 import { createRemoteDockerBackend } from '../../src/container/backends/remote-docker.js';
 import { createDockerClient } from '../../src/container/docker-client.js';

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runnerBundleDir } from '../../src/agents/vm/bundle.js';
+import { runnerBundleDir } from '../../src/container/runner-bundle.js';
 import { ensureRunnerImage, runnerBundleHash } from '../../src/container/runner-image.js';
 import { describeDocker, testDocker } from '../support/docker.js';
 import { ensureSandboxImage, sandboxBuildTimeoutMs } from '../support/sandbox.js';
