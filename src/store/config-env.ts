@@ -2,7 +2,7 @@
 import { CadreError, exitCodes } from '../errors.js';
 
 type Env = Record<string, string | undefined>;
-type Kind = 'string' | 'int' | 'boolean' | 'list';
+type Kind = 'string' | 'int' | 'number' | 'boolean' | 'list';
 
 /** The documented mapping from environment variables to config key paths. */
 export const envMapping: readonly { variable: string; key: string; kind: Kind }[] = [
@@ -13,7 +13,8 @@ export const envMapping: readonly { variable: string; key: string; kind: Kind }[
   { variable: 'CADRE_CONTEXT_WINDOW', key: 'model.contextWindow', kind: 'int' },
   { variable: 'CADRE_STALL_TIMEOUT', key: 'model.stallTimeoutSeconds', kind: 'int' },
   { variable: 'CADRE_VM_MEMORY', key: 'vm.memory', kind: 'string' },
-  { variable: 'CADRE_VM_CPU', key: 'vm.cpu', kind: 'int' },
+  // A fraction of a core as in the config (vm.cpu: 1.5); the range is the container settings' schema's, checked with the config.
+  { variable: 'CADRE_VM_CPU', key: 'vm.cpu', kind: 'number' },
   { variable: 'CADRE_VM_TIMEOUT', key: 'vm.timeoutMinutes', kind: 'int' },
   { variable: 'CADRE_VM_IMAGE', key: 'vm.image', kind: 'string' },
   { variable: 'CADRE_NETWORK_ISOLATION', key: 'vm.networkIsolation', kind: 'boolean' },
@@ -72,6 +73,10 @@ function convert(variable: string, raw: string, kind: Kind): unknown {
       return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
     case 'int': {
       if (!/^\d+$/.test(raw.trim())) throw invalidVariable(variable, raw, 'a whole number');
+      return Number(raw.trim());
+    }
+    case 'number': {
+      if (!/^\d+(?:\.\d+)?$/.test(raw.trim())) throw invalidVariable(variable, raw, 'a number (a fraction allowed, like 1.5)');
       return Number(raw.trim());
     }
     case 'boolean': {

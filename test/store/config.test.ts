@@ -117,6 +117,19 @@ describe('loadConfig', () => {
     expect(badSize.message).toMatch(/environment variable CADRE_VM_MEMORY at vm\.memory/);
   });
 
+  it('takes CADRE_VM_CPU in the values vm.cpu takes in a file: fractions of a core, within the settings schema', async () => {
+    const { cwd, env } = await setup();
+    const { config, sources } = await loadConfig({ cwd, env: { ...env, CADRE_VM_CPU: '1.5' } });
+    expect(config.vm.cpu).toBe(1.5);
+    expect(sources.get('vm.cpu')).toEqual({ layer: 'env', origin: 'CADRE_VM_CPU' });
+    expect((await loadConfig({ cwd, env: { ...env, CADRE_VM_CPU: ' 0.25 ' } })).config.vm.cpu).toBe(0.25);
+    const tooSmall = await failure(loadConfig({ cwd, env: { ...env, CADRE_VM_CPU: '0.001' } }));
+    expect(tooSmall.message).toMatch(/environment variable CADRE_VM_CPU at vm\.cpu: below 0\.01 cores/);
+    const notNumber = await failure(loadConfig({ cwd, env: { ...env, CADRE_VM_CPU: '1,5' } }));
+    expect(notNumber.message).toBe('Invalid config in environment variable CADRE_VM_CPU: "1,5" is not a number (a fraction allowed, like 1.5).');
+    expect(notNumber.remedy).toBe('Set CADRE_VM_CPU to a number (a fraction allowed, like 1.5), or unset it.');
+  });
+
   it('requires a base URL for an openai-compatible server', async () => {
     const { cwd, env } = await setup();
     const error = await failure(loadConfig({ cwd, env: { ...env, CADRE_PROVIDER: 'openai-compatible' } }));
