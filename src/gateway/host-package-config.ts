@@ -1,8 +1,12 @@
-// What npm and yarn are configured with on this host (registry, CA file), asked once per process and asked again only when a
-// configuration file or variable that could change the answer changes: spawning a package manager costs ~0.2 s a question.
+// What npm and yarn are configured with on this host (registry, CA file), asked once and asked again only when a
+// configuration file, variable or program that could change the answer changes: spawning a package manager costs ~0.2 s a
+// question. Answers are kept across cadre processes too (package-config-store.ts), under the same fingerprint.
 import { execFile, type ExecFileException } from 'node:child_process';
-import { stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, readFile, realpath, stat } from 'node:fs/promises';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { packageConfigStorePath, storedPackageAnswer, storePackageAnswer } from './package-config-store.js';
 
 export interface PackageConfigQuery {
   cwd?: string;
@@ -23,6 +27,13 @@ interface Answer {
 
 const answers = new Map<string, Answer>();
 
+/** The folder `cwd` and each one above it: npm takes a project's .npmrc from the nearest folder with a package.json, yarn looks up too. */
+function folderAndAncestors(cwd: string): string[] {
+  const folders = [cwd];
+  while (dirname(folders.at(-1)!) !== folders.at(-1)) folders.push(dirname(folders.at(-1)!));
+  return folders;
+}
+
 /** The files npm and yarn read their configuration from, as far as the host's environment says where they are. */
 function configFiles(cwd: string, env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME ?? '';
@@ -32,28 +43,50 @@ function configFiles(cwd: string, env: NodeJS.ProcessEnv): string[] {
     env.npm_config_globalconfig ?? env.NPM_CONFIG_GLOBALCONFIG ?? join(prefix, 'etc', 'npmrc'),
     join(home, '.yarnrc'),
     join(home, '.yarnrc.yml'),
-    join(cwd, '.npmrc'),
-    join(cwd, '.yarnrc'),
-    join(cwd, '.yarnrc.yml'),
+    ...folderAndAncestors(cwd).flatMap((folder) => [join(folder, '.npmrc'), join(folder, '.yarnrc'), join(folder, '.yarnrc.yml')]),
   ];
   return [...new Set(files.filter((file) => file !== ''))];
 }
 
-/** What the answer depends on: the variables npm and yarn read, which programs PATH finds, and each configuration file's version. */
-async function fingerprintOf(cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * The program `command` PATH finds, followed to its real file, with the package.json beside it (its version) and npm's own
+ * built-in npmrc: an upgrade or another install changes the defaults it answers with.
+ */
+async function programFiles(command: string, env: NodeJS.ProcessEnv): Promise<string[]> {
+  for (const folder of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    const path = join(folder, command);
+    if (!(await access(path, constants.X_OK).then(() => true, () => false))) continue;
+    const real = await realpath(path).catch(() => path);
+    const packageDir = dirname(dirname(real));
+    return [path, real, join(packageDir, 'package.json'), join(packageDir, 'npmrc')];
+  }
+  return [];
+}
+
+/** A file's version: its identity, size and time, and its contents' hash (an edit within one clock tick keeps size and time). */
+async function fileVersion(file: string): Promise<string> {
+  const info = await stat(file).catch(() => undefined);
+  if (!info) return `${file}:-`;
+  const contents = info.isFile() && info.size <= 1024 * 1024 ? await readFile(file).catch(() => undefined) : undefined;
+  const hash = contents ? createHash('sha256').update(contents).digest('hex').slice(0, 16) : '';
+  return `${file}:${info.ino}:${info.size}:${info.mtimeMs}:${hash}`;
+}
+
+/**
+ * What the answer depends on: the variables npm and yarn read, the program PATH finds for `command`, and each configuration
+ * file's version.
+ */
+async function fingerprintOf(command: string, cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
   const variables = Object.entries(env)
     .filter(([name]) => /^(npm_config_|yarn_)/i.test(name) || name === 'PATH' || name === 'HOME')
     .sort(([a], [b]) => a.localeCompare(b));
-  const files = await Promise.all(configFiles(cwd, env).map(async (file) => {
-    const info = await stat(file).catch(() => undefined);
-    return info ? `${file}:${info.mtimeMs}:${info.size}:${info.ino}` : `${file}:-`;
-  }));
-  return JSON.stringify([variables, files]);
+  const files = await Promise.all([...configFiles(cwd, env), ...(await programFiles(command, env))].map(fileVersion));
+  return createHash('sha256').update(JSON.stringify([variables, files])).digest('hex');
 }
 
 /**
  * The trimmed answer of `command ...args` (e.g. `npm config get registry`); '' when the package manager is missing or fails.
- * Cached for the process until the configuration it reads changes.
+ * Kept (in this process and in cadre's data folder for the next ones) until the configuration it reads changes.
  */
 export async function packageManagerSetting(command: 'npm' | 'yarn', args: readonly string[], query: PackageConfigQuery = {}): Promise<string> {
   return (await packageManagerAnswer(command, args, query)).value;
@@ -64,21 +97,29 @@ export async function packageManagerAnswer(command: 'npm' | 'yarn', args: readon
   const env = query.env ?? process.env;
   const cwd = resolve(query.cwd ?? process.cwd());
   const key = JSON.stringify([command, args, cwd]);
-  const fingerprint = await fingerprintOf(cwd, env);
+  const fingerprint = await fingerprintOf(command, cwd, env);
   const cached = answers.get(key);
   if (cached?.fingerprint === fingerprint) return cached.value;
-  const value = ask(command, args, cwd, env);
+  const store = packageConfigStorePath(env);
+  const value = (async (): Promise<PackageManagerAnswer> => {
+    const stored = await storedPackageAnswer(store, key, fingerprint);
+    if (stored) return stored;
+    const { answer, lasting } = await ask(command, args, cwd, env);
+    if (lasting) await storePackageAnswer(store, key, fingerprint, answer);
+    return answer;
+  })();
   answers.set(key, { fingerprint, value });
   return value;
 }
 
 const askTimeoutMs = 15_000;
 
-function ask(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<PackageManagerAnswer> {
+/** The answer, and whether it holds for as long as the configuration does (not a timeout or a crash, which a next try may not repeat). */
+function ask(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ answer: PackageManagerAnswer; lasting: boolean }> {
   return new Promise((done) => {
     execFile(command, [...args], { cwd, env, timeout: askTimeoutMs, windowsHide: true }, (error, stdout, stderr) => {
-      if (error === null) done({ value: stdout.trim() });
-      else done({ value: '', failure: failureOf(command, error, String(stderr)) });
+      if (error === null) done({ answer: { value: stdout.trim() }, lasting: true });
+      else done({ answer: { value: '', failure: failureOf(command, error, String(stderr)) }, lasting: error.code === 'ENOENT' || /option is protected/.test(String(stderr)) });
     });
   });
 }

@@ -1,8 +1,8 @@
-// The host's package-manager configuration is asked once per process and asked again when it changes.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The host's package-manager configuration is asked once (across cadre processes) and asked again when it changes.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { packageManagerRegistryHosts } from '../../src/gateway/registries.js';
 
 let home = '';
@@ -38,4 +38,39 @@ it('asks again once the user changes the configuration', async () => {
   expect(await packageManagerRegistryHosts({ cwd: home, env })).toEqual(['second.cadre-test.invalid']);
   expect(await packageManagerRegistryHosts({ cwd: home, env: { ...env, npm_config_registry: 'http://third.cadre-test.invalid/' } })).toEqual(['second.cadre-test.invalid']);
   expect(asked()).toHaveLength(9);
+});
+
+/** The module as a new cadre process loads it: nothing of the last one's answers in memory. */
+async function inNewProcess(): Promise<typeof import('../../src/gateway/registries.js')> {
+  vi.resetModules();
+  return import('../../src/gateway/registries.js');
+}
+
+it('keeps the answers for the next cadre process, which asks again once the npmrc or the program changes', async () => {
+  // (a time in whole seconds: set again after the edit below, it is the same to the nanosecond)
+  const npmrc = join(home, '.npmrc');
+  utimesSync(npmrc, 1_700_000_000, 1_700_000_000);
+  expect(await (await inNewProcess()).packageManagerRegistryHosts({ cwd: home, env })).toEqual(['first.cadre-test.invalid']);
+  expect(asked()).toHaveLength(3);
+  expect(await (await inNewProcess()).packageManagerRegistryHosts({ cwd: home, env })).toEqual(['first.cadre-test.invalid']);
+  expect(asked()).toHaveLength(3);
+  // An edit that keeps the file's size and time (within one clock tick) is a change all the same.
+  const before = statSync(npmrc);
+  writeFileSync(npmrc, 'registry=http://other.cadre-test.invalid/\n');
+  utimesSync(npmrc, 1_700_000_000, 1_700_000_000);
+  expect([statSync(npmrc).size, statSync(npmrc).mtimeMs, statSync(npmrc).ino]).toEqual([before.size, before.mtimeMs, before.ino]);
+  expect(await (await inNewProcess()).packageManagerRegistryHosts({ cwd: home, env })).toEqual(['other.cadre-test.invalid']);
+  expect(asked()).toHaveLength(6);
+  // Another npm (an upgrade, another install on PATH) may answer otherwise; yarn, the same, is not asked again.
+  writeFileSync(join(home, 'bin', 'npm'), `#!/bin/sh\necho "npm $*" >> "$HOME/asked.log"\n[ "$3" = registry ] && echo http://upgraded.cadre-test.invalid/\nexit 0\n`);
+  expect(await (await inNewProcess()).packageManagerRegistryHosts({ cwd: home, env })).toEqual(['upgraded.cadre-test.invalid', 'other.cadre-test.invalid']);
+  expect(asked()).toHaveLength(7);
+  // A project's .npmrc in a folder above the one cadre runs in (npm reads the project root's).
+  const nested = join(home, 'project', 'packages', 'app');
+  mkdirSync(nested, { recursive: true });
+  await (await inNewProcess()).packageManagerRegistryHosts({ cwd: nested, env });
+  expect(asked()).toHaveLength(10);
+  writeFileSync(join(home, 'project', '.npmrc'), 'registry=http://project.cadre-test.invalid/\n');
+  await (await inNewProcess()).packageManagerRegistryHosts({ cwd: nested, env });
+  expect(asked()).toHaveLength(13);
 });
