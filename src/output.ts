@@ -1,4 +1,5 @@
 // The output events that actors and commands emit; the text and JSON-lines renderers subscribe to them.
+import { isCadreError } from './errors.js';
 
 export type OutputLevel = 'info' | 'success' | 'warn' | 'dim';
 
@@ -30,3 +31,14 @@ export type OutputSink = (event: OutputEvent) => void;
 export const say = (text: string, level: OutputLevel = 'info'): OutputEvent => ({ type: 'output.message', level, text });
 
 export const result = (kind: string, data: unknown, text: string): OutputEvent => ({ type: 'output.result', kind, data, text });
+
+/** Shows an expected failure once, with its remedy (the task's outcome then carries its code and exit code), and rethrows it. */
+export async function reportingFailures<T>(sink: OutputSink, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    // A step stopped through its signal (the task cancelled, timed out or out of budget) is not reported: the task's outcome says why it ended.
+    if (isCadreError(error) && !signal?.aborted) sink({ type: 'output.error', code: error.code, message: error.message, remedy: error.remedy });
+    throw error;
+  }
+}

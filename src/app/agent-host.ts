@@ -1,7 +1,8 @@
 // Puts the agents into the actor system: the task machine's effects, the approval prompt, /exec, /undo; heavy modules load on first use.
 import { hash, randomBytes } from 'node:crypto';
 import { fromPromise, toPromise } from 'xstate';
-import { taskMachine, type DraftPlanInput, type DraftPlanOutput, type RouteTaskInput, type RouteTaskOutput, type RunAttemptInput, type RunAttemptOutput, type TaskOutput } from '../../machines/task.machine.js';
+import { taskMachine, type DraftPlanInput, type DraftPlanOutput, type RouteTaskInput, type RouteTaskOutput, type TaskOutput } from '../../machines/task.machine.js';
+import type { VmAttemptLogic } from '../agents/vm/attempt.js';
 import type { SessionContext } from '../../machines/session.machine.js';
 import { taskOf, taskOutputOf, type SessionRef } from './actors.js';
 import { CadreError, exitCodes, type ExitCode } from '../errors.js';
@@ -9,12 +10,12 @@ import type { Config } from '../store/config-schema.js';
 import { resolvePaths } from '../store/paths.js';
 import { memoryOf, type AgentMemoryStore } from '../agents/session-state.js';
 import type { ModelClient } from '../model/types.js';
-import { say, type OutputSink } from '../output.js';
+import { reportingFailures, say, type OutputSink } from '../output.js';
 import type { RunContext } from '../agents/run-context.js';
 import { draftOffline } from '../agents/offline-engine.js';
 import type { ModelHost } from './model-host.js';
 import { draftPrepared, type PreparedPlan } from './prepared-plan.js';
-import { createPlanLogic, reportingFailures, type PlanLogicOptions } from './plan-logic.js';
+import { createPlanLogic, type PlanLogicOptions } from './plan-logic.js';
 import { currentOwner, describeOwner } from '../agents/plan/apply-lock.js';
 import { terminalSafe } from '../terminal-text.js';
 
@@ -34,12 +35,9 @@ export interface AgentHostOptions {
   askRedraft?: PlanLogicOptions['askRedraft'];
   /** This run's session id (the audit trail's): the owner of the plans it applies, the only ones /undo takes back unasked. */
   sessionId: string;
-  /** A vm-agent task's attempt in its container (src/agents/vm/tasks.ts). */
-  vmAttempt: VmAttempt;
+  /** A vm-agent task's attempt in its container (src/agents/vm/attempt.ts): the task machine's runAttempt. */
+  vmAttempt: VmAttemptLogic;
 }
-
-/** One attempt of a vm-agent task: the task machine's runAttempt. */
-export type VmAttempt = (input: RunAttemptInput, signal: AbortSignal) => Promise<RunAttemptOutput>;
 
 export interface TaskRequest {
   agent: 'universal-agent' | 'vm-agent';
@@ -156,7 +154,7 @@ function createTaskLogic(options: AgentHostOptions, { memory, steps, prepared, r
           if (!(await model())) return draftOffline.draft(input, { cwd, emit: sink, signal, keysDir: keysDirOf(options) });
           return (await steps.universal()).draft(input, signal);
         }, signal)),
-      runAttempt: fromPromise<RunAttemptOutput, RunAttemptInput>(({ input, signal }) => reportingFailures(sink, () => options.vmAttempt(input, signal), signal)),
+      runAttempt: options.vmAttempt,
     },
   });
 }

@@ -12,7 +12,7 @@ import type { AuditTrail } from './audit-trail.js';
 import { askYesNo } from '../cli/confirm.js';
 import { createAgentHost, type AgentHost } from './agent-host.js';
 import { createVmHost, type VmHost } from './vm-host.js';
-import { createVmTasks, type VmTasks } from '../agents/vm/tasks.js';
+import { createVmTasks, type VmTasks } from './vm-tasks.js';
 import { createModelHost, type ModelHost } from './model-host.js';
 import { createMcpManager, type McpManager } from '../mcp/manager.js';
 import { auditOf, sessionOf, type RootRef, type SessionRef } from './actors.js';

@@ -1,8 +1,8 @@
 // The plan actor's real effects: the summary and the approval prompt at the terminal (answered with plan events), the paged diff, apply and verify.
 import { fromCallback, fromPromise, type EventObject } from 'xstate';
 import { planMachine, type PlanEffectInput, type PlanEvent, type VerifyPlanOutput } from '../../machines/plan.machine.js';
-import { CadreError, isCadreError } from '../errors.js';
-import { result, type OutputSink } from '../output.js';
+import { CadreError } from '../errors.js';
+import { reportingFailures, result, type OutputSink } from '../output.js';
 import type { RunContext } from '../agents/run-context.js';
 import type { ApprovalAnswer } from '../cli/approval.js';
 import { formatPlanSummary } from '../agents/plan/summary.js';
@@ -22,17 +22,6 @@ export interface PlanLogicOptions {
 }
 
 const color = (): boolean => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
-
-/** Shows an expected failure once, with its remedy (the task's outcome then carries its code and exit code), and rethrows it. */
-export async function reportingFailures<T>(sink: OutputSink, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    // A step stopped through its signal (the task cancelled, timed out or out of budget) is not reported: the task's outcome says why it ended.
-    if (isCadreError(error) && !signal?.aborted) sink({ type: 'output.error', code: error.code, message: error.message, remedy: error.remedy });
-    throw error;
-  }
-}
 
 function needsApproval(input: PlanEffectInput): CadreError {
   return new CadreError('plan.needs-approval', 'This plan waits for approval, and there is no prompt to ask at.', {

@@ -5,7 +5,7 @@ import type { McpManager } from '../mcp/manager.js';
 import type { Config } from '../store/config-schema.js';
 import type { FolderTrust } from './folder-trust.js';
 import type { VmHost } from './vm-host.js';
-import type { VmTasks } from '../agents/vm/tasks.js';
+import type { VmTasks } from './vm-tasks.js';
 import type { SessionInbox } from './actors.js';
 
 /** The session as people see it in /status. */

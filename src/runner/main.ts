@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   try {
     workspace = realpathSync(workspaceRoot);
     // A 429, 5xx or mid-stream overload is waited out here with cadre's one retry policy (the host's too); the task does not
-    // retry a model failure again (src/agents/vm/tasks.ts), so a failing provider gets at most 1 + maxRetries calls.
+    // retry a model failure again (src/agents/vm/attempt.ts), so a failing provider gets at most 1 + maxRetries calls.
     model = runnerModel(env, {
       retry: { initialDelayMs: backoff.baseMs, maxRetries: backoff.maxRetries },
       onRetry: (notice) => void emit({ type: 'progress', message: `${retryNotice(notice)}.` }),

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { createActor, type AnyActorRef } from 'xstate';
+import { createActor, fromPromise, type AnyActorRef } from 'xstate';
 import type { PlanEffectInput } from '../../machines/plan.machine.js';
 import { sessionMachine } from '../../machines/session.machine.js';
 import { createUniversalAgentSteps } from '../../src/agents/actors.js';
@@ -48,7 +48,7 @@ function startAgents(cwd: string, options: { model?: ModelServer; answers?: Appr
     session: () => ref.session as AnyActorRef,
     models: createModelHost({ config, env: {}, sink }),
     sessionId: 'test-session',
-    vmAttempt: () => Promise.reject(new Error('these tests run universal-agent only')),
+    vmAttempt: fromPromise(() => Promise.reject(new Error('these tests run universal-agent only'))),
     ask: async (plan) => {
       // Where the prompt is asked from: the plan actor, a child of the task actor, a child of the session.
       const task = Object.values(ref.session?.getSnapshot().children ?? {})[0] as AnyActorRef | undefined;

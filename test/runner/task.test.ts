@@ -5,7 +5,7 @@ import { createActor, fromPromise, waitFor, type AnyActorRef } from 'xstate';
 import { expect, it } from 'vitest';
 import { taskMachine, type RunAttemptInput, type RunAttemptOutput } from '../../machines/task.machine.js';
 import { followRunner } from '../../src/agents/vm/follow.js';
-import { runVmTaskAttempt, type VmAttemptRunner } from '../../src/agents/vm/tasks.js';
+import { runVmTaskAttempt, type VmAttemptRunner } from '../../src/agents/vm/attempt.js';
 import type { OutputEvent } from '../../src/output.js';
 import { startForwarder } from '../../src/runner/forwarder.js';
 import { realKey, startHarness } from '../gateway/harness.js';
