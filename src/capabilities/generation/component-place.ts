@@ -1,6 +1,7 @@
 // Where and how a project keeps its components: the folder (a UI package of a monorepo, `components/`, or one folder per component), file naming, exports, its index and package exports, and style details learned from its files.
 import { posix } from 'node:path';
 import type { ProjectContext } from '../../project/context.js';
+import { allDependencies } from '../../project/detect.js';
 import type { PlanStep } from '../plan-draft.js';
 import { afterStatement, applyEdits, parseExisting } from './ast-edit.js';
 import { type Conventions, busiestFolder, importSpecifier, isConventionSource } from './conventions.js';
@@ -9,7 +10,8 @@ import { fileBaseName, kebabCase } from './names.js';
 import { printSnippet } from './printer.js';
 import { children } from '../../project/ast.js';
 
-export type Placement = { path: string; folder: string; defaultExport: boolean; perFolder: boolean; tsconfig: string };
+/** `indexFile`: the component is its own folder's `index.vue` (`SearchBox/index.vue`), imported by the folder's path, with no index to update. */
+export type Placement = { path: string; folder: string; defaultExport: boolean; perFolder: boolean; indexFile: boolean; tsconfig: string };
 
 const componentFile = (framework: 'react' | 'vue') => (path: string): boolean => (framework === 'vue' ? /\.vue$/.test(path) && !/(?:^|\/)(?:pages|views|layouts)\//.test(path) : /\.[jt]sx$/.test(path) && !/(?:^|\/)(?:App|main|index)\.[jt]sx$/.test(path));
 
@@ -24,17 +26,42 @@ export function componentPlacement(context: ProjectContext, framework: 'react' |
   const folder = uiPackage ?? roots[0] ?? busiestFolder(context, (path) => isComponent(path), 'src/components');
   const direct = sources.filter((path) => posix.dirname(path) === folder);
   const nested = sources.filter((path) => path.startsWith(`${folder}/`) && posix.dirname(path) !== folder && !/\/ui\//.test(path.slice(folder.length)));
-  const perFolder = direct.length === 0 && nested.some((path) => context.files[posix.join(posix.dirname(path), 'index.ts')] !== undefined);
-  const bases = (perFolder ? nested : direct).map((path) => posix.basename(path).split('.')[0] ?? '');
+  // Vue projects that keep each component in a folder of its own as its index.vue (Breadcrumb/index.vue) more often than as a file of the folder.
+  const indexFiles = framework === 'vue' ? nested.filter((path) => posix.basename(path) === 'index.vue').length : 0;
+  const indexFile = indexFiles > 0 && indexFiles > direct.length;
+  const perFolder = indexFile || (direct.length === 0 && nested.some((path) => context.files[posix.join(posix.dirname(path), 'index.ts')] !== undefined));
+  const bases = indexFile ? nested.filter((path) => posix.basename(path) === 'index.vue').map((path) => posix.basename(posix.dirname(path))) : (perFolder ? nested : direct).map((path) => posix.basename(path).split('.')[0] ?? '');
   const pascal = bases.length === 0 ? framework === 'vue' : bases.filter((base) => /^[A-Z]/.test(base)).length * 2 >= bases.length;
   const base = pascal ? name : fileBaseName(name, bases.some((candidate) => candidate.includes('-')) ? 'kebab-case' : context.style.fileNaming);
   const extension = framework === 'vue' ? 'vue' : typescript ? 'tsx' : 'jsx';
-  const path = perFolder ? posix.join(folder, kebabCase(name), `${base}.${extension}`) : posix.join(folder, `${base}.${extension}`);
+  const path = indexFile ? posix.join(folder, base, 'index.vue') : perFolder ? posix.join(folder, kebabCase(name), `${base}.${extension}`) : posix.join(folder, `${base}.${extension}`);
   const siblings = Object.entries(context.files).filter(([candidate]) => (perFolder ? nested : direct).includes(candidate));
   const defaults = siblings.filter(([, entry]) => entry.facts?.exports.includes('default')).length;
   const packageRoot = /^((?:packages|apps|libs)\/[^/]+)\//.exec(folder)?.[1];
   const tsconfig = packageRoot && context.files[`${packageRoot}/package.json`] ? `${packageRoot}/tsconfig.json` : 'tsconfig.json';
-  return { path, folder, defaultExport: framework === 'vue' || (siblings.length > 0 && defaults * 2 > siblings.length), perFolder, tsconfig };
+  return { path, folder, defaultExport: framework === 'vue' || (siblings.length > 0 && defaults * 2 > siblings.length), perFolder, indexFile, tsconfig };
+}
+
+/**
+ * What the project's own single-file components show: whether their `<template>` block comes before `<script>` (eslint-plugin-vue's
+ * vue/block-order may require either), and whether they are built of a component library's elements (Element Plus `el-*`, when it is a dependency).
+ */
+export async function vueHouseStyle(context: ProjectContext, read: (path: string) => Promise<string | null>): Promise<{ templateFirst: boolean; library: 'element-plus' | null }> {
+  const files = Object.keys(context.files).filter((path) => path.endsWith('.vue') && isConventionSource(context, path)).sort().slice(0, 40);
+  let templateFirst = 0;
+  let scriptFirst = 0;
+  let elements = 0;
+  for (const text of await Promise.all(files.map(read))) {
+    if (!text) continue;
+    const template = text.search(/^<template\b/m);
+    const script = text.search(/^<script\b/m);
+    if (template >= 0 && script >= 0) {
+      if (template < script) templateFirst += 1;
+      else scriptFirst += 1;
+    }
+    if (/<el-[a-z]/.test(text)) elements += 1;
+  }
+  return { templateFirst: templateFirst > scriptFirst, library: 'element-plus' in allDependencies(context.packageJson) && elements > 0 ? 'element-plus' : null };
 }
 
 /** How the project's props types are declared (`type XProps = {…}` or `interface XProps`) and whether they are exported. */
@@ -85,6 +112,7 @@ export async function learnedLayout(context: ProjectContext, read: (path: string
 /** The re-export from the folder's index (same form as its other lines), or a new index for a component in its own folder. */
 export async function reExportStep(context: ProjectContext, read: (path: string) => Promise<string | null>, place: Placement, componentPath: string, name: string, conventions: Conventions): Promise<PlanStep | null> {
   const folder = posix.dirname(componentPath);
+  if (place.indexFile) return null;
   if (place.perFolder) {
     const sample = Object.keys(context.files).find((path) => path.startsWith(`${place.folder}/`) && /\/index\.ts$/.test(path));
     const star = sample ? /export \* from/.test((await read(sample)) ?? '') : true;

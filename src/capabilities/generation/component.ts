@@ -6,7 +6,7 @@ import { readTsconfig } from '../../project/tsconfig.js';
 import type { PlanDraft, PlanStep } from '../plan-draft.js';
 import { componentSpec } from './component-model.js';
 import { componentTestSource, testConvention } from './component-test.js';
-import { componentPlacement, cssVariableNames, learnedLayout, packageExportStep, propsStyle, reExportStep, uiShortcuts } from './component-place.js';
+import { componentPlacement, cssVariableNames, learnedLayout, packageExportStep, propsStyle, reExportStep, uiShortcuts, vueHouseStyle } from './component-place.js';
 import { conventionsOf, importSpecifier, readProjectFile } from './conventions.js';
 import { importBlock } from './imports.js';
 import { printSource } from './printer.js';
@@ -66,13 +66,15 @@ export async function generateComponent(task: ComponentTask, options: { cwd: str
       steps.push({ action: 'create-tests', path: testPath, summary: `${convention.runner} test (${convention.library}): ${spec.name} renders its props`, content: await printSource(testPath, componentTestSource(spec, convention, importPath, { defaultExport: place.defaultExport, commonjs: false, style }), context.style) });
     }
   } else {
-    const styling = vueStyling(spec.name, context, tokens, await uiShortcuts(context, read));
+    const house = await vueHouseStyle(context, read);
+    const styling = vueStyling(spec.name, context, tokens, await uiShortcuts(context, read), house.library);
     const autoImports = Object.keys(context.files).some((path) => /(?:^|\/)auto-imports\.d\.ts$/.test(path));
     const script = await printSource(`${componentPath}.ts`, vueComponentScript(spec, { typescript: conventions.typescript, autoImports }), context.style);
-    const content = `<script setup${conventions.typescript ? ' lang="ts"' : ''}>\n${script}</script>\n\n${indentMarkup(vueComponentTemplate(spec, styling), context.style.indent)}${styling.style ? `\n${indentMarkup(styling.style, context.style.indent)}` : ''}`;
+    const blocks = [`<script setup${conventions.typescript ? ' lang="ts"' : ''}>\n${script}</script>\n`, indentMarkup(vueComponentTemplate(spec, styling), context.style.indent)];
+    const content = `${(house.templateFirst ? blocks.reverse() : blocks).join('\n')}${styling.style ? `\n${indentMarkup(styling.style, context.style.indent)}` : ''}`;
     steps.push({ action: 'create-file', path: componentPath, summary: `${spec.name} (script setup): ${describe(spec)}, styled with ${styling.approach}`, content: context.style.formatter === 'prettier' ? await printSource(componentPath, content, context.style) : content });
     if (convention) {
-      const testPath = posix.join(convention.folder(componentPath), convention.fileName(posix.basename(componentPath).replace(/\.vue$/, ''), conventions.typescript ? 'ts' : 'js'));
+      const testPath = posix.join(convention.folder(componentPath), convention.fileName(place.indexFile ? spec.name : posix.basename(componentPath).replace(/\.vue$/, ''), conventions.typescript ? 'ts' : 'js'));
       steps.push({ action: 'create-tests', path: testPath, summary: `${convention.runner} test (${convention.library}): ${spec.name} renders its props`, content: await printSource(testPath, componentTestSource(spec, convention, componentImportFor(testPath, componentPath, conventions), { defaultExport: true, commonjs: false, style }), context.style) });
     }
   }

@@ -1,4 +1,4 @@
-// A Vue single-file component (script setup) from its spec: typed props, events for handlers (a form emits the entered value), refs for state, and a template styled the project's way (utility classes and its own shortcuts, or scoped styles on its theme variables).
+// A Vue single-file component (script setup) from its spec: typed props, events for handlers (a form emits the entered value), refs for state, and a template styled the project's way (its component library's el-* elements, utility classes and its own shortcuts, or scoped styles on its theme variables).
 import type { ProjectContext } from '../../project/context.js';
 import type { UiSpec } from './component-model.js';
 import { handlerName } from './component-model.js';
@@ -6,7 +6,8 @@ import { kebabCase } from './names.js';
 import type { ThemeTokens } from './styling.js';
 import type { FieldSpec } from './task.js';
 
-export type VueStyling = { approach: string; classes: { root: string; title: string; button: string; field: string; fields: string; form: string }; style: string };
+/** `library`: the component library whose `el-*` components the template is made of (Element Plus), else plain elements with `classes`. */
+export type VueStyling = { approach: string; classes: { root: string; title: string; button: string; field: string; fields: string; form: string }; style: string; library?: 'element-plus' };
 
 const eventName = (handler: FieldSpec): string => {
   const event = handler.name.replace(/^on/, '');
@@ -40,6 +41,7 @@ export function vueComponentScript(spec: UiSpec, options: { typescript: boolean;
 
 /** The template, in the shape Vue's style guide lints for: two-space indent, element text on its own line. */
 export function vueComponentTemplate(spec: UiSpec, styling: VueStyling): string {
+  if (styling.library === 'element-plus') return elementPlusTemplate(spec);
   const cls = (value: string): string => (value ? ` ${value}` : '');
   const c = styling.classes;
   const element = (tag: string, attributes: string, text: string, indent: string): string[] => [`${indent}<${tag}${attributes}>`, `${indent}  ${text}`, `${indent}</${tag}>`];
@@ -63,6 +65,41 @@ export function vueComponentTemplate(spec: UiSpec, styling: VueStyling): string 
   return `<template>\n${lines.join('\n')}\n</template>\n`;
 }
 
+/** The template on Element Plus: a card (the title as its header), descriptions for shown props, an inline form of el-input and el-button. */
+function elementPlusTemplate(spec: UiSpec): string {
+  const element = (tag: string, attributes: string, text: string, indent: string): string[] => [`${indent}<${tag}${attributes}>`, `${indent}  ${text}`, `${indent}</${tag}>`];
+  const lines = ['  <el-card shadow="never">'];
+  for (const part of spec.parts) {
+    if (part.kind === 'title') lines.push('    <template #header>', ...element('span', '', part.text, '      '), '    </template>');
+    if (part.kind === 'fields') {
+      lines.push('    <el-descriptions :column="1" border>');
+      for (const { label, prop } of part.items) lines.push(...element('el-descriptions-item', ` label="${label}"`, `{{ ${display(prop)} }}`, '      '));
+      lines.push('    </el-descriptions>');
+    }
+    if (part.kind === 'form') {
+      lines.push(`    <el-form inline @submit.prevent="${handlerName(part.submit.handler)}">`);
+      lines.push(`      <el-input v-model="${part.input.state}"${part.input.type === 'text' ? '' : ` type="${part.input.type}"`} aria-label="${part.input.label}"${part.input.placeholder ? ` :placeholder="${part.input.placeholder}"` : ''} />`);
+      lines.push(...element('el-button', ' type="primary" native-type="submit"', part.submit.label, '      '), '    </el-form>');
+    }
+    if (part.kind === 'state') lines.push(...elementPlusState(part.field, element));
+    if (part.kind === 'action') lines.push(...element('el-button', ` @click="${handlerName(part.handler)}"`, part.label, '    '));
+  }
+  lines.push('  </el-card>');
+  return `<template>\n${lines.join('\n')}\n</template>\n`;
+}
+
+function elementPlusState(field: FieldSpec, element: (tag: string, attributes: string, text: string, indent: string) => string[]): string[] {
+  const label = field.name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  const title = label.charAt(0).toUpperCase() + label.slice(1);
+  if (field.list) return element('p', '', `${title}: {{ ${field.name}.length }}`, '    ');
+  switch (field.type) {
+    case 'boolean': return [`    <el-switch v-model="${field.name}" aria-label="${title}" />`];
+    case 'int': case 'number': return [`    <el-input-number v-model="${field.name}" aria-label="${title}" />`];
+    case 'string': case 'text': return [`    <el-input v-model="${field.name}" aria-label="${title}" />`];
+    default: return element('p', '', `${title}: {{ ${field.name} }}`, '    ');
+  }
+}
+
 /** Markup written with two-space steps, re-indented in the project's unit (antfu's `stylistic.indent: 4` lints templates with vue/html-indent). */
 export function indentMarkup(markup: string, indent: { kind: 'space' | 'tab'; size: number }): string {
   const unit = indent.kind === 'tab' ? '\t' : ' '.repeat(indent.size);
@@ -83,7 +120,10 @@ function stateControl(field: FieldSpec, c: VueStyling['classes'], element: (tag:
 }
 
 /** Utility classes (Tailwind or UnoCSS, with the project's own shortcuts such as `btn`), else scoped styles on the theme's variables. */
-export function vueStyling(name: string, context: ProjectContext, tokens: ThemeTokens, shortcuts: string[]): VueStyling {
+export function vueStyling(name: string, context: ProjectContext, tokens: ThemeTokens, shortcuts: string[], library: 'element-plus' | null = null): VueStyling {
+  if (library === 'element-plus') {
+    return { approach: 'Element Plus components (el-card, el-form, el-input, el-button) like the project\'s', style: '', library, classes: { root: '', title: '', button: '', field: '', fields: '', form: '' } };
+  }
   const utility = context.theming.includes('Tailwind CSS') || context.theming.includes('UnoCSS');
   if (utility) {
     const button = shortcuts.includes('btn') ? 'class="btn"' : 'class="rounded px-3 py-1 text-sm border"';
