@@ -7,45 +7,77 @@ import type { InstalledPackage } from './view.js';
 
 export type Installed = { installed: InstalledPackage[]; lockfileText: string | null; lockfile: string | null };
 
-type LockEntry = { version?: unknown; name?: unknown; dev?: unknown; dependencies?: unknown };
+type LockEntry = { version?: unknown; name?: unknown; dev?: unknown; dependencies?: unknown; requires?: unknown };
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const keysOf = (...maps: unknown[]): string[] => maps.flatMap((map) => isObject(map) ? Object.keys(map) : []);
 
 /** npm's v1 lockfile nests `dependencies` trees; v2 and v3 list `packages` by their node_modules location. */
 export function fromPackageLock(lock: unknown): InstalledPackage[] | null {
   if (!isObject(lock)) return null;
+  const wants = new Map<string, string[]>();
+  let found: InstalledPackage[];
   if (isObject(lock.packages)) {
-    return Object.entries(lock.packages).flatMap(([location, entry]): InstalledPackage[] => {
+    found = Object.entries(lock.packages).flatMap(([location, entry]): InstalledPackage[] => {
       if (!isObject(entry) || !location.includes('node_modules/') || typeof entry.version !== 'string') return [];
       const name = typeof entry.name === 'string' ? entry.name : location.slice(location.lastIndexOf('node_modules/') + 'node_modules/'.length);
+      wants.set(location, keysOf(entry.dependencies, entry.optionalDependencies, entry.peerDependencies));
       return [{ name, version: entry.version, location, ...(entry.dev === true ? { dev: true } : {}) }];
     });
-  }
-  if (!isObject(lock.dependencies)) return null;
-  const found: InstalledPackage[] = [];
-  const visit = (tree: Record<string, unknown>, prefix: string): void => {
-    for (const [name, value] of Object.entries(tree)) {
-      const entry = value as LockEntry;
-      if (!isObject(entry)) continue;
-      const location = `${prefix}node_modules/${name}`;
-      if (typeof entry.version === 'string' && /^\d/.test(entry.version)) found.push({ name, version: entry.version, location, ...(entry.dev === true ? { dev: true } : {}) });
-      if (isObject(entry.dependencies)) visit(entry.dependencies, `${location}/`);
-    }
-  };
-  visit(lock.dependencies, '');
+  } else if (isObject(lock.dependencies)) {
+    found = [];
+    const visit = (tree: Record<string, unknown>, prefix: string): void => {
+      for (const [name, value] of Object.entries(tree)) {
+        const entry = value as LockEntry;
+        if (!isObject(entry)) continue;
+        const location = `${prefix}node_modules/${name}`;
+        if (typeof entry.version === 'string' && /^\d/.test(entry.version)) {
+          found.push({ name, version: entry.version, location, ...(entry.dev === true ? { dev: true } : {}) });
+          wants.set(location, keysOf(entry.requires));
+        }
+        if (isObject(entry.dependencies)) visit(entry.dependencies, `${location}/`);
+      }
+    };
+    visit(lock.dependencies, '');
+  } else return null;
+  const byLocation = new Map(found.map((item) => [item.location, item]));
+  for (const item of found) item.requires = (wants.get(item.location) ?? []).flatMap((name) => {
+    const target = resolveFrom(byLocation, item.location, name);
+    return target ? [`${target.name}@${target.version}`] : [];
+  });
   return found;
 }
 
-/** yarn v1 (`"name@range": version "x"`) and berry (`"name@npm:range": version: x`). */
+/** The copy node finds for `require(name)` from a package at a location: its own node_modules, then each parent's. */
+function resolveFrom(byLocation: ReadonlyMap<string, InstalledPackage>, location: string, name: string): InstalledPackage | undefined {
+  let folder = location;
+  for (;;) {
+    const hit = byLocation.get(`${folder}/node_modules/${name}`);
+    if (hit) return hit;
+    const cut = folder.lastIndexOf('/node_modules/');
+    if (cut === -1) return byLocation.get(`node_modules/${name}`);
+    folder = folder.slice(0, cut);
+  }
+}
+
+/** yarn v1 (`"name@range": version "x"`) and berry (`"name@npm:range": version: x`), with what each entry depends on. */
 export function fromYarnLock(text: string): InstalledPackage[] {
   const found = new Map<string, InstalledPackage>();
+  const specs = new Map<string, string>();
+  const wants = new Map<string, string[]>();
   const blocks = text.split(/\n(?=\S)/);
   for (const block of blocks) {
     const header = block.split('\n')[0] ?? '';
     const version = /\n\s+version:?\s+"?([^"\s]+)"?/.exec(block)?.[1];
     const name = /^"?((?:@[^@/"]+\/)?[^@"\s]+)@/.exec(header.trim())?.[1];
     if (!name || !version || !/^\d/.test(version) || name === '__metadata') continue;
-    found.set(`${name}@${version}`, { name, version, location: `node_modules/${name}` });
+    const key = `${name}@${version}`;
+    for (const spec of header.replace(/:\s*$/, '').split(',')) specs.set(spec.trim().replace(/^"|"$/g, ''), key);
+    const listed = [...block.matchAll(/\n {2}(?:dependencies|optionalDependencies|peerDependencies):?\n((?: {4}.*\n?)*)/g)]
+      .flatMap((section) => [...(section[1] ?? '').matchAll(/^ {4}"?((?:@[^@/"\s]+\/)?[^"\s:]+)"?:?\s+"?([^"\n]+?)"?\s*$/gm)].map((line) => `${line[1]}@${line[2]}`));
+    wants.set(key, [...(wants.get(key) ?? []), ...listed]);
+    found.set(key, { name, version, location: `node_modules/${name}` });
   }
+  for (const [key, item] of found) item.requires = (wants.get(key) ?? []).flatMap((spec) => specs.get(spec) ?? specs.get(spec.replace(/@(?!npm:)([^@]*)$/, '@npm:$1')) ?? []);
   return [...found.values()];
 }
 

@@ -33,5 +33,8 @@ export type ProjectView = {
   files: Map<string, FileView>;
 };
 
-/** An installed package; `dev` when the lockfile says only development needs it. */
-export type InstalledPackage = { name: string; version: string; location: string; dev?: boolean };
+/**
+ * An installed package; `dev` when the lockfile says only development needs it; `requires` the `name@version` of each
+ * package this copy depends on, as the lockfile resolves them (absent when the lockfile does not say: pnpm, node_modules).
+ */
+export type InstalledPackage = { name: string; version: string; location: string; dev?: boolean; requires?: string[] };

@@ -4,6 +4,7 @@ import { lineLocator } from '../../../project/ast.js';
 import type { FileWarning, Finding, RuleMeta, Severity } from '../types.js';
 import type { InstalledPackage, ProjectView } from '../view.js';
 import type { Advisory } from './advisories.js';
+import { dependencyGraph, pathBound, type Reach } from './dependency-paths.js';
 import { everyAllowedVersionAffected, namedVersions } from './ranges.js';
 
 export const dependencyRule: RuleMeta = {
@@ -33,15 +34,14 @@ export function checkDependencies(view: ProjectView, advisories: readonly Adviso
   const hits = new Map<string, Hit>();
   const lineIn = lineFinder(texts.packageJson);
   const lineInLockfile = lineFinder(texts.lockfile);
-  const report = (name: string, subject: string, advisory: Advisory, where: Where, how: string, range?: string): void => {
-    const key = `${where.file}:${where.line}:${name}@${subject}`;
-    const hit = hits.get(key) ?? { name, subject, where, how, advisories: [], ...(range ? { range } : {}) };
-    if (!hit.advisories.some((known) => known.id === advisory.id)) hit.advisories.push(advisory);
-    hits.set(key, hit);
+  const report = (key: string, hit: Omit<Hit, 'advisories'>, advisory: Advisory): void => {
+    const known = hits.get(key) ?? { ...hit, advisories: [] };
+    if (!known.advisories.some((item) => item.id === advisory.id)) known.advisories.push(advisory);
+    hits.set(key, known);
   };
-  const check = (name: string, version: string, where: Where, how: string): void => {
+  const check = (name: string, version: string, key: string, hit: () => Omit<Hit, 'advisories'>): void => {
     for (const advisory of byPackage.get(name) ?? []) {
-      if (semver.satisfies(version, advisory.vulnerable, { includePrerelease: true, loose: true })) report(name, version, advisory, where, how);
+      if (semver.satisfies(version, advisory.vulnerable, { includePrerelease: true, loose: true })) report(key, hit(), advisory);
     }
   };
   const known = new Map<string, string[]>();
@@ -50,41 +50,71 @@ export function checkDependencies(view: ProjectView, advisories: readonly Adviso
     if (!versions) known.set(name, versions = (byPackage.get(name) ?? []).flatMap(namedVersions));
     return versions;
   };
-  /** A declared range with nothing installed or locked: reported only when every version it allows is affected. */
-  const checkRange = (name: string, range: string, where: Where): void => {
-    for (const advisory of byPackage.get(name) ?? []) {
-      if (!everyAllowedVersionAffected(range, advisory.vulnerable, knownVersions(name))) continue;
-      report(name, range, advisory, where, ' (declared; nothing installed or locked): every version the range allows is affected', range);
-    }
-  };
-  const runtime = view.packageJson?.dependencies ?? {};
-  const direct = { ...view.packageJson?.devDependencies, ...runtime };
-  const checkedInstalls = new Set<InstalledPackage>();
+  const manifest = view.packageJson;
+  const runtime = { ...manifest?.optionalDependencies, ...manifest?.dependencies };
+  const direct = { ...manifest?.devDependencies, ...runtime };
+  const roots = { runtime: new Map<string, string>(), dev: new Map<string, string>() };
+  const copies = new Map<string, InstalledPackage[]>();
+  for (const item of view.installed) {
+    const key = `${item.name}@${item.version}`;
+    copies.set(key, [...copies.get(key) ?? [], item]);
+  }
+  const directAt = new Map<string, Where>();
   for (const [name, spec] of Object.entries(direct)) {
     const dev = !(name in runtime);
     const declared = declaredRange(name, spec);
     if (declared === 'unreadable') warn({ file: 'package.json', message: `the version "${String(spec)}" of ${name} is not a version range npm understands; ${name} was not checked.` });
     const target = typeof declared === 'object' && declared ? declared.name : name;
     const installed = installedFor(view.installed, target, typeof spec === 'string' ? spec : '');
-    if (installed) checkedInstalls.add(installed);
-    const where = { file: 'package.json', line: lineIn(`"${name}"`) || 1, ...(dev ? { context: 'dev dependency' } : {}) };
-    if (installed) check(target, installed.version, where, ' is installed');
-    else if (typeof declared === 'object' && declared) checkRange(target, declared.range, where);
+    const where = { file: 'package.json', line: lineIn(`"${name}"`) || 1 };
+    if (installed) {
+      const key = `${installed.name}@${installed.version}`;
+      (dev ? roots.dev : roots.runtime).set(name, key);
+      if (!directAt.has(key) || !dev) directAt.set(key, where);
+    } else if (typeof declared === 'object' && declared) {
+      for (const advisory of byPackage.get(target) ?? []) {
+        if (!everyAllowedVersionAffected(declared.range, advisory.vulnerable, knownVersions(target))) continue;
+        const how = ' (declared; nothing installed or locked): every version the range allows is affected';
+        report(`package.json:${target}@${declared.range}`, { name: target, subject: declared.range, where: { ...where, ...(dev ? { context: 'dev dependency' } : {}) }, how, range: declared.range }, advisory);
+      }
+    }
   }
+  const reach = dependencyGraph(view.installed, roots);
   const lockfile = texts.lockfileName ?? 'package-lock.json';
-  for (const item of view.installed) {
-    if (checkedInstalls.has(item)) continue;
-    const needle = lockfile === 'package-lock.json' ? `"${item.location}"` : lockfile === 'yarn.lock' ? `${item.name}@` : `${item.name}@${item.version}`;
-    const line = lineInLockfile(needle) || lineInLockfile(`"${item.name}"`);
-    check(item.name, item.version, { file: lockfile, line: line || 1, ...(item.dev ? { context: 'dev dependency' } : {}) }, ' is installed as a transitive dependency');
+  for (const [key, list] of copies) {
+    const [first] = list as [InstalledPackage, ...InstalledPackage[]];
+    check(first.name, first.version, key, () => {
+      const paths = reach?.(key);
+      const declaredDevOnly = [...roots.dev.values()].includes(key) && ![...roots.runtime.values()].includes(key);
+      const devOnly = paths && paths.runtime + paths.dev > 0 ? paths.runtime === 0 : declaredDevOnly || list.every((item) => item.dev);
+      const at = directAt.get(key);
+      const needle = lockfile === 'package-lock.json' ? `"${first.location}"` : lockfile === 'yarn.lock' ? `${first.name}@` : `${first.name}@${first.version}`;
+      const where = at ?? { file: lockfile, line: lineInLockfile(needle) || lineInLockfile(`"${first.name}"`) || 1 };
+      const how = at ? ' is installed' : ' is installed as a transitive dependency';
+      return { name: first.name, subject: first.version, where: { ...where, ...(devOnly ? { context: 'dev dependency' } : {}) }, how: how + reachedBy(list.length, at && paths && paths.runtime + paths.dev === 1 ? undefined : paths, lockfile) };
+    });
   }
   for (const [path, file] of view.files) {
-    for (const library of file.vendored ?? []) check(library.name, library.version, { file: path, line: library.line }, library.loaded ? ' is loaded by this page' : ' is copied into the project');
+    for (const library of file.vendored ?? []) {
+      const how = library.loaded ? ' is loaded by this page' : ' is copied into the project';
+      check(library.name, library.version, `${path}:${library.line}:${library.name}@${library.version}`, () => ({ name: library.name, subject: library.version, where: { file: path, line: library.line }, how }));
+    }
   }
   return [...hits.values()].map(toFinding);
 }
 
 type Hit = { name: string; subject: string; where: Where; how: string; advisories: Advisory[]; range?: string };
+
+/** How many copies the lockfile holds and how many dependency paths lead to the package, from which direct dependencies. */
+function reachedBy(copies: number, paths: Reach | undefined, lockfile: string): string {
+  const parts = copies > 1 ? [`${copies} copies in ${lockfile}`] : [];
+  if (paths) {
+    const total = Math.min(paths.runtime + paths.dev, pathBound);
+    const names = paths.through.length > 3 ? `${paths.through.slice(0, 3).join(', ')} and ${paths.through.length - 3} more` : paths.through.join(', ');
+    if (total > 0) parts.push(`${total >= pathBound ? `over ${pathBound.toLocaleString('en')}` : total} dependency path${total === 1 ? '' : 's'}${names ? ` through ${names}` : ''}`);
+  }
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
 const severityRank: Record<Severity, number> = { Critical: 0, High: 1, Medium: 2, Low: 3 };
 const label = (advisory: Advisory): string => `${advisory.id}${advisory.aliases.length > 0 ? ` (${advisory.aliases.join(', ')})` : ''}`;
 
