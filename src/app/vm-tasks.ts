@@ -20,6 +20,55 @@ export interface VmTasksOptions {
   session: () => SessionRef;
 }
 
+/** What the workspace holds after the task: `git status --short` in the container. */
+async function workspaceChanges(vm: VmHost, containerId: string): Promise<string> {
+  const engine = await vm.engine();
+  const { execInContainer } = await import('../container/exec.js');
+  const record = await engine.record(containerId);
+  const result = await execInContainer(engine.docker, record.dockerId, ['git', 'status', '--short'], {});
+  return result.stdout.trim();
+}
+
+/** Says how a vm-agent task ended and what to do next; `ran` is false for a task that left the queue without ever starting. */
+async function tellOutcome(
+  sink: OutputSink,
+  { taskId, containerId, output, ran }: { taskId: string; containerId: string; output: TaskOutput; ran: boolean },
+  exhausted: () => Promise<{ used: number; limit: number; changes: string }>,
+): Promise<ExitCode> {
+  switch (output.status) {
+    case 'succeeded':
+      sink(say(`vm-agent finished task ${taskId} in ${containerId}: ${output.summary ?? 'done'}`, 'success'));
+      sink(say(`Open a pull request with /vm-create-pr ${containerId} "<title>" "<description>".`, 'dim'));
+      return exitCodes.ok;
+    case 'budget-exhausted': {
+      const { used, limit, changes } = await exhausted();
+      sink({
+        type: 'output.error', code: 'budget.exhausted',
+        message: `Task ${taskId} stopped: the session's token budget is exhausted (used ${used} of ${limit}). The workspace of ${containerId} is kept${changes ? `; it has these changes:\n${changes}` : ', with no changes yet'}.`,
+        remedy: `keep the work with /vm-create-pr ${containerId} "<title>" "<description>", or /save this session and start a new one (a new budget) to continue`,
+      });
+      return exitCodes.commandFailed;
+    }
+    case 'timed-out':
+      sink({
+        type: 'output.error', code: 'task.timed-out',
+        message: `Task ${taskId} timed out: ${containerId} reached its deadline and was stopped; its workspace is kept with the work so far.`,
+        remedy: `give it more time with /vm-config --container ${containerId} --timeout <minutes>, then /vm-restart ${containerId} and /agent vm-agent "continue" (or keep the work with /vm-create-pr ${containerId})`,
+      });
+      return exitCodes.commandFailed;
+    case 'cancelled':
+      sink(say(ran ? `Task ${taskId} was cancelled; the workspace of ${containerId} is kept.` : `Task ${taskId} was removed from the queue; it never ran.`, 'warn'));
+      return exitCodes.interrupted;
+    case 'failed':
+      sink({
+        type: 'output.error', code: 'task.failed',
+        message: `Task ${taskId} failed after ${output.attempts.length} attempt(s): ${output.attempts.map((a) => `attempt ${a.attempt}: ${a.cause}`).join('; ') || output.error}`,
+        remedy: `check the container with /vm-status ${containerId}; the workspace is kept`,
+      });
+      return exitCodes.commandFailed;
+  }
+}
+
 export function createVmTasks(options: VmTasksOptions) {
   const { vm, sink, audit } = options;
   const context = (): SessionContext => options.session().getSnapshot().context;
@@ -34,15 +83,6 @@ export function createVmTasks(options: VmTasksOptions) {
       const { agent, containerId: taskContainer } = task.getSnapshot().context;
       return agent === 'vm-agent' && taskContainer === containerId ? [[taskId, task] as [string, TaskRef]] : [];
     });
-
-  /** What the workspace holds after the task: `git status --short` in the container. */
-  async function workspaceChanges(containerId: string): Promise<string> {
-    const engine = await vm.engine();
-    const { execInContainer } = await import('../container/exec.js');
-    const record = await engine.record(containerId);
-    const result = await execInContainer(engine.docker, record.dockerId, ['git', 'status', '--short'], {});
-    return result.stdout.trim();
-  }
 
   /**
    * After the outcome is told (so that a queued task's start is told after it): the task is no longer one a crash could
@@ -65,43 +105,11 @@ export function createVmTasks(options: VmTasksOptions) {
     }
     audit('task.finished', { taskId, agent: 'vm-agent', containerId, status: output.status, attempts: output.attempts });
     options.session().send({ type: 'session.transcript.add', entry: { role: 'agent', text: output.summary ?? output.error ?? output.status, at: Date.now() } });
-    switch (output.status) {
-      case 'succeeded':
-        sink(say(`vm-agent finished task ${taskId} in ${containerId}: ${output.summary ?? 'done'}`, 'success'));
-        sink(say(`Open a pull request with /vm-create-pr ${containerId} "<title>" "<description>".`, 'dim'));
-        return exitCodes.ok;
-      case 'budget-exhausted': {
-        const { budget } = context();
-        const changes = await workspaceChanges(containerId).catch(() => '');
-        sink({
-          type: 'output.error', code: 'budget.exhausted',
-          message: `Task ${taskId} stopped: the session's token budget is exhausted (used ${budget.used} of ${budget.limit}). The workspace of ${containerId} is kept${changes ? `; it has these changes:\n${changes}` : ', with no changes yet'}.`,
-          remedy: `keep the work with /vm-create-pr ${containerId} "<title>" "<description>", or /save this session and start a new one (a new budget) to continue`,
-        });
-        return exitCodes.commandFailed;
-      }
-      case 'timed-out':
-        sink({
-          type: 'output.error', code: 'task.timed-out',
-          message: `Task ${taskId} timed out: ${containerId} reached its deadline and was stopped; its workspace is kept with the work so far.`,
-          remedy: `give it more time with /vm-config --container ${containerId} --timeout <minutes>, then /vm-restart ${containerId} and /agent vm-agent "continue" (or keep the work with /vm-create-pr ${containerId})`,
-        });
-        return exitCodes.commandFailed;
-      case 'cancelled':
-        sink(say(ran ? `Task ${taskId} was cancelled; the workspace of ${containerId} is kept.` : `Task ${taskId} was removed from the queue; it never ran.`, 'warn'));
-        return exitCodes.interrupted;
-      case 'failed':
-        sink({
-          type: 'output.error', code: 'task.failed',
-          message: `Task ${taskId} failed after ${output.attempts.length} attempt(s): ${output.attempts.map((a) => `attempt ${a.attempt}: ${a.cause}`).join('; ') || output.error}`,
-          remedy: `check the container with /vm-status ${containerId}; the workspace is kept`,
-        });
-        return exitCodes.commandFailed;
-    }
+    return tellOutcome(sink, { taskId, containerId, output, ran }, async () => ({ ...context().budget, changes: await workspaceChanges(vm, containerId).catch(() => '') }));
   }
 
   const interrupted = createInterruptedOffer({
-    vm, sink, audit, workspaceChanges,
+    vm, sink, audit, workspaceChanges: (containerId) => workspaceChanges(vm, containerId),
     taskLive: (containerId, taskId) => vmTasksIn(containerId).some(([live]) => live === taskId),
     currentContainer: () => context().currentContainer,
     resubmit: (marker, ctx) => api.submit(marker.text, marker.containerId, ctx, { taskId: marker.taskId }),
