@@ -20,6 +20,14 @@ export interface VmTasksOptions {
   session: () => SessionRef;
 }
 
+/** The session's live vm-agent task actors, with the container each was submitted for (it travels in the task's input). */
+function vmTasksOf(session: SessionRef, containerId: string): [string, TaskRef][] {
+  return liveTasksOf(session).flatMap(({ taskId, task }) => {
+    const { agent, containerId: taskContainer } = task.getSnapshot().context;
+    return agent === 'vm-agent' && taskContainer === containerId ? [[taskId, task] as [string, TaskRef]] : [];
+  });
+}
+
 /** What the workspace holds after the task: `git status --short` in the container. */
 async function workspaceChanges(vm: VmHost, containerId: string): Promise<string> {
   const engine = await vm.engine();
@@ -77,12 +85,7 @@ export function createVmTasks(options: VmTasksOptions) {
     currentContainer: () => context().currentContainer ?? undefined,
     budgetExhausted: () => options.session().send({ type: 'budget.exhausted' }),
   });
-  /** The session's live vm-agent task actors, with the container each was submitted for (it travels in the task's input). */
-  const vmTasksIn = (containerId: string): [string, TaskRef][] =>
-    liveTasksOf(options.session()).flatMap(({ taskId, task }) => {
-      const { agent, containerId: taskContainer } = task.getSnapshot().context;
-      return agent === 'vm-agent' && taskContainer === containerId ? [[taskId, task] as [string, TaskRef]] : [];
-    });
+  const vmTasksIn = (containerId: string): [string, TaskRef][] => vmTasksOf(options.session(), containerId);
 
   /**
    * After the outcome is told (so that a queued task's start is told after it): the task is no longer one a crash could
