@@ -1,71 +1,88 @@
-// Bundles cadre's start path into dist/cadre.mjs (one file, with a source map): the entry, the command line (commander
-// included) and `cadre analyze`'s warm path, so a command answered from cache loads one module instead of ~30. Every
-// other module (the prompt, the other commands, the full analysis) stays in dist/src and is imported from there.
-// Usage: node scripts/bundle-cli.mjs (after tsc: the bundle imports dist/src).
-import { readFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+// Bundles cadre's own code into dist/cli/ (esbuild, code splitting, source maps): the entry dist/cli/cadre.mjs holds what
+// every command needs, and each module cadre loads with import() starts a chunk of its own, loaded only when that import
+// runs (the prompt, the app, the vm side, the agents, the analyses). A command loads ~45 files instead of ~260 ES modules
+// (cadre's ~120 and zod's ~100), which Node 20 resolves, reads, compiles and links one by one. One module graph holds all
+// of cadre's code, so each module (its state, its classes) exists once. npm packages are imported from node_modules as
+// before, except the few in `inlined`.
+// Usage: node scripts/bundle-cli.mjs (after tsc: each bundled module's import.meta.url is its twin's in dist/src).
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const outfile = join(root, 'dist', 'cadre.mjs');
+const outdir = join(root, 'dist', 'cli');
 const fromRoot = (path) => relative(root, path).split('\\').join('/');
-
-/** Modules loaded with import() that join the bundle: what `cadre analyze` runs before it answers from its cache. */
-const bundledDynamicImports = new Set([
-  'src/cli/program.ts', 'src/cli/sink.ts', 'src/cli/analyze-arguments.ts', 'src/capabilities/analysis/present.ts', 'src/store/paths.ts',
-]);
+/** `@scope/name` or `name` of a bare import. */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
 /**
- * Modules that hold state or a class other modules test with instanceof: a copy in the bundle beside the one in
- * dist/src would split it in two (a CadreError thrown by dist/src would not be recognised by the bundle's copy), so the
- * bundle imports them from dist/src.
+ * Packages bundled into the chunks, each loaded by every command: commander (CommonJS), zod (~100 ES modules; a package
+ * that brings its own zod, like the AI SDK, loads that one when used: zod 4's schemas and errors are read across copies),
+ * xstate and diff. The rest are loaded from node_modules only where cadre imports them.
  */
-const sharedModules = new Set([
-  'src/errors.ts', 'src/cli/process-end.ts', 'src/cli/line-prompt.ts', 'src/project/cache-write.ts', 'src/project/cache-document.ts',
-]);
+const inlined = ['commander', 'zod', 'xstate', 'diff'];
 
-/** Top-level declarations that make a module stateful; a bundled module with one must be listed in sharedModules. */
-const statePatterns = [/^(?:export )?let /m, /^(?:export )?var /m, /^(?:export )?(?:abstract )?class /m, /^(?:export )?const \w+ = new (?:Set|Map|WeakMap|WeakSet)(?:<[^>]*>)?\(\)/m, /^(?:export )?const \w+ = randomBytes\(/m];
-
-const startPath = {
-  name: 'cadre-start-path',
+const ownCode = {
+  name: 'cadre-own-code',
   setup(builder) {
     builder.onResolve({ filter: /^\.\.?\// }, (args) => {
-      if (!args.importer.startsWith(join(root, 'src'))) return undefined;
-      const source = resolve(dirname(args.importer), args.path).replace(/\.js$/, '.ts');
-      const name = fromRoot(source);
-      const bundled = !sharedModules.has(name) && (args.kind !== 'dynamic-import' || bundledDynamicImports.has(name));
-      if (bundled) return { path: source };
-      return { path: `./${name.replace(/\.ts$/, '.js')}`, external: true };
+      if (!/^(?:src|machines)\//.test(fromRoot(args.importer))) return undefined;
+      return { path: resolve(dirname(args.importer), args.path).replace(/\.js$/, '.ts') };
     });
-    // A bundled module sees the import.meta.url of its twin in dist/src, so that what it finds next to itself
-    // (cadre's package.json, its own build's stamp in the analysis cache) is what the unbundled module finds.
-    builder.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+    // zod's translations of its messages (z.locales: 366 KB in ~50 files, Hebrew to Chinese) are not bundled: cadre speaks
+    // English (zod's own default, which zod imports directly) and never reads z.locales.
+    builder.onResolve({ filter: /[\\/]locales[\\/]index\.js$/ }, (args) => (/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: 'zod-locales', namespace: 'cadre-unused' } : undefined));
+    builder.onLoad({ filter: /.*/, namespace: 'cadre-unused' }, () => ({ contents: 'export {};', loader: 'js' }));
+    // Every other package stays an import from node_modules.
+    builder.onResolve({ filter: /^[^./]/ }, (args) => (inlined.includes(packageOf(args.path)) ? undefined : { path: args.path, external: true }));
+    // A bundled module sees the import.meta.url of its twin in dist/src (or dist/machines), so that what it finds next to
+    // itself (cadre's package.json, the vendored grammar, its own build's stamp in the analysis cache) is what tsc's output finds.
+    builder.onLoad({ filter: /[\\/](?:src|machines)[\\/].*\.ts$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
-      const name = fromRoot(args.path);
-      const state = statePatterns.find((pattern) => pattern.test(source));
-      if (state) throw new Error(`${name} holds module state (${state}): list it in sharedModules in scripts/bundle-cli.mjs so that one copy exists.`);
-      const twin = JSON.stringify(`./${name.replace(/\.ts$/, '.js')}`);
+      const twin = JSON.stringify(`../${fromRoot(args.path).replace(/\.ts$/, '.js')}`);
       return { contents: source.replaceAll('import.meta.url', `new URL(${twin}, import.meta.url).href`), loader: 'ts' };
     });
   },
 };
 
-await build({
-  entryPoints: [join(root, 'src', 'cli', 'main.ts')],
-  outfile,
+const { outputFiles } = await build({
+  entryPoints: { cadre: join(root, 'src', 'cli', 'main.ts') },
+  outdir,
+  write: false,
+  splitting: true,
+  chunkNames: 'chunk-[hash]',
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // commander is inlined; every other package is imported from node_modules as before.
-  packages: 'external',
-  plugins: [startPath, { name: 'commander', setup: (builder) => builder.onResolve({ filter: /^commander$/ }, () => ({ path: join(root, 'node_modules', 'commander', 'index.js') })) }],
+  plugins: [ownCode],
   sourcemap: true,
   legalComments: 'none',
   logLevel: 'warning',
   // commander is CommonJS: its require() of Node built-ins needs a require in an ES module.
   banner: { js: "import { createRequire as __cadreCreateRequire } from 'node:module'; const require = __cadreCreateRequire(import.meta.url);" },
 });
-process.stdout.write(`${outfile}\n`);
+// The chunks are named by their content. Each file is written whole (a temporary file renamed), the chunks before the
+// entry that imports them, and the chunks of earlier builds stay a while: a cadre started before this build (a prompt left
+// open, a test's process) still finds the chunks it loads later, and one started during it finds a whole build.
+await mkdir(outdir, { recursive: true });
+const entryLast = (file) => (basename(file.path).startsWith('cadre.') ? 1 : 0);
+for (const file of [...outputFiles].sort((a, b) => entryLast(a) - entryLast(b))) {
+  const temporary = `${file.path}.${process.pid}.tmp`;
+  await writeFile(temporary, file.contents);
+  await rename(temporary, file.path);
+}
+const written = new Set(outputFiles.map((file) => basename(file.path)));
+const keepMs = 60 * 60 * 1000;
+for (const name of await readdir(outdir)) {
+  if (written.has(name)) continue;
+  const path = join(outdir, name);
+  const info = await stat(path).catch(() => null);
+  if (info && Date.now() - info.mtimeMs > keepMs) await rm(path, { force: true });
+}
+// The single-file bundle of earlier builds.
+await rm(join(root, 'dist', 'cadre.mjs'), { force: true });
+await rm(join(root, 'dist', 'cadre.mjs.map'), { force: true });
+process.stdout.write(`${join(outdir, 'cadre.mjs')}\n`);

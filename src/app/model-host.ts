@@ -9,6 +9,7 @@ import type { OfflineModel, ResolvedModel } from '../model/resolve.js';
 import type { ModelClient } from '../model/types.js';
 import type { Config } from '../store/config-schema.js';
 import { say, type OutputSink } from '../output.js';
+import { thousands } from '../thousands.js';
 
 export interface ModelHostOptions {
   config: Config;
@@ -110,7 +111,7 @@ export function createModelHost(options: ModelHostOptions): ModelHost {
       const line = describeModel(entry.resolved);
       if (entry.resolved.provider === 'offline') return line;
       const window = await contextWindow();
-      return `${line}; context window ${window.tokens.toLocaleString('en-US')} tokens (${window.source})${override ? '; chosen with /model' : ''}`;
+      return `${line}; context window ${thousands(window.tokens)} tokens (${window.source})${override ? '; chosen with /model' : ''}`;
     },
     contextWindow,
     price: () => (active && active.provider !== 'offline' ? priceOf(active.model, config.model.prices) : undefined),

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { describeCost, describeTurns, sessionCost } from '../agents/usage.js';
 import { result } from '../output.js';
 import { defineCommand } from './types.js';
-
-/** 75,260: token counts with separators, as the task's token line and /cost write them. */
-const figure = (count: number): string => count.toLocaleString('en-US');
+import { thousands } from '../thousands.js';
 
 export const statusCommand = defineCommand({
   name: 'status',
@@ -26,9 +24,9 @@ export const statusCommand = defineCommand({
       `Mode        ${view.mode === 'auto' ? 'autonomous (/auto)' : 'approve each plan'}`,
       `Agent       ${view.agent}`,
       `Model       ${model}`,
-      `Tokens      ${figure(total)} used (${figure(view.usage.inputTokens)} in, ${figure(view.usage.outputTokens)} out)${usageLog.length ? `, universal-agent ${describeCost(cost)}` : ''}`,
+      `Tokens      ${thousands(total)} used (${thousands(view.usage.inputTokens)} in, ${thousands(view.usage.outputTokens)} out)${usageLog.length ? `, universal-agent ${describeCost(cost)}` : ''}`,
       ...(lastTask ? [`Last task   ${lastTask.turns.length} model request(s), ${describeCost(lastTask.cost)}: ${describeTurns(lastTask.turns)}`] : []),
-      `Budget      vm-agent ${figure(view.budget.used)} of ${figure(view.budget.limit)} tokens`,
+      `Budget      vm-agent ${thousands(view.budget.used)} of ${thousands(view.budget.limit)} tokens`,
       `Tasks       ${view.tasks.length === 0 ? 'none' : view.tasks.map((id) => `${id} (${taskState(id)})`).join(', ')}`,
       `Containers  ${view.containers.length === 0 ? 'none' : view.containers.map((c) => (c === view.currentContainer ? `${c} (current)` : c)).join(', ')}`,
     ].join('\n');

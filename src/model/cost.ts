@@ -1,5 +1,6 @@
 // Estimated cost of model usage: a price table per model (input, output, cached input; US dollars per million tokens).
 import type { TokenUsage } from './types.js';
+import { thousands } from '../thousands.js';
 
 export interface ModelPrice {
   /** Dollars per million input tokens. */
@@ -42,10 +43,8 @@ export function formatCost(dollars: number): string {
   return dollars >= 1 ? `$${dollars.toFixed(2)}` : `$${dollars.toFixed(4)}`;
 }
 
-const n = (value: number): string => value.toLocaleString('en-US');
-
 /** "6,200 in (1,000 cached) · 435 out". */
 export function formatUsage(usage: TokenUsage): string {
-  const cached = usage.cachedInputTokens ? ` (${n(usage.cachedInputTokens)} cached)` : '';
-  return `${n(usage.inputTokens)} in${cached} · ${n(usage.outputTokens)} out`;
+  const cached = usage.cachedInputTokens ? ` (${thousands(usage.cachedInputTokens)} cached)` : '';
+  return `${thousands(usage.inputTokens)} in${cached} · ${thousands(usage.outputTokens)} out`;
 }

@@ -1,5 +1,6 @@
-// `cadre analyze security` through the built binary (its start path bundled in dist/cadre.mjs) on a corpus project:
-// the warm run gives the cold answer, an edit or a foreign cache is a miss, and errors from dist/src stay expected failures.
+// `cadre analyze security` through the built binary (bundled in dist/cli: the entry and chunks loaded on import()) on a
+// corpus project: the warm run gives the cold answer, an edit or a foreign cache is a miss, and errors raised in another
+// chunk stay expected failures.
 import { appendFile, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,7 +53,7 @@ describe('cadre analyze security, cold then warm, through bin/cadre.js', () => {
     expect(afterForeign.report?.findings).toEqual(edited.report?.findings);
   });
 
-  it('reports a failure raised in dist/src as the expected error it is, not as a bug', async () => {
+  it('reports a failure raised in another chunk as the expected error it is, not as a bug', async () => {
     const failed = await analyse(['--advisories', 'no-such-export.json']);
     expect(failed.error?.code).toBe('advisories.unreadable');
     expect(failed.error?.remedy).toContain('advisory export');
