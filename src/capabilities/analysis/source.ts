@@ -1,5 +1,6 @@
 // Turns a file's text into a SourceFile, and builds findings at nodes and offsets.
 import { type AstNode, isParsablePath, lineLocator, parseSource } from '../../project/ast.js';
+import { inlineScriptText, isViewPath } from './inline-scripts.js';
 import type { Finding, RuleMeta, Severity, SourceFile } from './types.js';
 
 export function loadSourceFile(path: string, text: string): SourceFile {
@@ -13,6 +14,15 @@ export function loadSourceFile(path: string, text: string): SourceFile {
     } catch (error) {
       parsed = null;
       parseError = error instanceof Error ? error.message : String(error);
+    }
+  } else if (isViewPath(path)) {
+    // A view's inline scripts run in the browser: parsed as one script at their offsets. Templating leaves them
+    // unparsable at places (a tag inside an expression); the parser recovers, and the view is still judged as a template.
+    const scripts = inlineScriptText(path, text);
+    try {
+      parsed = scripts === null ? null : parseSource(`${path}.js`, scripts);
+    } catch {
+      parsed = null;
     }
   }
   const offset = parsed?.offset ?? 0;

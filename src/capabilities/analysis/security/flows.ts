@@ -1,5 +1,6 @@
 // The per-file security pass over data flow: findings where request input reaches a sink in this file, and a summary of what each exported function's parameters reach, for callers in other files.
 import { type AstNode, calleePath, child, children, identifierName, memberPath, staticString, walk } from '../../../project/ast.js';
+import { isViewPath } from '../inline-scripts.js';
 import { findingAt } from '../source.js';
 import type { Finding, RuleMeta, Severity, SourceFile } from '../types.js';
 import { cryptoRules } from './crypto.js';
@@ -73,7 +74,8 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
   const lineOf = (node: AstNode): number => file.at(node).line;
   const roles = findRoles(program, scope, lineOf);
   const taint = analyseTaint(program, scope, roles);
-  const clientFile = clientPath.test(file.path);
+  // A view's parsed code is its inline scripts, which run in the browser.
+  const clientFile = clientPath.test(file.path) || isViewPath(file.path);
   const findings: Finding[] = [];
   const byFunction = new Map<number, FunctionFlows>();
   const flowsOf = (start: number): FunctionFlows => {
@@ -137,7 +139,7 @@ export function checkFlows(file: SourceFile): { findings: Finding[]; security: S
       const value = child(node, 'right');
       if ((property === 'innerHTML' || property === 'outerHTML') && value && !isConstant(value, taint, ancestors) && !isSanitized(value)) {
         const fromInput = taint.isTainted(value, ancestors);
-        report(node, xssRules.domSink, fromInput ? 'High' : 'Medium', fromInput ? `${property} is set from the page URL or request input; any markup in it runs.` : `${property} is set from a dynamic value; any markup in it runs.`);
+        report(node, xssRules.domSink, fromInput ? 'High' : 'Medium', fromInput ? `${property} is set from the page URL, a message or request input; any markup in it runs.` : `${property} is set from a dynamic value; any markup in it runs.`);
       }
     } else if (node.type === 'JSXAttribute' || node.type === 'JSXOpeningElement') {
       checkJsx(node, scope, taint, ancestors, report);

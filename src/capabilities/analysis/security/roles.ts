@@ -50,7 +50,10 @@ export function findRoles(program: AstNode, scope: FileScope, lineOf: LineOf): R
   const roles: Roles = { inputParams: new Map(), responseParam: new Map(), importedHandlers: [], routes: [], mounted: [], acceptsForms: false, nestMethods: new Map() };
   const fileUsesAuth = { value: false };
   walk(program, (node) => {
-    if (node.type === 'CallExpression') registration(node, scope, roles, lineOf, fileUsesAuth);
+    if (node.type === 'CallExpression') {
+      registration(node, scope, roles, lineOf, fileUsesAuth);
+      messageListener(node, scope, roles);
+    } else if (node.type === 'AssignmentExpression') messageListener(node, scope, roles);
     else if (node.type === 'ClassDeclaration' || node.type === 'ClassExpression') nestController(node, roles, lineOf);
     else if (functionTypes.has(node.type) && !roles.inputParams.has(node) && hasHandlerSignature(node)) markHandler(node, roles);
     return undefined;
@@ -67,6 +70,33 @@ function hasHandlerSignature(fn: AstNode): boolean {
   const names = children(fn, 'params').map((param) => identifierName(param) ?? '');
   return (/^req(?:uest)?$/.test(names[0] ?? '') && /^(?:res|response|reply)$/.test(names[1] ?? '')) || (names[0] === 'ctx' && names[1] === 'next')
     || (names.length === 4 && /^err(?:or)?$/.test(names[0] ?? '') && /^req(?:uest)?$/.test(names[1] ?? ''));
+}
+
+/**
+ * A browser's message handlers: `addEventListener('message', fn)` and `onmessage = fn` on a window, a frame's port or a
+ * WebSocket. The event's data comes from another origin (postMessage) or from whoever writes to the socket; a handler that
+ * looks at `event.origin` checks who sent it.
+ */
+function messageListener(node: AstNode, scope: FileScope, roles: Roles): void {
+  let handler: AstNode | null = null;
+  if (node.type === 'CallExpression') {
+    const callee = child(node, 'callee');
+    const args = children(node, 'arguments');
+    const name = callee?.type === 'MemberExpression' ? identifierName(child(callee, 'property')) : identifierName(callee);
+    if (name === 'addEventListener' && staticString(args[0] ?? null) === 'message') handler = args[1] ?? null;
+  } else {
+    const left = child(node, 'left');
+    const name = left?.type === 'MemberExpression' ? identifierName(child(left, 'property')) : identifierName(left);
+    if (name === 'onmessage') handler = child(node, 'right');
+  }
+  if (handler?.type === 'Identifier') handler = scope.localFunctions.get(handler.name as string) ?? null;
+  if (!handler || !functionTypes.has(handler.type) || children(handler, 'params').length === 0) return;
+  let checksOrigin = false;
+  walk(handler, (inner) => {
+    if (inner.type === 'MemberExpression' && identifierName(child(inner, 'property')) === 'origin') checksOrigin = true;
+    return undefined;
+  });
+  if (!checksOrigin) roles.inputParams.set(handler, new Set([...(roles.inputParams.get(handler) ?? []), 0]));
 }
 
 function markHandler(fn: AstNode, roles: Roles): void {
