@@ -28,7 +28,7 @@ export async function repositoryHead(dir: string): Promise<CloneResult> {
 
 /**
  * Clones `url` into `dir` (the workspace), emitting `output.progress` under `progressId`,
- * then hands the files to the sandbox user when cadre runs as root.
+ * then hands the files to the sandbox user when cadre runs as root (unless `handOver` is false).
  */
 export async function cloneRepository(options: {
   url: string;
@@ -42,6 +42,8 @@ export async function cloneRepository(options: {
   env?: NodeJS.ProcessEnv;
   /** Stops the clone: the host's git is killed, isomorphic-git's requests end, and the clone fails. */
   signal?: AbortSignal;
+  /** False when the clone is only streamed on (a remote workspace): the archive names the sandbox user as owner, no chown is run. */
+  handOver?: boolean;
 }): Promise<CloneResult> {
   const progressId = options.progressId ?? `clone:${options.dir}`;
   const emit = options.onEvent ?? (() => undefined);
@@ -76,7 +78,7 @@ export async function cloneRepository(options: {
       cause: error,
     });
   }
-  await handToSandboxUser(options.dir);
+  if (options.handOver !== false) await handToSandboxUser(options.dir);
   emit({ type: 'output.progress', id: progressId, label: `Cloned ${options.url}`, done: true });
   return repositoryHead(options.dir);
 }
@@ -182,7 +184,7 @@ export function hostGitEnvFor(kind: 'http' | 'ssh' | 'local', env: NodeJS.Proces
   return kind === 'http' ? { ...base, GIT_ALLOW_PROTOCOL: 'http:https' } : base;
 }
 
-async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<void> {
+async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'local'; dir: string; progressId: string; emit: OutputSink; ref?: string; depth?: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal; handOver?: boolean }): Promise<void> {
   const { emit, progressId } = options;
   emit({ type: 'output.progress', id: progressId, label: `Cloning ${options.url}` });
   // --no-local: a checkout's objects are copied, never hard-linked (the container must not share a file with the person's repository).
@@ -196,6 +198,6 @@ async function cloneWithGit(options: { url: string; kind: 'http' | 'ssh' | 'loca
     const said = (error as Error).message.trim().split('\n').filter(Boolean).slice(-6).join(' ').slice(0, 800);
     throw new CadreError('clone-failed', `Cannot clone ${options.url}: ${said}`, { remedy: gitCloneRemedy(options.kind, said, options.url), cause: error });
   }
-  await handToSandboxUser(options.dir);
+  if (options.handOver !== false) await handToSandboxUser(options.dir);
   emit({ type: 'output.progress', id: progressId, label: `Cloned ${options.url}`, done: true });
 }

@@ -1,4 +1,5 @@
 // The dockerode client cadre uses, and the translation of engine failures into errors that say what to do.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
@@ -15,6 +16,12 @@ const endpoints = new WeakMap<Docker, EngineEndpoint>();
 /** The engine of the last client made: what error messages name when they are not told which client failed. */
 let lastEndpoint: EngineEndpoint | undefined;
 
+/**
+ * One agent per engine and set of TLS files for the process: every client of that engine (the start-up sweep's, the vm
+ * side's) then takes an idle kept-alive connection, and a new one resumes the TLS session instead of a full handshake.
+ */
+const tlsAgents = new Map<string, HttpsAgent>();
+
 /** The TLS files read into a secure context: the key never sits in request options (docker-modem's debug log prints those). */
 function tlsAgent(tls: EngineTls): HttpsAgent {
   const read = (path: string | undefined, what: string): Buffer | undefined => {
@@ -28,6 +35,11 @@ function tlsAgent(tls: EngineTls): HttpsAgent {
     }
   };
   const [ca, cert, key] = [read(tls.caPath, 'CA certificate'), read(tls.certPath, 'client certificate'), read(tls.keyPath, 'client key')];
+  const files = createHash('sha256');
+  for (const part of [ca, cert, key]) files.update(part ?? '-').update('\0');
+  const id = `${tls.verify}:${files.digest('hex')}`;
+  const known = tlsAgents.get(id);
+  if (known) return known;
   let secureContext;
   try {
     secureContext = createSecureContext({ ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) });
@@ -36,7 +48,9 @@ function tlsAgent(tls: EngineTls): HttpsAgent {
       remedy: 'check that cert.pem and key.pem belong together and are PEM files',
     });
   }
-  return new HttpsAgent({ secureContext, rejectUnauthorized: tls.verify, keepAlive: true });
+  const agent = new HttpsAgent({ secureContext, rejectUnauthorized: tls.verify, keepAlive: true });
+  tlsAgents.set(id, agent);
+  return agent;
 }
 
 /** docker-modem's options: dockerode's type, plus the HTTP agent it passes to every request. */

@@ -88,13 +88,21 @@ function stoppedError(id: string): CadreError {
 }
 
 /** Creates and starts the container; a failed start, or one `signal` stopped, removes what was created and says why. */
-export async function startContainer(options: { docker: Docker; spec: ContainerSpec; signal?: AbortSignal; mounts?: SandboxMounts }): Promise<{ dockerId: string; deadline: number }> {
+export async function startContainer(options: {
+  docker: Docker;
+  spec: ContainerSpec;
+  signal?: AbortSignal;
+  mounts?: SandboxMounts;
+  /** Told the container's id once the engine has it, before it is started (a remote workspace is filled through it). */
+  onCreated?: (dockerId: string) => void;
+}): Promise<{ dockerId: string; deadline: number }> {
   const create = containerCreateOptions(options.spec, options.mounts ?? localMounts(options.spec));
   let container: Docker.Container | undefined;
   try {
     if (options.signal?.aborted) throw stoppedError(options.spec.id);
     container = await options.docker.createContainer(create);
     if (options.signal?.aborted) throw stoppedError(options.spec.id);
+    options.onCreated?.(container.id);
     await container.start();
     if (options.signal?.aborted) throw stoppedError(options.spec.id);
     return { dockerId: container.id, deadline: Date.parse(create.Labels![labelKeys.deadline]!) };

@@ -11,6 +11,7 @@ import { runnerBundleDir } from '../../src/container/runner-bundle.js';
 import type { SandboxBackend, SandboxHandle, WorkspaceRef } from '../../src/container/backend.js';
 import { createRemoteDockerBackend } from '../../src/container/backends/remote-docker.js';
 import { createDockerClient } from '../../src/container/docker-client.js';
+import { labelKeys } from '../../src/container/labels.js';
 import { shipImage } from '../../src/container/image-ship.js';
 import { defaultSettings } from '../../src/container/settings.js';
 import { ensureRunnerImage } from '../../src/container/runner-image.js';
@@ -69,6 +70,29 @@ describeRemoteEngine('the remote Docker backend', () => {
     expect(files.stdout).toMatch(/^1000:1000\n.+\n(?:.*\n)*cadre-runner\.mjs/);
     const egress = await backend.exec(handle, ['node', '-e', "require('net').connect(443, '1.1.1.1').on('error', (e) => { console.log(e.code); process.exit(0) })"]);
     expect(egress.stdout.trim()).toBe('ENETUNREACH');
+  }, 120_000);
+
+  it('fills the workspace through the sandbox itself when it is created beside the clone, as /vm-create does: no helper container', async () => {
+    const id = await backend.newId();
+    const signal = new AbortController().signal;
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const beside = await backend.prepareWorkspace({ id, diskBytes: 64 * 1024 * 1024, session: 'remote-test' }, signal);
+    const spec = { id, session: 'remote-test', installation, repoUrl: git.repoUrl('fastify-demo'), image, limits: { ...defaultSettings, diskBytes: 64 * 1024 * 1024 }, workspace: beside };
+    const [, made] = await Promise.all([backend.fillWorkspace(beside, { clone: { url: git.repoUrl('fastify-demo') } }, signal), backend.create(spec, signal)]);
+    try {
+      const files = await backend.exec(made, ['sh', '-c', 'stat -c %u:%g /workspace/package.json /workspace/.git/HEAD; git -C /workspace status --porcelain | wc -l']);
+      expect(files.stdout.trim().split('\n')).toEqual(['1000:1000', '1000:1000', '0']);
+      const side = engineSideClient(engine);
+      const events = await side.getEvents({ since, until: Math.ceil(Date.now() / 1000) + 1, filters: { type: ['container'], event: ['create'], label: [`${labelKeys.installation}=${installation.id}`] } });
+      const created = String(await new Promise<string>((resolve) => {
+        let text = '';
+        events.on('data', (chunk: Buffer) => (text += chunk.toString('utf8'))).on('end', () => resolve(text));
+      })).trim().split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { Actor: { Attributes: Record<string, string> } }).Actor.Attributes);
+      // (the containers made for this id: its sandbox, and a helper labelled with the id had one been made)
+      expect(created.filter((attributes) => attributes.name === `cadre-${id}` || attributes['cadre.helper'] === id).map((attributes) => attributes.name)).toEqual([`cadre-${id}`]);
+    } finally {
+      await backend.remove({ id, engineId: made.engineId, workspace: beside });
+    }
   }, 120_000);
 
   it('reads the workspace back into a private folder with what the sandbox changed, and removes that copy on release', async () => {

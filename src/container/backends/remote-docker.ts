@@ -48,6 +48,25 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
   const volumeOf = (id: string): string => workspaceVolumeName(installation.id, id);
   const volumeLabels = (id: string): Record<string, string> => ({ [labelKeys.managed]: 'true', [labelKeys.container]: id, [labelKeys.installation]: installation.id, [labelKeys.home]: installation.home });
   const idOf = (ref: WorkspaceRef): string => ref.root.split('/').filter(Boolean).at(-1) ?? '';
+  /** The sandboxes this process is creating: the fill streams the clone into the sandbox itself once it exists. */
+  const creating = new Map<string, Promise<string>>();
+
+  /**
+   * Streams the clone into the volume of `id` through its sandbox (created, running or not; its root stays read-only): the one
+   * being created here once it exists, or the one already there (a spare taken). Through a throw-away helper only when there is
+   * no sandbox yet.
+   */
+  async function fillVolume(id: string, dir: string, signal: AbortSignal): Promise<void> {
+    const made = creating.get(id);
+    // (by name, and only this installation's: another one's sandbox of the same name has another volume)
+    const sandbox = made
+      ? await made
+      : await docker.getContainer(`cadre-${id}`).inspect().then((info) => (info.Config.Labels?.[labelKeys.installation] === installation.id ? info.Id : undefined), () => undefined);
+    signal.throwIfAborted();
+    if (sandbox) await fillWorkspace(docker, sandbox, dir, { signal });
+    else await withHelper(id, null, (helper) => fillWorkspace(docker, helper.id, dir, { signal }));
+  }
+
 
   /** Runs `cmd` (or only mounts, for a copy) in a throw-away container of the sandbox image with the volume of `id`. */
   async function withHelper<T>(id: string, cmd: string[] | null, work: (container: Docker.Container) => Promise<T>): Promise<T> {
@@ -84,11 +103,12 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
     async fillWorkspace(ref, from, signal) {
       const progress = from.clone.progressId ? { onEvent, progressId: from.clone.progressId } : {};
       try {
-        await cloneRepository({ url: from.clone.url, dir: ref.dir, signal, ...progress });
+        // The archive names the sandbox user as the owner of every file: no chown of the clone on this side.
+        await cloneRepository({ url: from.clone.url, dir: ref.dir, signal, handOver: false, ...progress });
         // Read once, as committed: files the sandbox writes later never widen its own egress.
         await updateMetadata(ref.root, { projectRegistries: await projectRegistryHosts(ref.dir) });
         await prepareFreshCadreFolder(ref.dir);
-        await withHelper(idOf(ref), null, (helper) => fillWorkspace(docker, helper.id, ref.dir, { signal }));
+        await fillVolume(idOf(ref), ref.dir, signal);
       } finally {
         await rm(ref.dir, { recursive: true, force: true });
       }
@@ -125,8 +145,22 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
 
     async create(spec, signal) {
       const binds = [`${volumeOf(spec.id)}:/workspace:rw`, ...(options.volumes ?? [])];
-      const { dockerId } = await startContainer({ docker, spec, mounts: { binds }, ...(signal ? { signal } : {}) });
-      return { id: spec.id, engineId: dockerId };
+      let created: (dockerId: string) => void = () => undefined;
+      let failed: (error: unknown) => void = () => undefined;
+      // Settled as soon as the engine has the container (before it is started), for the fill beside it.
+      const exists = new Promise<string>((resolve, reject) => [created, failed] = [resolve, reject]);
+      exists.catch(() => undefined);
+      creating.set(spec.id, exists);
+      try {
+        const { dockerId } = await startContainer({ docker, spec, mounts: { binds }, onCreated: created, ...(signal ? { signal } : {}) });
+        created(dockerId);
+        return { id: spec.id, engineId: dockerId };
+      } catch (error) {
+        failed(error);
+        throw error;
+      } finally {
+        creating.delete(spec.id);
+      }
     },
     async remove(target) {
       const engineId = target.engineId ?? (await findContainer(docker, target.id).then((record) => record.dockerId, () => undefined));
