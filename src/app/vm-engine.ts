@@ -12,6 +12,7 @@ import { createContainerEffects } from '../container/effects.js';
 import { createVmBudget } from './vm-budget.js';
 import { createEditorListeners } from '../container/editor/publish.js';
 import { editorVolumeBind, ensureEditorVolume } from '../container/editor/volume.js';
+import { ensureRemoteEditorVolume } from '../container/editor/ship.js';
 import { linkRunFolder, neutralCopy, neutralFolder } from '../container/neutral-folder.js';
 import { readMetadata } from '../container/metadata.js';
 import { createPoolEffects } from '../container/pool.js';
@@ -176,8 +177,8 @@ export async function createVmEngine(options: VmEngineOptions) {
     envOf,
     /** The runner's environment in container `id`: its env, the model through the forwarder, and the gateway's credential. */
     runnerEnv: (id: string): Record<string, string> => gateways.runnerEnv(id, envOf(id)),
-    /** The editor server in the shared editor volume (mounted at /opt/editor in every container), built on first use. */
-    editor: () => ensureEditorVolume({ docker, image, onEvent: sink, registry, caBundle, env: options.env }),
+    /** The editor server in the shared editor volume (mounted at /opt/editor in every container), built on first use (here, and shipped to an engine elsewhere). */
+    editor: () => (remote ? ensureRemoteEditorVolume : ensureEditorVolume)({ docker, image, baseImage, onEvent: sink, registry, caBundle, env: options.env }),
     /** vm.warmPool, /vm-config --warm-pool: keeps `size` spares started for /vm-create. */
     warmPool: (size: number): Promise<void> => pool.resize(size),
     /** The defaults for new containers changed: spares made for the old ones are replaced. */

@@ -17,9 +17,10 @@ export const vmMonitorCommand = defineCommand({
     const containerId = chooseContainer('vm-monitor', args, ctx);
     const vm = await ctx.runtime.vm.engine({ gateway: false });
     const record = await vm.record(containerId);
-    const { formatSample, sampleResources } = await import('../container/stats.js');
+    const [{ formatSample, sampleResources }, { workspaceDisk }] = await Promise.all([import('../container/stats.js'), import('../container/workspace-disk.js')]);
     ctx.emit(say(`Watching ${record.id} every second; Ctrl-C stops.`, 'dim'));
-    for await (const sample of sampleResources({ docker: vm.docker, dockerId: record.dockerId, workspace: record.workspace, signal: ctx.signal })) {
+    const disk = workspaceDisk({ docker: vm.docker, record, hostFilesystem: vm.backend.caps.hostFilesystem });
+    for await (const sample of sampleResources({ docker: vm.docker, dockerId: record.dockerId, disk, signal: ctx.signal })) {
       ctx.emit(result('vm.sample', { containerId: record.id, ...sample }, formatSample(record.id, sample)));
     }
     if (!ctx.signal.aborted) ctx.emit(say(`${record.id} stopped; /vm-status ${record.id} says why.`, 'warn'));

@@ -22,14 +22,14 @@ export async function localEngineFor(docker: Docker): Promise<Docker | undefined
 const progressEveryBytes = 32 * 1024 * 1024;
 
 /** Streams `image` (all its tags) from `from` into `to`; progress lines as bytes go; the engine's load errors become CadreErrors. */
-export async function shipImage(options: { from: Docker; to: Docker; image: string; onEvent: OutputSink }): Promise<{ bytes: number; ms: number }> {
+export async function shipImage(options: { from: Docker; to: Docker; image: string; onEvent: OutputSink; progressId?: string }): Promise<{ bytes: number; ms: number }> {
   const { from, to, image, onEvent } = options;
   const where = engineEndpointOf(to).host;
   const started = performance.now();
   const size = await from.getImage(image).inspect().then((info) => info.Size, (error: unknown) => {
     throw engineError(error, `inspect ${image} on the local engine`);
   });
-  const id = 'sandbox-image:ship';
+  const id = options.progressId ?? 'sandbox-image:ship';
   onEvent({ type: 'output.progress', id, label: `Shipping ${image} to ${where} (~${formatSize(size)})`, current: 0, total: size });
   let bytes = 0;
   let reported = 0;

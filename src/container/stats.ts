@@ -42,8 +42,45 @@ export function sampleFromStats(stats: EngineStats): Omit<ResourceSample, 'diskB
   };
 }
 
-async function withDisk(sample: Omit<ResourceSample, 'diskBytes' | 'diskLimitBytes'>, workspace: Workspace | undefined): Promise<ResourceSample> {
-  const disk = workspace ? await workspaceUsage(workspace).catch(() => ({ usedBytes: 0, limitBytes: workspace.disk.limitBytes })) : { usedBytes: 0, limitBytes: 0 };
+/** A workspace's disk use and limit, however its backend measures it (a host folder here, `du` through exec on another engine). */
+export type DiskReader = () => Promise<{ usedBytes: number; limitBytes: number }>;
+
+/** Where a sample's disk figures come from: a reader, else the workspace folder on this machine, else none. */
+interface DiskSource {
+  workspace?: Workspace;
+  disk?: DiskReader;
+}
+
+/** Asks `read` at most once every `maxAgeMs` (failed or not), answering its last figures meanwhile (each reading may cost a process in the sandbox). */
+export function throttledDisk(read: DiskReader, maxAgeMs: number): DiskReader {
+  let last: Awaited<ReturnType<DiskReader>> | undefined;
+  let failure: unknown;
+  let readAt = Number.NEGATIVE_INFINITY;
+  let pending: ReturnType<DiskReader> | undefined;
+  return async () => {
+    if (!pending && Date.now() - readAt >= maxAgeMs) {
+      readAt = Date.now();
+      pending = read().then((value) => {
+        [last, failure] = [value, undefined];
+        return value;
+      }, (error: unknown) => {
+        failure = error;
+        throw error;
+      }).finally(() => (pending = undefined));
+      // Between readings the last figures stand; a failed reading keeps them.
+      pending.catch(() => undefined);
+    }
+    if (last) return last;
+    if (pending) return pending;
+    throw failure;
+  };
+}
+
+async function withDisk(sample: Omit<ResourceSample, 'diskBytes' | 'diskLimitBytes'>, source: DiskSource): Promise<ResourceSample> {
+  const { workspace } = source;
+  const read: DiskReader | undefined = source.disk ?? (workspace ? () => workspaceUsage(workspace) : undefined);
+  const limitBytes = workspace?.disk.limitBytes ?? 0;
+  const disk = read ? await read().catch(() => ({ usedBytes: 0, limitBytes })) : { usedBytes: 0, limitBytes: 0 };
   return { ...sample, diskBytes: disk.usedBytes, diskLimitBytes: disk.limitBytes };
 }
 
@@ -71,7 +108,7 @@ export function lastSample(dockerId: string): ResourceSample | undefined {
  * One sample, read at once (`one-shot`: the engine's default waits a second for a second reading). CPU is measured since
  * the previous reading this process took of the container, or since the container started for the first.
  */
-export async function resourceSnapshot(options: { docker: Docker; dockerId: string; workspace?: Workspace; startedAt?: string }): Promise<ResourceSample> {
+export async function resourceSnapshot(options: { docker: Docker; dockerId: string; startedAt?: string } & DiskSource): Promise<ResourceSample> {
   let stats: EngineStats;
   try {
     stats = (await options.docker.getContainer(options.dockerId).stats({ stream: false, 'one-shot': true })) as unknown as EngineStats;
@@ -87,7 +124,7 @@ export async function resourceSnapshot(options: { docker: Docker; dockerId: stri
     const runningMs = Date.parse(stats.read) - Date.parse(options.startedAt ?? '');
     sample.cpuPercent = runningMs > 0 ? (total / 1e6 / runningMs) * 100 : 0;
   }
-  const full = await withDisk(sample, options.workspace);
+  const full = await withDisk(sample, options);
   lastSamples.set(options.dockerId, full);
   return full;
 }
@@ -96,7 +133,7 @@ export async function resourceSnapshot(options: { docker: Docker; dockerId: stri
  * Live samples, about one a second, until the container stops or `signal` aborts.
  * (`/vm-monitor --resources`: render each; `--json` prints each as a line.)
  */
-export async function* sampleResources(options: { docker: Docker; dockerId: string; workspace?: Workspace; signal?: AbortSignal }): AsyncGenerator<ResourceSample> {
+export async function* sampleResources(options: { docker: Docker; dockerId: string; signal?: AbortSignal } & DiskSource): AsyncGenerator<ResourceSample> {
   let stream: Readable;
   try {
     stream = (await options.docker.getContainer(options.dockerId).stats({ stream: true, ...(options.signal ? { abortSignal: options.signal } : {}) })) as unknown as Readable;
@@ -115,7 +152,7 @@ export async function* sampleResources(options: { docker: Docker; dockerId: stri
       const stats = JSON.parse(line) as EngineStats;
       // A stopped container's stats have no pids and a zero read time: the stream is over.
       if (stats.read.startsWith('0001-')) return;
-      const sample = await withDisk(sampleFromStats(stats), options.workspace);
+      const sample = await withDisk(sampleFromStats(stats), options);
       lastSamples.set(options.dockerId, sample);
       yield sample;
       if (options.signal?.aborted) return;

@@ -198,11 +198,12 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
         clearTimeout(timer);
       }
     },
-    async stats(handle) {
+    async stats(handle, ref) {
       const info = await docker.getContainer(handle.engineId).inspect().catch((error: unknown) => {
         throw engineError(error, `inspect the container of ${handle.id}`);
       });
-      return resourceSnapshot({ docker, dockerId: handle.engineId, startedAt: info.State.StartedAt });
+      const disk = ref ? async () => ({ usedBytes: await volumeUsage(docker, handle.engineId), limitBytes: ref.disk.limitBytes }) : undefined;
+      return resourceSnapshot({ docker, dockerId: handle.engineId, startedAt: info.State.StartedAt, ...(disk ? { disk } : {}) });
     },
   };
 }

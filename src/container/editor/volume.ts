@@ -29,9 +29,10 @@ export const editorRecipe = {
   buildPackages: ['build-essential', 'python3', 'libnode-dev', 'pkg-config', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev'],
 } as const;
 
-const installDir = `${editorMountPath}/${editorRecipe.name}-${editorRecipe.version}`;
+/** Where code-server is installed in the editor volume (its `.complete` marks a whole install). */
+export const editorInstallDir = `${editorMountPath}/${editorRecipe.name}-${editorRecipe.version}`;
 /** code-server's entry point in the container: run it with `node`. */
-export const editorEntry = `${installDir}/lib/node_modules/${editorRecipe.name}/out/node/entry.js`;
+export const editorEntry = `${editorInstallDir}/lib/node_modules/${editorRecipe.name}/out/node/entry.js`;
 
 /** The volume for the editor built on `image` (the native modules are tied to that image's Node.js and C library). */
 export function editorVolumeName(image: string): string {
@@ -74,7 +75,7 @@ export function editorBuildScript(): string {
     'exec 2>&1',
     // Debian's Node 18 first on PATH: code-server 4.89 requires it (the image's default Node is newer).
     'export PATH=/usr/bin:/bin:/usr/local/bin',
-    `if [ -f ${installDir}/.complete ]; then exit 0; fi`,
+    `if [ -f ${editorInstallDir}/.complete ]; then exit 0; fi`,
     `rm -rf ${editorMountPath}/.build-*`,
     'echo "cadre-phase: apt"',
     'apt-get update -q',
@@ -86,9 +87,9 @@ export function editorBuildScript(): string {
     `HOME=/tmp ${editorNode} ${temporary}/lib/node_modules/${editorRecipe.name}/out/node/entry.js --version`,
     `cd ${temporary}/lib/node_modules/${editorRecipe.name}/lib/vscode && "$(${editorNode} -p "require('@vscode/ripgrep').rgPath")" --version && cd /tmp`,
     `chmod -R a+rX ${temporary}`,
-    `rm -rf ${installDir}`,
-    `mv ${temporary} ${installDir}`,
-    `touch ${installDir}/.complete`,
+    `rm -rf ${editorInstallDir}`,
+    `mv ${temporary} ${editorInstallDir}`,
+    `touch ${editorInstallDir}/.complete`,
   ].join('\n');
 }
 
@@ -101,6 +102,8 @@ export interface EditorBuildOptions {
   registry?: string;
   /** The host's CA bundle for package managers, mounted read-only into the build container. */
   caBundle?: string;
+  /** The image has that bundle at /etc/cadre/host-ca.crt already (baked in for an engine on another machine, where no bind reaches). */
+  caInImage?: boolean;
   /** Proxy settings of the host, passed to the build container. */
   env?: NodeJS.ProcessEnv;
 }
@@ -112,9 +115,9 @@ const phaseLabels: Record<string, string> = {
 };
 
 /** Whether the editor is already in the volume (a short container of the sandbox image, no network, read-only). */
-async function editorPresent(docker: Docker, image: string): Promise<boolean> {
+export async function editorPresent(docker: Docker, image: string): Promise<boolean> {
   const { exitCode } = await runContainer(docker, {
-    Image: image, Cmd: ['test', '-f', `${installDir}/.complete`], User: '1000:1000', NetworkDisabled: true,
+    Image: image, Cmd: ['test', '-f', `${editorInstallDir}/.complete`], User: '1000:1000', NetworkDisabled: true,
     HostConfig: { Binds: [editorVolumeBind(image)], NetworkMode: 'none', ReadonlyRootfs: true, CapDrop: ['ALL'], AutoRemove: false },
   });
   return exitCode === 0;
@@ -150,7 +153,7 @@ async function runContainer(docker: Docker, create: Docker.ContainerCreateOption
 function buildEnv(options: EditorBuildOptions): string[] {
   const env: Record<string, string> = { DEBIAN_FRONTEND: 'noninteractive', HOME: '/tmp' };
   if (options.registry) env.npm_config_registry = options.registry;
-  if (options.caBundle) Object.assign(env, { NODE_EXTRA_CA_CERTS: '/etc/cadre/host-ca.crt', npm_config_cafile: '/etc/cadre/host-ca.crt' });
+  if (options.caBundle || options.caInImage) Object.assign(env, { NODE_EXTRA_CA_CERTS: '/etc/cadre/host-ca.crt', npm_config_cafile: '/etc/cadre/host-ca.crt' });
   for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy']) {
     const value = options.env?.[name];
     if (value) env[name] = value;

@@ -1,5 +1,5 @@
 // The service containers' image without a registry: one debootstrap root filesystem with Debian's postgresql, mariadb-server and
-// redis-server, imported into Docker like the sandbox's base, and reused while its recipe hash matches.
+// redis-server, imported into Docker like the sandbox's base, reused while its recipe hash matches, shipped to a remote engine that lacks it.
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import type { OutputSink } from '../../output.js';
 import { buildBaseImage } from '../base-rootfs.js';
 import { engineError, engineStatus } from '../docker-client.js';
 import { withFileLock } from '../file-lock.js';
+import { localEngineFor, shipImage } from '../image-ship.js';
 import { sandboxRecipe } from '../sandbox-recipe.js';
 import { serviceCatalog } from './catalog.js';
 
@@ -33,10 +34,22 @@ async function present(docker: Docker, image: string): Promise<boolean> {
   }
 }
 
-/** Ensures the services image exists (built with progress on first use; concurrent cadre processes build it once). */
+/**
+ * Ensures the services image exists (built with progress on first use; concurrent cadre processes build it once). Another
+ * engine (tcp, ssh) lacking it gets it from this machine's engine, built or reused there, as the sandbox image does.
+ */
 export async function buildServicesImage(options: { docker: Docker; onEvent: OutputSink; mirror?: string }): Promise<{ image: string; reused: boolean }> {
   const image = servicesImage();
   if (await present(options.docker, image)) return { image, reused: true };
+  const local = await localEngineFor(options.docker);
+  if (local) {
+    await buildServicesImage({ ...options, docker: local });
+    return withFileLock(join(tmpdir(), `cadre-services-${image.split(':')[1]}-ship.lock`), async () => {
+      if (await present(options.docker, image)) return { image, reused: true };
+      await shipImage({ from: local, to: options.docker, image, onEvent: options.onEvent, progressId: 'services-image:ship' });
+      return { image, reused: false };
+    });
+  }
   return withFileLock(join(tmpdir(), `cadre-services-${image.split(':')[1]}.lock`), async () => {
     if (await present(options.docker, image)) return { image, reused: true };
     options.onEvent({ type: 'output.message', level: 'info', text: `Building the service image ${image} from Debian's packages (${servicesPackages.join(', ')}); the first build takes a few minutes.` });
