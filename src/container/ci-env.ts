@@ -1,4 +1,4 @@
-// The environment a project's own CI sets for its tests (GitHub Actions `env:` of the jobs that run them), read from hostile files.
+// The environment a project's own CI sets for its tests (GitHub Actions `env:` of its test jobs, a time-zone action's zone), read from hostile files.
 import { constants } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -44,7 +44,29 @@ function envEntries(env: unknown): [string, string][] {
 
 const runsTests = (step: unknown): boolean => isRecord(step) && typeof step.run === 'string' && testCommand.test(step.run);
 
-/** The variables one workflow's test jobs see when they run their tests: workflow, then job, then the test steps' own env. */
+/** Actions that set the runner's time zone, and the input naming it on Linux. */
+const timezoneActions: ReadonlyArray<{ action: string; input: string }> = [
+  { action: 'zcong1993/setup-timezone', input: 'timezone' },
+  { action: 'szenius/set-timezone', input: 'timezoneLinux' },
+  { action: 'mathrobin/timezone-action', input: 'timezoneLinux' },
+];
+const zonePattern = /^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/;
+/** Zones a container already runs in (it has no TZ and no /etc/localtime of its own): nothing to offer. */
+const utcZones = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Universal', 'Zulu']);
+
+/** The zone a step sets with a time-zone action (`uses: szenius/set-timezone@v2`, `with: timezoneLinux: Europe/Berlin`): TZ for what runs after it. */
+function timezoneOfStep(step: unknown): [string, string][] {
+  if (!isRecord(step) || typeof step.uses !== 'string' || !isRecord(step.with)) return [];
+  const used = step.uses.split('@', 1)[0]?.toLowerCase();
+  const known = timezoneActions.find((entry) => entry.action === used);
+  const zone = known ? step.with[known.input] : undefined;
+  return typeof zone === 'string' && zonePattern.test(zone) && !utcZones.has(zone) ? [['TZ', zone]] : [];
+}
+
+/**
+ * The variables one workflow's test jobs see when they run their tests: the zone a time-zone action set before them, then the
+ * env of the workflow, the job and the test steps (an explicit TZ in env wins over the runner's zone, as it does on the runner).
+ */
 export function ciEnvOfWorkflow(text: string, file: string): CiVariable[] {
   let doc: unknown;
   try {
@@ -59,9 +81,11 @@ export function ciEnvOfWorkflow(text: string, file: string): CiVariable[] {
   const found = new Map<string, string>();
   for (const job of Object.values(doc.jobs)) {
     if (!isRecord(job) || !Array.isArray(job.steps)) continue;
+    const firstTest = job.steps.findIndex(runsTests);
+    if (firstTest < 0) continue;
     const testSteps = job.steps.filter(runsTests);
-    if (!testSteps.length) continue;
-    for (const [name, value] of [...envEntries(doc.env), ...envEntries(job.env), ...testSteps.flatMap((step) => envEntries((step as Record<string, unknown>).env))]) found.set(name, value);
+    const zone = job.steps.slice(0, firstTest).flatMap(timezoneOfStep);
+    for (const [name, value] of [...zone, ...envEntries(doc.env), ...envEntries(job.env), ...testSteps.flatMap((step) => envEntries((step as Record<string, unknown>).env))]) found.set(name, value);
   }
   return [...found].map(([name, value]) => ({ name, value, file }));
 }

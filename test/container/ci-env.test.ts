@@ -1,10 +1,11 @@
-// The CI workflow reader on luxon's real workflow (its test job sets TZ) and on hostile workspaces: links, huge files,
-// expressions, secrets, non-string values, bad names, aliases, broken YAML.
+// The CI workflow reader on luxon's real workflow (its test job sets TZ), on dicom-deidentifier-ts's (a time-zone action sets
+// it) and on hostile workspaces: links, huge files, expressions, secrets, non-string values, bad names, aliases, broken YAML.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ciEnvHint, readCiEnv } from '../../src/container/ci-env.js';
+import { unpackVendored } from '../support/corpus.js';
 
 const luxonWorkflow = readFileSync(join(import.meta.dirname, '../fixtures/real/luxon-ci/test.yml'), 'utf8');
 const made: string[] = [];
@@ -67,6 +68,26 @@ describe('readCiEnv', () => {
       ].join('\n'),
     }));
     expect(vars.map(({ name, value }) => `${name}=${value}`)).toEqual(['TOP=1', 'GOOD=fine', 'STEP=s']);
+  });
+
+  it("reads the zone a time-zone action sets before the tests (dicom-deidentifier-ts's real workflow: setup-timezone, Europe/Berlin)", async () => {
+    const copy = unpackVendored('dicom-deidentifier-ts');
+    try {
+      expect(await readCiEnv(copy.root)).toEqual([{ name: 'TZ', value: 'Europe/Berlin', file: '.github/workflows/npm-publish.yaml' }]);
+    } finally {
+      copy.dispose();
+    }
+  });
+
+  it('takes the zone of szenius/set-timezone before a test step; an env TZ wins; no UTC, no zone after the tests, no odd value', async () => {
+    const job = (steps: string[], env = '') => ['jobs:', '  test:', ...(env ? [`    env: { ${env} }`] : []), '    steps:', ...steps].join('\n');
+    const action = (zone: string) => `      - { uses: szenius/set-timezone@v2.0, with: { timezoneLinux: "${zone}", timezoneMacos: "Asia/Tokyo" } }`;
+    const read = async (text: string) => (await readCiEnv(workspace({ 'ci.yml': text }))).map(({ name, value }) => `${name}=${value}`);
+    expect(await read(job([action('America/Sao_Paulo'), '      - run: npm ci', '      - run: npm test']))).toEqual(['TZ=America/Sao_Paulo']);
+    expect(await read(job([action('America/Sao_Paulo'), '      - run: npm test'], 'TZ: Asia/Kolkata'))).toEqual(['TZ=Asia/Kolkata']);
+    expect(await read(job([action('UTC'), '      - run: npm test']))).toEqual([]);
+    expect(await read(job(['      - run: npm test', action('Europe/Paris')]))).toEqual([]);
+    for (const zone of ['$(id)', 'Europe/Paris,LD_PRELOAD=x', '../../etc/passwd', 'Europe Paris', '${{ matrix.tz }}']) expect(await read(job([action(zone), '      - run: npm test']))).toEqual([]);
   });
 
   it('follows no link (a file or the folder), and reads no file over the bound, no broken YAML, no alias bomb', async () => {
