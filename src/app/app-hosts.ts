@@ -12,6 +12,7 @@ import type { AuditTrail } from './audit-trail.js';
 import { askYesNo } from '../cli/confirm.js';
 import { createAgentHost, type AgentHost } from './agent-host.js';
 import { createVmHost, type VmHost } from './vm-host.js';
+import type { SandboxesChoice } from './vm-engine.js';
 import { createVmTasks, type VmTasks } from './vm-tasks.js';
 import { createModelHost, type ModelHost } from './model-host.js';
 import { createMcpManager, type McpManager } from '../mcp/manager.js';
@@ -25,6 +26,8 @@ export interface HostOptions {
   sink: OutputSink;
   interactive: boolean;
   resume?: string;
+  /** Where sandboxes run, when not on the Docker engine of vm.engine. */
+  sandboxes?: SandboxesChoice;
 }
 
 export interface AppHosts {
@@ -57,7 +60,9 @@ export async function createHosts(
     ...(options.interactive ? { ask: (question: string) => askYesNo(question, false) } : {}),
   });
   const sessions: SessionHost = await createSessionHost({ paths, sink, budgetLimit: loaded.config.vm.tokenBudget, resume: options.resume });
-  const vm = createVmHost({ paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root, session: sessionActor });
+  const vm = createVmHost({
+    paths, config: loaded.config, env, sink, audit: recordAudit, version: cadreVersion, root, session: sessionActor, ...(options.sandboxes ? { sandboxes: options.sandboxes } : {}),
+  });
   const vmTasks = createVmTasks({ vm, sink, audit: recordAudit, session: sessionActor });
   const agents = createAgentHost({ cwd, env, config: loaded.config, sink, audit: recordAudit, session: sessionActor, models, sessionId: audit.session, vmAttempt: vmTasks.attempt });
 

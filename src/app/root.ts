@@ -17,6 +17,7 @@ import { dispatchLine, type DispatchOutcome } from '../cli/dispatch.js';
 import { openAuditTrail, type AuditTrail } from './audit-trail.js';
 import { sessionMachine } from '../../machines/session.machine.js';
 import { createHosts, createRuntime, type AppHosts } from './app-hosts.js';
+import type { SandboxesChoice } from './vm-engine.js';
 
 export interface AppOptions {
   cwd: string;
@@ -28,6 +29,8 @@ export interface AppOptions {
   /** The folder's trust, settled before start (default: the remembered answer or CADRE_TRUST_FOLDER, never a question). */
   trust?: FolderTrust;
   inspect?: (event: InspectionEvent) => void;
+  /** Where sandboxes run, when not on the Docker engine of vm.engine (a backend kept in memory, for one). */
+  sandboxes?: SandboxesChoice;
 }
 
 export interface App {

@@ -6,15 +6,15 @@ import type { PoolEntry } from '../../machines/pool.machine.js';
 import { attachmentLive, claimAttachment, readAttachment, releaseAttachment, type Attachment } from '../container/attachment.js';
 import type { createDockerClient } from '../container/docker-client.js';
 import type { createEditorListeners } from '../container/editor/publish.js';
-import { isContainerId, newContainerId } from '../container/labels.js';
+import { isContainerId } from '../container/labels.js';
 import type { SandboxBackend } from '../container/backend.js';
 import { formatSize } from '../container/limits.js';
 import { inspectMetadata, readMetadata, updateMetadata } from '../container/metadata.js';
 import { poolFitKey } from '../container/pool.js';
-import { belongsTo, findContainer, foreignContainer, listCadreContainers, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
+import { belongsTo, foreignContainer, listCadreContainers, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
 import { applySettingsChange, machineLimits, parseCreateConfig, readSavedSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
 import { detectServices, type ServiceSuggestion } from '../container/services/detect.js';
-import { listServices, removeServices } from '../container/services/runtime.js';
+import { listServices } from '../container/services/runtime.js';
 import { workspacePaths } from '../container/workspace.js';
 import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import type { Gateways } from '../gateway/pool.js';
@@ -40,8 +40,8 @@ export interface VmContainersOptions {
   root: () => RootRef;
   session: () => SessionRef;
   gateways: Pick<Gateways, 'removeFolder'>;
-  /** The sandbox backend (what /vm-cleanup removes when no container actor is left to do it). */
-  backend: Pick<SandboxBackend, 'remove'>;
+  /** The sandbox backend: records by id, new ids, and what /vm-cleanup removes when no container actor is left to do it. */
+  backend: Pick<SandboxBackend, 'find' | 'newId' | 'remove' | 'services'>;
   editors: ReturnType<typeof createEditorListeners>;
   pool: ReturnType<typeof createPoolHost>;
   /** /vm-config's defaults for new containers. */
@@ -141,7 +141,7 @@ async function spawnContainer(o: VmContainersOptions, input: ContainerInput) {
  * `action` says what the caller is about to do, for the refusal when the container is another installation's.
  */
 export async function useContainer(o: VmContainersOptions, id: string, action: string): Promise<ContainerRecord> {
-  const record = await findContainer(o.docker, id);
+  const record = await o.backend.find(id);
   if (!ours(o, record)) throw foreignContainer(record, action);
   if (actorOf(o, record.id)) return record;
   const claim = await claimAttachment(o.runDir, record.id, sessionName(o));
@@ -181,7 +181,7 @@ export async function useContainer(o: VmContainersOptions, id: string, action: s
 async function createContainer(o: VmContainersOptions, input: { repoUrl: string; settings: ContainerSettings; pooled: PoolEntry | undefined }): Promise<CreatedContainer> {
   const { repoUrl, settings, pooled } = input;
   if (!pooled) await o.ensureImage();
-  const id = pooled?.containerId ?? newContainerId([...(await listCadreContainers(o.docker)).map((record) => record.id), ...(await readdir(o.paths.workspacesDir).catch(() => []))]);
+  const id = pooled?.containerId ?? (await o.backend.newId());
   const claim = await claimAttachment(o.runDir, id, sessionName(o));
   if (!claim.claimed) throw attachedElsewhere(id, claim.holder);
   const deadline = Date.now() + settings.timeoutMinutes * 60_000;
@@ -301,7 +301,7 @@ async function restart(o: VmContainersOptions, id: string): Promise<{ editorClos
 
 /** /vm-cleanup: removes the container, its workspace and gateway folder; a second run finds nothing and says so. */
 async function cleanup(o: VmContainersOptions, id: string): Promise<{ removed: boolean }> {
-  const record = await findContainer(o.docker, id).catch((error: unknown) => {
+  const record = await o.backend.find(id).catch((error: unknown) => {
     if (isCadreError(error) && error.code === 'container-not-found') return undefined;
     throw error;
   });
@@ -320,16 +320,16 @@ async function cleanup(o: VmContainersOptions, id: string): Promise<{ removed: b
   // A workspace folder whose container is gone (removed outside cadre) is this installation's: removed with it.
   const leftover = await o.backend.remove({ id, ...(record ? { workspace: record.workspace } : {}) });
   // Services whose container is gone (removed outside cadre): this installation's only, with their network and data.
-  const services = await removeServices({ docker: o.docker, containerId: id, installation: o.installation });
+  const services = (await o.backend.services?.remove({ containerId: id })) ?? { removed: false };
   await o.gateways.removeFolder(id);
   await letGo(o, id);
   o.session().send({ type: 'container.removed', containerId: id });
-  return { removed: removed || leftover.removedContainer || leftover.removedWorkspace || services.containers > 0 || services.network };
+  return { removed: removed || leftover.removedContainer || leftover.removedWorkspace || services.removed };
 }
 
 /** What /vm-cleanup would remove of `id`, and what its workspace holds that exists nowhere else. */
 async function removal(o: VmContainersOptions, id: string): Promise<{ record?: ContainerRecord; workspaceRoot: string; changes: WorkspaceChanges } | undefined> {
-  const record = await findContainer(o.docker, id).catch(() => undefined);
+  const record = await o.backend.find(id).catch(() => undefined);
   if (record && !ours(o, record)) throw foreignContainer(record, 'remove');
   const where = record?.workspace ?? workspacePaths(o.paths.workspacesDir, id);
   const exists = await access(where.root).then(() => true, () => false);

@@ -17,9 +17,10 @@ import { linkRunFolder, neutralCopy, neutralFolder } from '../container/neutral-
 import { readMetadata } from '../container/metadata.js';
 import { createPoolEffects } from '../container/pool.js';
 import { createPoolHost } from './vm-pool-host.js';
-import { findContainer, type ContainerRecord } from '../container/records.js';
+import type { ContainerRecord } from '../container/records.js';
 import { buildSandboxImage, imageRegistries, sandboxImagePresent } from '../container/sandbox-image.js';
 import { sandboxImageName, sandboxRepository } from '../container/sandbox-recipe.js';
+import type { SandboxBackend } from '../container/backend.js';
 import type { ContainerSettings } from '../container/settings.js';
 import { listServices, type ServiceRecord } from '../container/services/runtime.js';
 import { workspacePaths } from '../container/workspace.js';
@@ -43,6 +44,19 @@ export type { ContainerList, ContainerListing } from './vm-containers.js';
 const forwarderCommand = ['node', '/opt/cadre/cadre-forwarder.mjs', '--model-port', '4100', '--proxy-port', '4101'];
 
 /** What the vm side is built from (vm-host passes it on to the engine it loads). */
+/**
+ * Sandboxes on a backend of the caller's choosing instead of the Docker engine of vm.engine (one kept in memory runs the whole
+ * vm composition without an engine): the backend, the image it makes them from, and what that image needs.
+ */
+export interface SandboxesChoice {
+  backend(context: { installation: Installation; workspacesDir: string; runDir: string; onEvent: OutputSink }): SandboxBackend;
+  image: string;
+  /** The image there, ready to create from (built or checked on first use). */
+  ensureImage(): Promise<void>;
+  /** The package registries the image's own package managers are set to. */
+  imageRegistryHosts(): Promise<string[]>;
+}
+
 export interface VmSideOptions {
   paths: CadrePaths;
   config: Config;
@@ -53,6 +67,8 @@ export interface VmSideOptions {
   /** The root actor (container actors are its children). */
   root: () => RootRef;
   session: () => SessionRef;
+  /** Where sandboxes run: the Docker engine of vm.engine unless given. */
+  sandboxes?: SandboxesChoice;
 }
 
 export interface VmEngineOptions extends VmSideOptions {
@@ -92,7 +108,7 @@ async function createVmGateways(options: VmEngineOptions, docker: Docker, instal
   // configuration is asked through host-package-config, which asks again only when that configuration changes.
   const imageRegistryHosts = (() => {
     let hosts: Promise<string[]> | undefined;
-    return () => (hosts ??= imageRegistries(docker, image).then(registryHostsOf, () => []));
+    return () => (hosts ??= (options.sandboxes ? options.sandboxes.imageRegistryHosts() : imageRegistries(docker, image).then(registryHostsOf)).catch(() => []));
   })();
   const registryHosts = async (id: string): Promise<string[]> => {
     const [host, fromImage] = await Promise.all([packageManagerRegistryHosts(), imageRegistryHosts()]);
@@ -114,16 +130,16 @@ export async function createVmEngine(options: VmEngineOptions) {
   const docker = createDockerClient({ engine: options.config.vm.engine });
   const installation = await loadInstallation(paths.dataDir);
   // An engine reached over tcp or ssh shares no files with this process: workspaces are volumes there, the runner is in the image.
-  const remote = engineEndpointOf(docker).transport !== 'unix';
+  const remote = !options.sandboxes && engineEndpointOf(docker).transport !== 'unix';
   const baseImage = options.config.vm.image === 'cadre-sandbox:latest' ? sandboxImageName(options.version) : options.config.vm.image;
   // There, the runner and the host's extra CA bundle are baked into a layer of the image (a bind cannot reach them).
   const hostCa = remote ? await hostCaBundle(options.env) : undefined;
-  const image = remote ? runnerImageName(baseImage, await runnerBundleHash(runnerBundleDir(), hostCa)) : baseImage;
+  const image = options.sandboxes?.image ?? (remote ? runnerImageName(baseImage, await runnerBundleHash(runnerBundleDir(), hostCa)) : baseImage);
   const { gateways, runDir, neutral, model, registry, caBundle, caBinds, caEnv, mcp, closeBudget } = await createVmGateways(options, docker, installation, image, remote);
   const sessionContext = () => options.session().getSnapshot().context;
   const editors = createEditorListeners();
 
-  const backend = remote
+  const backend = options.sandboxes ? options.sandboxes.backend({ installation, workspacesDir: paths.workspacesDir, runDir, onEvent: sink }) : remote
     ? createRemoteDockerBackend({ docker, workspacesDir: paths.workspacesDir, installation, image: () => image, onEvent: sink, volumes: [editorVolumeBind(image)] })
     : createLocalDockerBackend({
       docker, workspacesDir: paths.workspacesDir, runDir, installation, onEvent: sink,
@@ -141,10 +157,10 @@ export async function createVmEngine(options: VmEngineOptions) {
   });
 
   const poolEffects = createPoolEffects({ backend, sandboxSpec: effects.sandboxSpec });
-  const imageReady = async (): Promise<void> => {
+  const imageReady = options.sandboxes?.ensureImage ?? (async (): Promise<void> => {
     await ensureImage(docker, baseImage, sink, options.version);
     if (remote) await ensureRunnerImage({ docker, sandboxImage: baseImage, bundleDir: runnerBundleDir(), onEvent: sink, ...(hostCa ? { caBundle: hostCa } : {}) });
-  };
+  });
   const pool = createPoolHost({ docker, runDir, image, root: options.root, defaults: options.defaults, ensureImage: imageReady });
   const containers = createVmContainers({
     docker, paths, installation, runDir, image, sink, audit, root: options.root, session: options.session, gateways, backend, editors, pool, defaults: options.defaults, ensureImage: imageReady,
@@ -163,11 +179,11 @@ export async function createVmEngine(options: VmEngineOptions) {
     effects,
     poolEffects,
     /** The container machine's reconfigure effect (engine limits, deadline files). */
-    applySettings: createApplySettings({ docker, gateways }),
+    applySettings: createApplySettings({ backend, gateways }),
     installation,
     ...containers,
     /** The container's record from the engine's labels (any installation's: for reading only). */
-    record: (id: string): Promise<ContainerRecord> => findContainer(docker, id),
+    record: (id: string): Promise<ContainerRecord> => backend.find(id),
     /** The service containers of `record` (its own installation's, for reading: another installation's are only shown). */
     services: (record: ContainerRecord): Promise<ServiceRecord[]> =>
       listServices({ docker, containerId: record.id, installation: containers.ours(record) ? installation : { id: record.installation, home: record.home } }),

@@ -12,6 +12,9 @@ import type { ResourceSample } from './stats.js';
 /** A sandbox's workspace as its backend made it: opaque above the backend (the local one keeps a host folder, a remote one a volume). */
 export type WorkspaceRef = ContainerWorkspace;
 
+/** The limits a running sandbox can be given anew. */
+export type SandboxLimits = Pick<ContainerLimits, 'memoryBytes' | 'cpus' | 'pids'>;
+
 /** One sandbox on the backend: cadre's short id and the engine's own. */
 export interface SandboxHandle {
   id: string;
@@ -75,8 +78,8 @@ export interface SandboxServices {
   /** Restarts each service in place (data kept), then waits until all are healthy again. */
   restart(target: ServiceSet, signal: AbortSignal): Promise<{ env: Record<string, string> }>;
   stop(target: ServiceSet): Promise<void>;
-  /** Removes them with their network and data volumes. */
-  remove(target: ServiceSet): Promise<void>;
+  /** Removes them with their network and data volumes; `removed`: something of them was there. */
+  remove(target: Pick<ServiceSet, 'containerId'>): Promise<{ removed: boolean }>;
   /** Resolves when one stops by itself (undefined when the watch ends without one); `signal` ends the watch. */
   watch(target: ServiceSet, signal: AbortSignal): Promise<{ name: string; exitCode: number; oomKilled: boolean } | undefined>;
   /** The internal network a sandbox with services joins. */
@@ -134,12 +137,18 @@ export interface SandboxBackend {
   /** Removes sandbox `id` (or exactly `engineId`) with its workspace; running it again is harmless. */
   remove(target: { id: string; engineId?: string; workspace?: WorkspaceRef }): Promise<{ removedContainer: boolean; removedWorkspace: boolean }>;
   inspect(handle: SandboxHandle): Promise<{ running: boolean }>;
+  /** Changes a sandbox's limits in place, running or stopped (its disk size stays what it was made with). */
+  update(handle: SandboxHandle, limits: SandboxLimits): Promise<void>;
+  /** Keeps a new deadline beside the workspace: what a later cadre reads over the one the sandbox was made with. */
+  moveDeadline(ref: WorkspaceRef, deadline: number): Promise<void>;
   /** Resolves when the sandbox stops (or the disk limit stopped it); `signal` ends the watch without a result. */
   watch(handle: SandboxHandle, ref: WorkspaceRef | null, signal: AbortSignal): Promise<SandboxExit>;
   stats(handle: SandboxHandle, ref?: WorkspaceRef): Promise<ResourceSample>;
   exec(handle: SandboxHandle, cmd: string[], options?: { env?: Record<string, string>; onEvent?: OutputSink; origin?: string }): Promise<ExecResult>;
   /** A raw byte stream to a process in the sandbox (its stdin and stdout): the editor relay, the gateway tunnel. */
   openStream(handle: SandboxHandle, cmd: string[]): Promise<Duplex>;
+  /** Sandbox `id` (cadre's short id, or the engine's own) as its record; `container-not-found` when there is none (a warm-pool spare nobody took is none). */
+  find(id: string): Promise<ContainerRecord>;
   /** This backend's sandboxes (every installation's), only those carrying `labels` (keys of labels.ts). */
   list(labels?: Record<string, string>): Promise<ContainerRecord[]>;
   /** Service containers, where `caps.services`. */

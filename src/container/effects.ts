@@ -187,7 +187,9 @@ export function createContainerEffects(options: ContainerEffectsOptions): Contai
     startServices: (input, signal) => services().start(serviceSet(input), signal),
     restartServices: (input, signal) => services().restart(serviceSet(input), signal),
     stopServices: (input) => services().stop(serviceSet(input)),
-    removeServices: (input) => services().remove(serviceSet(input)),
+    async removeServices(input) {
+      await services().remove(serviceSet(input));
+    },
     watchServices(input, emit, signal) {
       if (!backend.services) return;
       backend.services.watch(serviceSet(input), signal).then(

@@ -106,6 +106,17 @@ describeRemoteEngine('the remote Docker backend', () => {
     expect((await backend.inspect(handle)).running).toBe(true);
   }, 60_000);
 
+  it('changes a running sandbox\'s limits on the engine and keeps a moved deadline that its record then gives (/vm-config)', async () => {
+    await backend.update(handle, { memoryBytes: 768 * 1024 * 1024, cpus: 1.5, pids: 300 });
+    const { HostConfig } = await engineSideClient(engine).getContainer(handle.engineId).inspect();
+    expect(HostConfig).toMatchObject({ Memory: 768 * 1024 * 1024, MemorySwap: 768 * 1024 * 1024, NanoCpus: 1.5e9, PidsLimit: 300 });
+    const deadline = Date.now() + 90 * 60_000;
+    await backend.moveDeadline(workspace, deadline);
+    const [record] = await backend.list({ [labelKeys.container]: handle.id });
+    expect(record).toMatchObject({ deadline, limits: { memoryBytes: 768 * 1024 * 1024, cpus: 1.5, pids: 300 } });
+    expect((await backend.inspect(handle)).running).toBe(true);
+  }, 30_000);
+
   it('stops the sandbox that fills its disk past the limit, and says it was the disk', async () => {
     const watching = backend.watch(handle, workspace, new AbortController().signal);
     await backend.exec(handle, ['sh', '-c', 'dd if=/dev/zero of=/workspace/fill bs=1M count=96 2>/dev/null; sleep 30']).catch(() => undefined);

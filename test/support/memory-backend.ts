@@ -1,5 +1,7 @@
 // A sandbox backend kept in memory: a fixture of the SandboxBackend interface for fast tests of the vm composition without an engine. Its repositories are given by the test; what it was asked is recorded.
 import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Duplex, PassThrough } from 'node:stream';
 import type { SandboxBackend, SandboxExit, SandboxHandle, SandboxSpec, ServiceSet, WorkspaceRef } from '../../src/container/backend.js';
 import { CadreError } from '../../src/errors.js';
@@ -22,6 +24,8 @@ export interface MemoryWorkspace {
   /** Half-made until the sandbox exists and its workspace is whole. */
   complete: boolean;
   claim: { repoUrl: string; session: string; deadline: number } | null;
+  /** A deadline moved since the sandbox was made (the spec keeps the one it was made with). */
+  deadline?: number;
 }
 
 export interface MemoryBackend extends SandboxBackend {
@@ -32,6 +36,8 @@ export interface MemoryBackend extends SandboxBackend {
   calls: string[];
   /** Fills wait until this resolves (or their signal aborts); resolved by default. */
   hold(): { release(): void };
+  /** Restarts wait (the sandbox stopped) until this resolves; resolved by default. */
+  holdRestarts(): { release(): void };
   /** Fills started and stopped by their signal. */
   abortedFills: string[];
   /** The sandbox stops by itself with `exit`. */
@@ -40,18 +46,24 @@ export interface MemoryBackend extends SandboxBackend {
 
 const stopped = (signal: AbortSignal): Error => (signal.reason instanceof Error ? signal.reason : new Error('stopped'));
 
-/** A backend over `repositories` (URL → files): a fill of any other URL fails as a clone of a missing repository does. */
-export function createMemoryBackend(repositories: Map<string, Record<string, string>>): MemoryBackend {
+/**
+ * A backend over `repositories` (URL → files): a fill of any other URL fails as a clone of a missing repository does. With
+ * `workspacesDir`, each sandbox has a folder there for what cadre keeps beside it (metadata, a moved deadline), as the remote
+ * backend has; its files stay in memory.
+ */
+export function createMemoryBackend(repositories: Map<string, Record<string, string>>, options: { workspacesDir?: string } = {}): MemoryBackend {
   const sandboxes = new Map<string, MemorySandbox>();
   const workspaces = new Map<string, MemoryWorkspace>();
   const calls: string[] = [];
   const abortedFills: string[] = [];
   let gate: Promise<void> = Promise.resolve();
+  let restartGate: Promise<void> = Promise.resolve();
   const workspaceOf = (ref: WorkspaceRef): MemoryWorkspace => {
     const found = [...workspaces.values()].find((entry) => entry.ref.root === ref.root);
     if (!found) throw new Error(`no workspace ${ref.root}`);
     return found;
   };
+  const idOf = (ref: WorkspaceRef): string => [...workspaces].find(([, entry]) => entry.ref.root === ref.root)?.[0] ?? ref.root;
   const sandboxOf = (handle: SandboxHandle): MemorySandbox => {
     const found = sandboxes.get(handle.id);
     if (!found || found.engineId !== handle.engineId) throw new CadreError('container-not-found', `No cadre container ${handle.id}`, { remedy: '/vm-status lists your containers' });
@@ -65,7 +77,7 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
   };
   const recordOf = (sandbox: MemorySandbox): ContainerRecord => ({
     id: sandbox.spec.id, dockerId: sandbox.engineId, session: sandbox.spec.session, repoUrl: sandbox.spec.repoUrl, image: sandbox.spec.image,
-    deadline: sandbox.spec.deadline ?? 0, workspace: sandbox.spec.workspace,
+    deadline: workspaces.get(sandbox.spec.id)?.deadline ?? sandbox.spec.deadline ?? 0, workspace: sandbox.spec.workspace,
     limits: { memoryBytes: sandbox.spec.limits.memoryBytes, cpus: sandbox.spec.limits.cpus, pids: sandbox.spec.limits.pids, diskBytes: sandbox.spec.limits.diskBytes },
     networkIsolation: sandbox.spec.networkIsolation ?? false, allowedDomains: sandbox.spec.allowedDomains ?? [], installation: sandbox.spec.installation.id, home: sandbox.spec.installation.home,
     state: { status: sandbox.running ? 'running' : 'exited', running: sandbox.running, startedAt: '', finishedAt: '', exitCode: 0, oomKilled: false, error: '' },
@@ -75,7 +87,8 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
 
   return {
     kind: 'remote-docker',
-    caps: { hostFilesystem: false, loopDisk: false, unixGateway: false, services: true },
+    // Its sandboxes run nothing, so none reaches a gateway; the gateway listens on its socket as for a local engine.
+    caps: { hostFilesystem: false, loopDisk: false, unixGateway: true, services: true },
     sandboxes,
     workspaces,
     calls,
@@ -83,6 +96,11 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
     hold() {
       let release = (): void => undefined;
       gate = new Promise((resolve) => (release = resolve));
+      return { release: () => release() };
+    },
+    holdRestarts() {
+      let release = (): void => undefined;
+      restartGate = new Promise((resolve) => (release = resolve));
       return { release: () => release() };
     },
     crash(id, exit) {
@@ -99,13 +117,15 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
     async prepareWorkspace(input, signal) {
       signal.throwIfAborted();
       calls.push(`prepare ${input.id}`);
-      const ref: WorkspaceRef = { root: `memory:${input.id}`, dir: `memory:${input.id}/workspace`, disk: { mechanism: 'watchdog', limitBytes: input.diskBytes } };
+      const root = options.workspacesDir ? join(options.workspacesDir, input.id) : `memory:${input.id}`;
+      if (options.workspacesDir) await mkdir(root, { recursive: true, mode: 0o700 });
+      const ref: WorkspaceRef = { root, dir: `${root}/workspace`, disk: { mechanism: 'watchdog', limitBytes: input.diskBytes } };
       workspaces.set(input.id, { ref, files: new Map(), clonedFrom: null, complete: false, claim: null });
       return ref;
     },
     async fillWorkspace(ref, from, signal) {
       const workspace = workspaceOf(ref);
-      calls.push(`fill ${ref.root.slice('memory:'.length)} ${from.clone.url}`);
+      calls.push(`fill ${idOf(ref)} ${from.clone.url}`);
       await new Promise<void>((resolve, reject) => {
         const onAbort = () => reject(stopped(signal));
         if (signal.aborted) return onAbort();
@@ -115,7 +135,7 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
           resolve();
         });
       }).catch((error: unknown) => {
-        abortedFills.push(ref.root.slice('memory:'.length));
+        abortedFills.push(idOf(ref));
         throw error;
       });
       const files = repositories.get(from.clone.url);
@@ -125,7 +145,7 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
     },
     async refreshWorkspace(ref, url) {
       const workspace = workspaceOf(ref);
-      calls.push(`refresh ${ref.root.slice('memory:'.length)}`);
+      calls.push(`refresh ${idOf(ref)}`);
       const files = repositories.get(url);
       if (!files || workspace.clonedFrom !== url) throw new Error('the pre-clone is not of this repository');
       workspace.files = new Map(Object.entries(files));
@@ -139,7 +159,7 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
       workspaceOf(ref).complete = true;
     },
     async claimWorkspace(ref, claim) {
-      calls.push(`claim ${ref.root.slice('memory:'.length)}`);
+      calls.push(`claim ${idOf(ref)}`);
       workspaceOf(ref).claim = claim;
     },
     async readWorkspace(_handle, ref) {
@@ -170,6 +190,7 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
       calls.push(`restart ${handle.id}`);
       const sandbox = sandboxOf(handle);
       stop(sandbox, { exitCode: 143 });
+      await restartGate;
       sandbox.running = true;
       sandbox.restarts += 1;
     },
@@ -179,10 +200,20 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
       if (sandbox?.running) stop(sandbox, { exitCode: 137 });
       const removedContainer = sandboxes.delete(target.id);
       const removedWorkspace = workspaces.delete(target.id);
+      if (options.workspacesDir) await rm(join(options.workspacesDir, target.id), { recursive: true, force: true });
       return { removedContainer, removedWorkspace };
     },
     async inspect(handle) {
       return { running: sandboxOf(handle).running };
+    },
+    async update(handle, limits) {
+      calls.push(`update ${handle.id}`);
+      const sandbox = sandboxOf(handle);
+      sandbox.spec = { ...sandbox.spec, limits: { ...sandbox.spec.limits, ...limits } };
+    },
+    async moveDeadline(ref, deadline) {
+      calls.push(`deadline ${idOf(ref)}`);
+      workspaceOf(ref).deadline = deadline;
     },
     watch(handle, _ref, signal) {
       const sandbox = sandboxOf(handle);
@@ -206,6 +237,13 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
       const echo = new PassThrough();
       return Duplex.from({ readable: echo, writable: echo });
     },
+    async find(id) {
+      const sandbox = [...sandboxes.values()].find((entry) => entry.spec.id === id || entry.engineId === id);
+      if (!sandbox || (sandbox.spec.poolOwner && workspaces.get(sandbox.spec.id)?.claim === null)) {
+        throw new CadreError('container-not-found', `No cadre container ${id}`, { remedy: '/vm-status lists your containers; /vm-create <repo_url> makes one' });
+      }
+      return recordOf(sandbox);
+    },
     async list(labels = {}) {
       const records = [...sandboxes.values()].map(recordOf);
       return records.filter((record) => Object.entries(labels).every(([key, value]) => (key === 'cadre.container' ? record.id : key === 'cadre.installation' ? record.installation : undefined) === value));
@@ -223,8 +261,8 @@ export function createMemoryBackend(repositories: Map<string, Record<string, str
       async stop(set: ServiceSet) {
         running.delete(set.containerId);
       },
-      async remove(set: ServiceSet) {
-        running.delete(set.containerId);
+      async remove(set: Pick<ServiceSet, 'containerId'>) {
+        return { removed: running.delete(set.containerId) };
       },
       watch: (_set: ServiceSet, signal: AbortSignal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true })),
       network: (containerId: string) => `memory-services-${containerId}`,

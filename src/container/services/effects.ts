@@ -34,7 +34,8 @@ export function createLocalServices(options: LocalServicesOptions): SandboxServi
     },
     stop: (set) => stopServices(target(set)),
     remove: async (set) => {
-      await removeServices(target(set));
+      const removed = await removeServices({ docker, containerId: set.containerId, installation });
+      return { removed: removed.containers > 0 || removed.volumes > 0 || removed.network };
     },
     watch: (set, signal) => watchServices({ ...target(set), signal }),
     network: (containerId) => serviceNetworkName(containerId),
