@@ -63,8 +63,9 @@ export const vmStatusCommand = defineCommand({
     ];
     ctx.emit(result('vm.status', { ...status, machineState, services, gatewayOpen: vm.gateways.isOpen(status.id), foreign: owner !== null }, lines.join('\n')));
     if (status.state !== 'running' || ctx.signal.aborted) return;
-    const { formatSample, resourceSnapshot } = await import('../container/stats.js');
-    const sample = await resourceSnapshot({ docker: vm.docker, dockerId: record.dockerId, workspace: record.workspace, startedAt: status.startedAt ?? undefined }).catch(() => null);
+    const [{ formatSample, resourceSnapshot }, { workspaceDisk }] = await Promise.all([import('../container/stats.js'), import('../container/workspace-disk.js')]);
+    const disk = workspaceDisk({ docker: vm.docker, record, hostFilesystem: vm.backend.caps.hostFilesystem });
+    const sample = await resourceSnapshot({ docker: vm.docker, dockerId: record.dockerId, disk, startedAt: status.startedAt ?? undefined }).catch(() => null);
     if (sample) ctx.emit(result('vm.sample', { containerId: status.id, ...sample }, formatSample(status.id, sample)));
   },
 });

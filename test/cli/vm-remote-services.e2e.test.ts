@@ -87,7 +87,7 @@ describeRemoteEngine('services, /vm-monitor, /vm-editor and two installations on
     expect(egress.stdout.trim()).toMatch(/^(ENETUNREACH|EHOSTUNREACH)$/);
   }, sandboxBuildTimeoutMs);
 
-  it('/vm-monitor samples the remote sandbox, its workspace measured there', async () => {
+  it('/vm-monitor and /vm-status sample the remote sandbox, its workspace measured there', async () => {
     const watcher = startPipedCadre(project, home, engine.env);
     watcher.child.stdin.write(`/vm-monitor ${id} --resources\n`);
     const sample = await watcher.next(0, (e) => e.kind === 'vm.sample' || isError(e), 60_000);
@@ -100,6 +100,9 @@ describeRemoteEngine('services, /vm-monitor, /vm-editor and two installations on
     expect(measured).toBeGreaterThan(0);
     expect(Number(sample.data?.diskBytes)).toBeGreaterThan(measured / 2);
     expect(Number(sample.data?.diskLimitBytes)).toBeGreaterThan(measured);
+    const from = cadre.events.length;
+    const status = await cadre.run(`/vm-status ${id}`, (e) => e.kind === 'vm.sample' || isError(e));
+    expect(Number(status.data?.diskBytes), JSON.stringify(cadre.events.slice(from))).toBeGreaterThan(measured / 2);
   }, 120_000);
 
   it('/vm-editor: the editor is built here and shipped, and the browser reaches it through cadre on 127.0.0.1', async () => {
