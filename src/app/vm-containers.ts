@@ -11,7 +11,7 @@ import type { SandboxBackend } from '../container/backend.js';
 import { formatSize } from '../container/limits.js';
 import { inspectMetadata, readMetadata, updateMetadata } from '../container/metadata.js';
 import { poolFitKey } from '../container/pool.js';
-import { belongsTo, foreignContainer, listCadreContainers, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
+import { belongsTo, foreignContainer, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
 import { applySettingsChange, machineLimits, parseCreateConfig, readSavedSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
 import { detectServices, type ServiceSuggestion } from '../container/services/detect.js';
 import { listServices } from '../container/services/runtime.js';
@@ -41,7 +41,7 @@ export interface VmContainersOptions {
   session: () => SessionRef;
   gateways: Pick<Gateways, 'removeFolder'>;
   /** The sandbox backend: records by id, new ids, and what /vm-cleanup removes when no container actor is left to do it. */
-  backend: Pick<SandboxBackend, 'find' | 'newId' | 'remove' | 'services'>;
+  backend: Pick<SandboxBackend, 'find' | 'newId' | 'list' | 'remove' | 'services'>;
   editors: ReturnType<typeof createEditorListeners>;
   pool: ReturnType<typeof createPoolHost>;
   /** /vm-config's defaults for new containers. */
@@ -340,7 +340,7 @@ async function removal(o: VmContainersOptions, id: string): Promise<{ record?: C
 /** /vm-status with no id: this installation's containers (and workspaces left without one), with what their workspaces hold. */
 async function list(o: VmContainersOptions): Promise<ContainerList> {
   // Pool spares are nobody's containers yet: neither listed nor counted.
-  const listed = await listCadreContainers(o.docker);
+  const listed = await o.backend.list();
   const all = listed.filter((record) => !untakenPoolContainer(record));
   const mine = all.filter((record) => ours(o, record));
   const now = Date.now();

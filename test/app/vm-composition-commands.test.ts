@@ -94,6 +94,8 @@ describe('the vm commands in-process over a backend in memory', () => {
     expect(memory().workspaces.get(id)).toMatchObject({ clonedFrom: app, complete: true });
     expect(await exists(join(runDir(), id, 'gateway.sock'))).toBe(true);
     expect(cadre.runtime.session.view().currentContainer).toBe(id);
+    const listed = resultOf(await run('/vm-status'), 'vm.list');
+    expect(listed.containers).toEqual([expect.objectContaining({ id, state: 'running', repoUrl: app, heldBy: 'this cadre' })]);
   });
 
   it('/vm-restart while a task waits on the container: the wait lasts until the restarted container is ready, then counts the restart', async () => {
