@@ -1,14 +1,32 @@
-// The CI workflow reader on luxon's real workflow (its test job sets TZ), on dicom-deidentifier-ts's (a time-zone action sets
-// it) and on hostile workspaces: links, huge files, expressions, secrets, non-string values, bad names, aliases, broken YAML.
+// The CI workflow reader on fastify-demo's real workflow (its test step sets env), on dicom-deidentifier-ts's (a time-zone action
+// sets TZ) and on hostile workspaces: links, huge files, expressions, secrets, non-string values, bad names, aliases, broken YAML.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ciEnvHint, readCiEnv } from '../../src/container/ci-env.js';
-import { unpackVendored } from '../support/corpus.js';
+import { unpackCorpus, unpackVendored } from '../support/corpus.js';
 
-const luxonWorkflow = readFileSync(join(import.meta.dirname, '../fixtures/real/luxon-ci/test.yml'), 'utf8');
+/** fastify-demo's real `.github/workflows/ci.yml` (corpus): a MySQL service's env, and the env of its `npm run test` step. */
+let realWorkflow = '';
 const made: string[] = [];
+/** What fastify-demo's test step sets that readCiEnv takes: its strings (MYSQL_PORT: 3306 and the other numbers are not). */
+const fastifyTestEnv = [
+  { name: 'MYSQL_HOST', value: 'localhost', file: '.github/workflows/ci.yml' },
+  { name: 'MYSQL_DATABASE', value: 'test_db', file: '.github/workflows/ci.yml' },
+  { name: 'MYSQL_USER', value: 'test_user', file: '.github/workflows/ci.yml' },
+  { name: 'MYSQL_PASSWORD', value: 'test_password', file: '.github/workflows/ci.yml' },
+  { name: 'COOKIE_NAME', value: 'sessid', file: '.github/workflows/ci.yml' },
+];
+
+beforeAll(() => {
+  const copy = unpackCorpus('fastify-demo');
+  try {
+    realWorkflow = readFileSync(join(copy.root, '.github', 'workflows', 'ci.yml'), 'utf8');
+  } finally {
+    copy.dispose();
+  }
+});
 
 function workspace(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'cadre-ci-env-'));
@@ -23,23 +41,27 @@ afterEach(() => {
 });
 
 describe('readCiEnv', () => {
-  it("reads the env of luxon's real test job, strings as written (YAML 1.2: `yes` stays a string)", async () => {
-    const vars = await readCiEnv(workspace({ 'test.yml': luxonWorkflow }));
-    expect(vars).toEqual([
-      { name: 'LANG', value: 'en_US.utf8', file: '.github/workflows/test.yml' },
-      { name: 'LIMIT_JEST', value: 'yes', file: '.github/workflows/test.yml' },
-      { name: 'TZ', value: 'America/New_York', file: '.github/workflows/test.yml' },
-    ]);
+  it("reads the env of fastify-demo's real test step, strings as written, not its MySQL service's env nor another workflow's", async () => {
+    const copy = unpackCorpus('fastify-demo');
+    try {
+      expect(await readCiEnv(copy.root)).toEqual(fastifyTestEnv);
+    } finally {
+      copy.dispose();
+    }
   });
 
   it('offers only what the container lacks, with the exact /vm-config command', async () => {
-    const vars = await readCiEnv(workspace({ 'test.yml': luxonWorkflow }));
-    expect(ciEnvHint(vars, { LANG: 'C.UTF-8', LIMIT_JEST: 'yes' }, 'vm-3f2a')).toBe(
-      "The project's CI (.github/workflows/test.yml) sets TZ=America/New_York for its tests; this container has no TZ: /vm-config --env \"TZ=America/New_York\" --container vm-3f2a if its tests depend on it");
-    expect(ciEnvHint(vars, { LANG: 'x', LIMIT_JEST: 'x', TZ: 'UTC' }, 'vm-3f2a')).toBeUndefined();
+    const vars = await readCiEnv(workspace({ 'ci.yml': realWorkflow }));
+    expect(vars).toEqual(fastifyTestEnv);
+    const has = { MYSQL_HOST: 'mysql', MYSQL_DATABASE: 'app', MYSQL_USER: 'u', MYSQL_PASSWORD: 'p' };
+    expect(ciEnvHint(vars, has, 'vm-3f2a')).toBe(
+      "The project's CI (.github/workflows/ci.yml) sets COOKIE_NAME=sessid for its tests; this container has no COOKIE_NAME: /vm-config --env \"COOKIE_NAME=sessid\" --container vm-3f2a if its tests depend on it");
+    expect(ciEnvHint(vars, { ...has, MYSQL_DATABASE: undefined }, 'vm-3f2a')).toBe(
+      "The project's CI (.github/workflows/ci.yml) sets MYSQL_DATABASE=test_db COOKIE_NAME=sessid for its tests; this container has no MYSQL_DATABASE, COOKIE_NAME: /vm-config --env \"MYSQL_DATABASE=test_db,COOKIE_NAME=sessid\" --container vm-3f2a if its tests depend on them");
+    expect(ciEnvHint(vars, { ...has, COOKIE_NAME: 'x' }, 'vm-3f2a')).toBeUndefined();
   });
 
-  it('takes workflow, job and test-step env of jobs that run tests only, and skips expressions, secrets and non-strings', async () => {
+  it('takes workflow, job and test-step env of jobs that run tests only, strings as written (YAML 1.2: `yes` stays a string), and skips expressions, secrets and non-strings', async () => {
     const vars = await readCiEnv(workspace({
       'ci.yaml': [
         'env: { TOP: "1", FROM_EXPR: "${{ matrix.node }}" }',
@@ -60,6 +82,7 @@ describe('readCiEnv', () => {
         '      DOLLAR: "$HOME/x"',
         '      NEWLINE: "a\\nb"',
         '      GOOD: fine',
+        '      AS_WRITTEN: yes',
         '    steps:',
         '      - run: npm ci',
         '        env: { INSTALL_ONLY: "1" }',
@@ -67,7 +90,7 @@ describe('readCiEnv', () => {
         '        env: { STEP: "s" }',
       ].join('\n'),
     }));
-    expect(vars.map(({ name, value }) => `${name}=${value}`)).toEqual(['TOP=1', 'GOOD=fine', 'STEP=s']);
+    expect(vars.map(({ name, value }) => `${name}=${value}`)).toEqual(['TOP=1', 'GOOD=fine', 'AS_WRITTEN=yes', 'STEP=s']);
   });
 
   it("reads the zone a time-zone action sets before the tests (dicom-deidentifier-ts's real workflow: setup-timezone, Europe/Berlin)", async () => {
@@ -93,7 +116,7 @@ describe('readCiEnv', () => {
   it('follows no link (a file or the folder), and reads no file over the bound, no broken YAML, no alias bomb', async () => {
     const secretDir = mkdtempSync(join(tmpdir(), 'cadre-ci-env-outside-'));
     made.push(secretDir);
-    writeFileSync(join(secretDir, 'outside.yml'), luxonWorkflow);
+    writeFileSync(join(secretDir, 'outside.yml'), realWorkflow);
     const linked = workspace({});
     symlinkSync(join(secretDir, 'outside.yml'), join(linked, '.github', 'workflows', 'test.yml'));
     expect(await readCiEnv(linked)).toEqual([]);
@@ -104,9 +127,9 @@ describe('readCiEnv', () => {
     symlinkSync(secretDir, join(linkedFolder, '.github', 'workflows'));
     expect(await readCiEnv(linkedFolder)).toEqual([]);
 
-    const huge = `${luxonWorkflow}\n# ${'x'.repeat(300 * 1024)}\n`;
+    const huge = `${realWorkflow}\n# ${'x'.repeat(300 * 1024)}\n`;
     expect(await readCiEnv(workspace({ 'test.yml': huge }))).toEqual([]);
-    expect(await readCiEnv(workspace({ 'test.yml': `${luxonWorkflow}\n  : [unclosed` }))).toEqual([]);
+    expect(await readCiEnv(workspace({ 'test.yml': `${realWorkflow}\n  : [unclosed` }))).toEqual([]);
 
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`), 'jobs: { t: { env: { TZ: UTC }, steps: [{ run: npm test }] } }'].join('\n');
     expect(await readCiEnv(workspace({ 'bomb.yml': bomb }))).toEqual([]);
