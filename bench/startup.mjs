@@ -2,7 +2,7 @@
 // prompt in a pty, and RSS at the prompt and 5 s later (idle, no container command used).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -107,6 +107,9 @@ async function main() {
     cwd: home,
     vars: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local/share'), XDG_STATE_HOME: join(home, '.local/state'), TERM: 'xterm-256color', CI: '', NO_COLOR: '1' },
   };
+  // Other work on the machine moves every figure: the load is printed beside them.
+  const load = () => loadavg().map((value) => value.toFixed(2)).join(' ');
+  console.log(`load average at start: ${load()}`);
   try {
     // Warm the file cache once, then interleave so drift hits both sides alike.
     timeSync([process.execPath, '-e', '0'], env);
@@ -158,6 +161,7 @@ async function main() {
       ['time to prompt', p.median <= targets.promptMs],
       ['idle RSS', r.median <= targets.rssMb],
     ];
+    console.log(`load average at end: ${load()}`);
     console.log(`targets: ${met.map(([name, ok]) => `${name} ${ok ? 'met' : 'MISSED'}`).join(', ')}`);
   } finally {
     rmSync(home, { recursive: true, force: true });

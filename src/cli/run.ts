@@ -64,11 +64,12 @@ async function startInspection(options: GlobalOptions, sink: OutputSink) {
 }
 
 /**
- * The interactive start shows the prompt first and starts the actor system behind it, so the prompt
- * appears at once; what start-up says is held until the first entry, and a start-up failure closes
- * the prompt and is reported. A crash left behind is offered first (that path waits for start-up).
+ * The interactive start shows the prompt first and starts the actor system behind it when the person
+ * starts typing, so the prompt appears at once and an idle one stays small; what start-up says is held
+ * until the first entry, and a start-up failure closes the prompt and is reported. A crash left behind
+ * is offered first (that path waits for start-up).
  */
-async function runInteractive(cwd: string, start: () => Promise<App>, release: () => void, sink: OutputSink, closing: AbortSignal, announce: () => Promise<string>): Promise<number> {
+async function runInteractive(cwd: string, start: () => Promise<App>, release: () => void, sink: OutputSink, closing: AbortSignal, announce: () => Promise<{ text: string; startNow: boolean }>): Promise<number> {
   const [{ runPromptLoop }, { resolvePaths }, { crashLockPresent }] = await Promise.all([
     import('./prompt-loop.js'), import('../store/paths.js'), import('../store/crash-lock.js'),
   ]);
@@ -81,15 +82,22 @@ async function runInteractive(cwd: string, start: () => Promise<App>, release: (
   const crashed = await crashLockPresent(paths.sessionsDir);
   if (crashed) begin();
   let readyPromise: Promise<App | undefined> | undefined;
-  const ready = (): Promise<App | undefined> => (readyPromise ??= begin().then((app) => {
-    // Once started, one line above the prompt says what is active (a failed start says its own error instead).
-    announce().then((line) => sink({ type: 'output.message', level: 'dim', text: line }), () => undefined);
-    return app;
-  }, (error: unknown) => {
+  const ready = (): Promise<App | undefined> => (readyPromise ??= begin().then((app) => app, (error: unknown) => {
     failure = error;
     failed.abort();
     return undefined;
   }));
+  // Above the first prompt, one line says what is active; the actor system starts at the first key pressed, so a prompt
+  // left idle holds the prompt and not the app (sessions, agents, the vm side). It starts at once when the vm side has
+  // work from the start (a warm pool, containers of earlier sessions), and when the line cannot be made (a bad config):
+  // the start then says what is wrong without waiting for a key.
+  const atFirstPrompt = (): void => {
+    process.stdin.once('data', () => void ready());
+    announce().then(({ text, startNow }) => {
+      sink({ type: 'output.message', level: 'dim', text });
+      if (startNow) void ready();
+    }, () => void ready());
+  };
   if (crashed) {
     const app = await ready();
     release();
@@ -105,7 +113,7 @@ async function runInteractive(cwd: string, start: () => Promise<App>, release: (
     submit: async (text) => (await whenReady()).loopTarget().submit(text),
     interrupt: async () => (await whenReady()).loopTarget().interrupt(),
     endOfInput: async () => (await whenReady()).loopTarget().endOfInput(),
-  }, { historyFile: paths.historyFile, signal: failed.signal, onFirstPrompt: () => setImmediate(() => void ready()), warn: (text) => sink({ type: 'output.message', level: 'warn', text }) });
+  }, { historyFile: paths.historyFile, signal: failed.signal, onFirstPrompt: () => setImmediate(atFirstPrompt), warn: (text) => sink({ type: 'output.message', level: 'warn', text }) });
   if (failure !== undefined) {
     release();
     return reportFailure(failure, sink);
@@ -165,7 +173,7 @@ export async function runCadre(options: GlobalOptions): Promise<number> {
       return startup;
     };
     if (interactive) {
-      const announce = async (): Promise<string> => (await import('./start-line.js')).startLine(cwd, runEnvironment(options), trust);
+      const announce = async (): Promise<{ text: string; startNow: boolean }> => (await import('./start-line.js')).startLine(cwd, runEnvironment(options), trust);
       exitCode = await runInteractive(cwd, start, held.release, sink, closing.signal, announce);
       return ending === 'SIGTERM' || ending === 'SIGHUP' ? signalExitCodes[ending] : exitCode;
     }
