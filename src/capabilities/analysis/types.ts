@@ -32,6 +32,8 @@ export type QualityScore = {
   formula: string;
   linesOfCode: number;
   penalty: number;
+  /** Files that are not the project's own code (copied-in libraries, minified builds, generated code): neither their findings nor their lines count. */
+  excluded?: { file: string; reason: 'vendored' | 'minified' | 'generated' }[];
 };
 
 /** Where the dependency check's advisories came from: npm's registry (as `npm audit` asks it), or the bundled snapshot and why. */

@@ -29,6 +29,29 @@ export function vendoredLibrary(path: string, text: string): VendoredLibrary | n
   return { name: packageOf(match[1]), version: match[2], line: 1 };
 }
 
+/** Folders of pages' static assets, where copied-in libraries live. */
+const assetFolder = /(?:^|\/)(?:public|static|assets|www|wwwroot)\//;
+/** Folders that hold other people's code by name. */
+const vendorFolder = /(?:^|\/)(?:vendors?|third[-_]?party|bower_components|jspm_packages)\//;
+
+/**
+ * A copy of someone else's script that names no package and version (so vendoredLibrary cannot check it), or a minified
+ * file: under a vendor folder, named *.min.js, one huge line, or in a static-asset folder opening with a library's banner
+ * (`/*! …`, `//! moment.js`, a version or licence line in its first comment).
+ */
+export function thirdPartyScript(path: string, text: string): 'vendored' | 'minified' | null {
+  if (!/\.[cm]?js$/.test(path)) return null;
+  if (/[.-]min\.[cm]?js$/.test(path)) return 'minified';
+  const longest = text.split('\n', 200).reduce((most, line) => (line.length > most.length ? line : most), '');
+  // Minifiers drop the spaces too: one long line of generated source with spaces is not a minified build.
+  const spaces = longest.length > 2000 ? (longest.match(/\s/g)?.length ?? 0) / longest.length : 1;
+  if (spaces < 0.1 && text.length / Math.max(1, text.split('\n').length) > 300) return 'minified';
+  if (vendorFolder.test(path)) return 'vendored';
+  if (!assetFolder.test(path) || /(?:^|\/)src\//.test(path)) return null;
+  const opening = /^\s*((?:\/\/[^\n]*\n\s*)+|\/\*[\s\S]{0,1200}?\*\/)/.exec(text)?.[1] ?? '';
+  return /^\s*(?:\/\*!|\/\/!)|\bv(?:ersion)?\s*:?\s*\d+\.\d+\.\d+|@license\b|\bcopyright\b|\(c\)\s*\d{4}|\bMIT License\b|\blicensed under\b/i.test(opening) ? 'vendored' : null;
+}
+
 /** Code a tool wrote (route trees, GraphQL and Prisma clients): named *.gen.* / *.generated.*, or saying so in its first lines. */
 export function isGenerated(path: string, text: string): boolean {
   return /\.(?:gen|generated)\.[cm]?[jt]sx?$|(?:^|\/)__generated__\//.test(path) || /@generated\b|\bauto-?generated\b|\bdo not edit\b|this file (?:is|was|has been) (?:automatically )?generated/i.test(text.slice(0, 600));

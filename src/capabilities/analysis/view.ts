@@ -12,7 +12,11 @@ export type FileView = {
   security?: SecurityFacts;
   /** Third-party libraries this file is a copy of, or loads by versioned URL. */
   vendored?: VendoredLibrary[];
+  /** Why the file is not the project's own code, so neither its findings nor its lines count. */
+  excluded?: ExcludedReason;
 };
+
+export type ExcludedReason = 'vendored' | 'minified' | 'generated';
 
 /** A window of normalised tokens: its hash, and the lines it spans. */
 export type CloneFingerprint = [hash: number, startLine: number, endLine: number];

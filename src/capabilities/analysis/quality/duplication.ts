@@ -20,7 +20,7 @@ const minimumCloneLines = 6;
 const tokenPattern = /\/\/[^\n]*|\/\*[\s\S]*?\*\/|`(?:\\[\s\S]|[^`\\])*`|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|[A-Za-z_$][\w$]*|\d[\w.]*|[^\s\w]/g;
 const keywords = new Set('break case catch class const continue debugger default delete do else export extends finally for function if import in instanceof let new return super switch this throw try typeof var void while with yield async await of static get set from as interface type enum implements private public protected readonly'.split(' '));
 
-type Token = { text: string; line: number };
+type Token = { text: string; raw: string; line: number };
 
 function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
@@ -36,7 +36,7 @@ function tokenize(text: string): Token[] {
     if (/^[`'"]/.test(value)) normalised = 'S';
     else if (/^\d/.test(value)) normalised = 'N';
     else if (/^[A-Za-z_$]/.test(value) && !keywords.has(value)) normalised = 'I';
-    tokens.push({ text: normalised, line });
+    tokens.push({ text: normalised, raw: value, line });
   }
   return tokens;
 }
@@ -49,8 +49,7 @@ function hashString(text: string): number {
 
 /** Winnowed fingerprints of a file's normalised token windows. */
 export function fingerprintSource(text: string): CloneFingerprint[] {
-  // Import lines are expected to repeat across files.
-  const tokens = tokenize(text).filter((token, index, all) => !(token.text === 'import' || (index > 0 && all[index - 1]?.text === 'import')));
+  const tokens = withoutBoilerplate(tokenize(text));
   if (tokens.length < windowTokens) return [];
   const hashes: { hash: number; start: number; end: number }[] = [];
   for (let index = 0; index + windowTokens <= tokens.length; index += 1) {
@@ -69,6 +68,77 @@ export function fingerprintSource(text: string): CloneFingerprint[] {
     if (pick && pick.hash !== 0) chosen.set(best, [pick.hash, pick.start, pick.end]);
   }
   return [...chosen.values()];
+}
+
+/**
+ * The tokens without what every module of a framework repeats by design: import and re-export statements, decorators
+ * with their arguments (`@Module({ … })`, `@Injectable({ providedIn: 'root' })`, `@Column()`), and constructors that only
+ * inject (`constructor(private readonly http: HttpClient) {}`). Copies of that are the framework's shape, not duplication.
+ */
+function withoutBoilerplate(tokens: readonly Token[]): Token[] {
+  const kept: Token[] = [];
+  /** The index after the bracket that closes the one at `open` (or the end). */
+  const closing = (open: number): number => {
+    let depth = 0;
+    for (let index = open; index < tokens.length; index += 1) {
+      const raw = tokens[index]?.raw;
+      if (raw === '(' || raw === '{' || raw === '[') depth += 1;
+      else if (raw === ')' || raw === '}' || raw === ']') depth -= 1;
+      if (depth === 0) return index + 1;
+    }
+    return tokens.length;
+  };
+  let index = 0;
+  while (index < tokens.length) {
+    const token = tokens[index] as Token;
+    const next = tokens[index + 1]?.raw ?? '';
+    const atStatementStart = index === 0 || /^[;})]$/.test(tokens[index - 1]?.raw ?? '');
+    // `import … from '…';`, `import '…';`, `export … from '…';` (not `import(…)` or `import.meta`).
+    if (atStatementStart && (token.raw === 'import' && next !== '(' && next !== '.' || token.raw === 'export' && statementHasFrom(tokens, index))) {
+      index = statementEnd(tokens, index);
+      continue;
+    }
+    // `@Name`, `@a.b`, with an argument list.
+    if (token.raw === '@' && /^[A-Za-z_$]/.test(next)) {
+      let end = index + 2;
+      while (tokens[end]?.raw === '.' && /^[A-Za-z_$]/.test(tokens[end + 1]?.raw ?? '')) end += 2;
+      index = tokens[end]?.raw === '(' ? closing(end) : end;
+      continue;
+    }
+    // `constructor(private readonly a: A, …) {}`: dependency injection only.
+    if (token.raw === 'constructor' && next === '(') {
+      const bodyStart = closing(index + 1);
+      if (tokens[bodyStart]?.raw === '{' && tokens[bodyStart + 1]?.raw === '}') {
+        index = bodyStart + 2;
+        continue;
+      }
+    }
+    kept.push(token);
+    index += 1;
+  }
+  return kept;
+}
+
+/** The index after an import or re-export statement: past its module string (and the `;` after it), or past a `;`. */
+function statementEnd(tokens: readonly Token[], start: number): number {
+  const isString = (index: number): boolean => /^['"]/.test(tokens[index]?.raw ?? '');
+  let end = start + 1;
+  if (!isString(end)) {
+    while (end < tokens.length && tokens[end]?.raw !== ';' && !(tokens[end]?.raw === 'from' && isString(end + 1))) end += 1;
+    if (tokens[end]?.raw === 'from') end += 1;
+  }
+  if (isString(end)) end += 1;
+  return tokens[end]?.raw === ';' ? end + 1 : end;
+}
+
+/** An `export` statement that re-exports from another module (`export { a } from './a'`, `export * from './b'`). */
+function statementHasFrom(tokens: readonly Token[], start: number): boolean {
+  for (let index = start + 1; index < tokens.length && index < start + 200; index += 1) {
+    const raw = tokens[index]?.raw;
+    if (raw === 'from') return /^['"]/.test(tokens[index + 1]?.raw ?? '');
+    if (raw === ';' || raw === '(' || raw === '=' || raw === 'class' || raw === 'function' || raw === 'const' || raw === 'let' || raw === 'var' || raw === 'interface' || raw === 'type' || raw === 'default') return false;
+  }
+  return false;
 }
 
 /** Pairs of regions that share fingerprints, reported on the second file of each pair. */

@@ -15,7 +15,19 @@ export function qualityScore(findings: readonly Finding[], view: ProjectView): Q
   const linesOfCode = [...view.files.values()].reduce((sum, file) => sum + file.lines, 0);
   const penalty = findings.reduce((sum, finding) => sum + weights[finding.severity], 0);
   const value = Math.max(0, Math.round(100 - (penalty * 1000) / Math.max(1000, linesOfCode)));
-  return { value, formula: scoreFormula, linesOfCode, penalty };
+  const excluded = [...view.files].flatMap(([file, entry]) => entry.excluded ? [{ file, reason: entry.excluded }] : []);
+  return { value, formula: scoreFormula + leftOut(excluded), linesOfCode, penalty, ...(excluded.length > 0 ? { excluded } : {}) };
+}
+
+/** The files the score leaves out, said where the formula is shown: how many, and the first few of each kind. */
+function leftOut(excluded: NonNullable<QualityScore['excluded']>): string {
+  if (excluded.length === 0) return '';
+  const kinds = (['vendored', 'minified', 'generated'] as const).flatMap((reason) => {
+    const files = excluded.filter((item) => item.reason === reason).map((item) => item.file);
+    if (files.length === 0) return [];
+    return [`${reason}: ${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`];
+  });
+  return `; left out as not the project's own code (findings and lines): ${excluded.length} file${excluded.length === 1 ? '' : 's'} (${kinds.join('; ')})`;
 }
 
 const advice: Record<string, string> = {
