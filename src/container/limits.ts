@@ -35,7 +35,7 @@ export function formatSize(bytes: number): string {
 export function parseCpus(text: string, hostCores = availableParallelism()): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(?:cores?|cpus?)?\s*$/i.exec(text);
   const cpus = match ? Number(match[1]) : NaN;
-  if (!(cpus > 0)) throw usage(`cpu "${text}" is not a number of cores`, 'write it like 2 or "2 cores"');
+  if (!(cpus > 0)) throw usage(`cpu "${text}" is not a number of cores`, 'write it like 2, 1.5 or "2 cores"');
   if (cpus > hostCores) throw usage(`cpu ${cpus} is more than this host's ${hostCores} cores`, `give at most ${hostCores}`);
   return cpus;
 }

@@ -29,6 +29,8 @@ describe('container limits', () => {
     expect(parseCpus('2 cores', 4)).toBe(2);
     expect(() => parseCpus('8', 4)).toThrow(/more than this host's 4 cores/);
     expect(() => parseCpus('zero', 4)).toThrow(/not a number of cores/);
+    expect(parseCpus('1.5', 4)).toBe(1.5);
+    expect(() => parseCpus('1,5', 4)).toThrow(expect.objectContaining({ remedy: 'write it like 2, 1.5 or "2 cores"' }));
     expect(parseTimeoutMinutes('45 minutes')).toBe(45);
     expect(() => parseTimeoutMinutes('1.5 hours')).toThrow(/not a whole number of minutes/);
   });
