@@ -200,7 +200,8 @@ export async function addImportEdits(path: string, text: string, parsed: ParsedS
   const added: { spec: ImportSpec; line: string }[] = [];
   for (const spec of mergeSpecs(specs)) {
     const same = existing.find((candidate) => candidate.source === spec.source && candidate.typeOnly === Boolean(spec.typeOnly) && !candidate.namespace);
-    const missing = (spec.named ?? []).filter((name) => !same?.names.includes(name));
+    // A name marked inline as a type (`type Review`) is the same binding as the file's `Review`.
+    const missing = (spec.named ?? []).filter((name) => !same?.names.includes(name.replace(/^type\s+/, '')));
     const needsDefault = Boolean(spec.default) && !(same?.hasDefault);
     if (same && !needsDefault && missing.length === 0) continue;
     if (same && !needsDefault && same.node.type === 'ImportDeclaration') {

@@ -8,15 +8,21 @@ import { appendElement, applyEdits, parseExisting } from './ast-edit.js';
 import { addMember } from './class-edit.js';
 import { conventionsOf, existsError, missingFieldsError, findFile, importSpecifier, isConventionSource } from './conventions.js';
 import { addImportEdits, importBlock, type ImportSpec } from './imports.js';
+import { asTypeImport, nestGuard, nestLayout, type TypeImportStyle, typeImportStyle } from './nest-layout.js';
 import { readNestMain } from './nest-prefix.js';
 import { camelCase, kebabCase, plural } from './names.js';
 import { printSource } from './printer.js';
 import { typeormEntity } from './schema-typeorm.js';
+import { typeormMigration } from './typeorm-migration.js';
 import type { EndpointTask, FieldSpec } from './task.js';
 
-export type NestInput = { context: ProjectContext; read: (path: string) => Promise<string | null>; task: EndpointTask; compilerOptions: CompilerOptions };
+/** `now`: the migration's timestamp (milliseconds), the time of the draft unless given. */
+export type NestInput = { context: ProjectContext; read: (path: string) => Promise<string | null>; task: EndpointTask; compilerOptions: CompilerOptions; now?: number };
 
-type Conventions = { version: string | null; swagger: boolean; guard: { decorators: string[]; imports: ImportSpec[] } | null; prefix: string | null; definite: boolean };
+/** `guard`: decorators on the controller class (`class`) or on each route (`method`), and their imports as seen from a given file. */
+type Guard = { decorators: string[]; level: 'class' | 'method'; imports: (from: string) => ImportSpec[] };
+/** `typeImports`: how the project's code imports what it uses only as a type (`import { type X }`, `import type { X }`), null when it does not mark them. */
+type Conventions = { version: string | null; swagger: boolean; guard: Guard | null; prefix: string | null; definite: boolean; typeImports: TypeImportStyle };
 
 type RelativeImport = (from: string, to: string) => string;
 
@@ -52,11 +58,13 @@ async function learn(context: ProjectContext, read: (path: string) => Promise<st
     }
   }
   const swagger = controllers.length > 0 && (context.files[controllers[0] as string]?.facts?.imports.some((fact) => fact.source === '@nestjs/swagger') ?? false);
-  const guard = guarded * 2 > controllers.length && guardText
-    ? { decorators: [...(/@ApiBearerAuth\(\)/.test(guardText) ? ['@ApiBearerAuth()'] : []), '@UseGuards(AuthGuard(\'jwt\'))'], imports: [{ source: '@nestjs/passport', named: ['AuthGuard'] }, { source: '@nestjs/common', named: ['UseGuards'] }, ...(/@ApiBearerAuth\(\)/.test(guardText) ? [{ source: '@nestjs/swagger', named: ['ApiBearerAuth'] }] : [])] }
-    : null;
+  const bearer = guardText !== null && /@ApiBearerAuth\(\)/.test(guardText);
+  const own = await nestGuard(context, read);
+  const guard: Guard | null = guarded * 2 > controllers.length && guardText
+    ? { decorators: [...(bearer ? ['@ApiBearerAuth()'] : []), '@UseGuards(AuthGuard(\'jwt\'))'], level: 'class', imports: () => [{ source: '@nestjs/passport', named: ['AuthGuard'] }, { source: '@nestjs/common', named: ['UseGuards'] }, ...(bearer ? [{ source: '@nestjs/swagger', named: ['ApiBearerAuth'] }] : [])] }
+    : own ? { decorators: [own.decorator], level: own.level, imports: own.imports } : null;
   const strictInit = options.strict === true && (options as { strictPropertyInitialization?: boolean }).strictPropertyInitialization !== false;
-  return { version: setup.uriVersioning ? version : null, swagger, guard, prefix, definite: strictInit };
+  return { version: setup.uriVersioning ? version : null, swagger, guard, prefix, definite: strictInit, typeImports: await typeImportStyle(context, read) };
 }
 
 const validators: Record<FieldSpec['type'], string[]> = {
@@ -82,12 +90,13 @@ export async function nestEndpointSteps(input: NestInput): Promise<{ steps: Plan
   const controllerPath = segments.slice(0, resourceAt + 1).join('/');
   const methodPath = segments.slice(resourceAt + 1).join('/');
   const appModule = findFile(context, (path) => /(?:^|\/)app\.module\.ts$/.test(path)) ?? 'src/app.module.ts';
-  const root = posix.dirname(appModule);
-  const resource = kebabCase(plural(task.resource));
-  const folder = posix.join(root, resource);
-  const plurals = plural(task.resource);
+  // Where and how the project's own feature modules are kept: src/modules/review/ with dtos/ and ReviewService, or src/reviews/ with dto/ and ReviewsService.
+  const layout = nestLayout(context, appModule);
+  const plurals = layout.plural ? plural(task.resource) : task.resource;
+  const resource = kebabCase(plurals);
+  const folder = posix.join(layout.root, resource);
   const className = { controller: `${plurals}Controller`, service: `${plurals}Service`, module: `${plurals}Module`, create: `Create${task.resource}Dto`, update: `Update${task.resource}Dto` };
-  const paths = { controller: posix.join(folder, `${resource}.controller.ts`), service: posix.join(folder, `${resource}.service.ts`), module: posix.join(folder, `${resource}.module.ts`), create: posix.join(folder, 'dto', `create-${kebabCase(task.resource)}.dto.ts`), update: posix.join(folder, 'dto', `update-${kebabCase(task.resource)}.dto.ts`) };
+  const paths = { controller: posix.join(folder, `${resource}.controller.ts`), service: posix.join(folder, `${resource}.service.ts`), module: posix.join(folder, `${resource}.module.ts`), create: posix.join(folder, layout.dtoFolder, `create-${kebabCase(task.resource)}.dto.ts`), update: posix.join(folder, layout.dtoFolder, `update-${kebabCase(task.resource)}.dto.ts`) };
   const url = nestUrl(conventions.prefix, conventions.version, `${controllerPath}${methodPath ? `/${methodPath}` : ''}`);
   const steps: PlanStep[] = [];
   const entityPath = Object.keys(context.files).find((path) => new RegExp(`(?:^|/)${kebabCase(task.resource)}\\.entity\\.ts$`).test(path));
@@ -97,13 +106,17 @@ export async function nestEndpointSteps(input: NestInput): Promise<{ steps: Plan
     if (task.fields.length === 0) throw missingFieldsError(task.resource, 'entity', task);
     const created = await typeormEntity(context, read, task.resource, task.fields, input.compilerOptions);
     steps.push(created.step);
+    const migration = await typeormMigration(context, read, created, task.fields, input.now ?? Date.now());
+    if (migration) steps.push(migration);
     entity = created;
   }
   const fields = task.fields.filter((field) => field.name !== 'id');
-  const method = methodSource(task, { ...className, entity: entity.className, service: camelCase(className.service) }, methodPath, relativeImport);
+  const routed = guardRoute(methodSource(task, { ...className, entity: entity.className, service: camelCase(className.service) }, methodPath, relativeImport), conventions.guard);
+  // The service uses its DTOs only as parameter types (the controller's @Body() needs them as values, for validation).
+  const method: Method = { ...routed, serviceImports: (from, paths, entityPath) => routed.serviceImports(from, paths, entityPath).map((spec) => (/\.dto(?:\.[jt]s)?$/.test(spec.source) ? asTypeImport(spec, conventions.typeImports) : spec)) };
   const existingController = await read(paths.controller);
   if (existingController !== null) {
-    const entityImport = method.controller.includes(entity.className) ? [{ source: relativeImport(paths.controller, entity.path), named: [entity.className] }] : [];
+    const entityImport = method.controller.includes(entity.className) ? [asTypeImport({ source: relativeImport(paths.controller, entity.path), named: [entity.className] }, conventions.typeImports)] : [];
     steps.push(await addMember(context, paths.controller, existingController, method.controller, mergeCommon([...method.controllerImports(paths.controller, paths), ...entityImport])));
     const service = await read(paths.service);
     if (service === null) throw existsError(`${paths.controller} exists but ${paths.service} does not; cadre adds routes only to resources shaped like the ones it generates.`);
@@ -137,7 +150,8 @@ function methodSource(task: EndpointTask, names: { controller: string; service: 
   const variable = camelCase(task.resource);
   const route = methodPath ? `'${methodPath}'` : '';
   const idParam = '@Param(\'id\', ParseIntPipe) id: number';
-  const repository = `this.${camelCase(plural(task.resource))}Repository`;
+  // The repository the service's constructor declares (reviewsRepository in ReviewsService, reviewRepository in ReviewService).
+  const repository = `this.${names.service.replace(/Service$/, '')}Repository`;
   const common = (extra: string[]): ImportSpec[] => [{ source: '@nestjs/common', named: extra }];
   switch (task.method) {
     case 'POST':
@@ -150,7 +164,7 @@ function methodSource(task: EndpointTask, names: { controller: string; service: 
       return methodPath.includes(':id')
         ? { serviceName: 'findOne', dto: null,
           controller: `@Get(${route})\nfindOne(${idParam}): Promise<${names.entity}> {\n  return this.${names.service}.findOne(id);\n}`,
-          service: `async findOne(id: number): Promise<${names.entity}> {\n  const ${variable} = await ${repository}.findOne({ where: { id } });\n  if (!${variable}) {\n    throw new NotFoundException(\`${task.resource} \${id} not found\`);\n  }\n  return ${variable};\n}`,
+          service: `async findOne(id: number): Promise<${names.entity}> {\n  const ${variable} = await ${repository}.findOne({ where: { id } });\n\n  if (!${variable}) {\n    throw new NotFoundException(\`${task.resource} \${id} not found\`);\n  }\n\n  return ${variable};\n}`,
           controllerImports: () => common(['Get', 'Param', 'ParseIntPipe']),
           serviceImports: () => common(['NotFoundException']) }
         : { serviceName: 'findAll', dto: null,
@@ -160,13 +174,13 @@ function methodSource(task: EndpointTask, names: { controller: string; service: 
     case 'PUT': case 'PATCH':
       return { serviceName: 'update', dto: 'update',
         controller: `@${task.method === 'PUT' ? 'Put' : 'Patch'}(${route})\nupdate(${idParam}, @Body() ${variable}Dto: ${names.update}): Promise<${names.entity}> {\n  return this.${names.service}.update(id, ${variable}Dto);\n}`,
-        service: `async update(id: number, ${variable}Dto: ${names.update}): Promise<${names.entity}> {\n  const ${variable} = await ${repository}.findOne({ where: { id } });\n  if (!${variable}) {\n    throw new NotFoundException(\`${task.resource} \${id} not found\`);\n  }\n  return ${repository}.save({ ...${variable}, ...${variable}Dto });\n}`,
+        service: `async update(id: number, ${variable}Dto: ${names.update}): Promise<${names.entity}> {\n  const ${variable} = await ${repository}.findOne({ where: { id } });\n\n  if (!${variable}) {\n    throw new NotFoundException(\`${task.resource} \${id} not found\`);\n  }\n\n  return ${repository}.save({ ...${variable}, ...${variable}Dto });\n}`,
         controllerImports: (from, paths) => [...common(['Body', 'Param', 'ParseIntPipe', task.method === 'PUT' ? 'Put' : 'Patch']), { source: relativeImport(from, paths.update as string), named: [names.update] }],
         serviceImports: (from, paths) => [...common(['NotFoundException']), { source: relativeImport(from, paths.update as string), named: [names.update] }] };
     case 'DELETE':
       return { serviceName: 'remove', dto: null,
         controller: `@Delete(${route})\n@HttpCode(HttpStatus.NO_CONTENT)\nremove(${idParam}): Promise<void> {\n  return this.${names.service}.remove(id);\n}`,
-        service: `async remove(id: number): Promise<void> {\n  const result = await ${repository}.delete(id);\n  if (result.affected === 0) {\n    throw new NotFoundException(\`${task.resource} \${id} not found\`);\n  }\n}`,
+        service: `async remove(id: number): Promise<void> {\n  const result = await ${repository}.delete(id);\n\n  if (result.affected === 0) {\n    throw new NotFoundException(\`${task.resource} \${id} not found\`);\n  }\n}`,
         controllerImports: () => common(['Delete', 'HttpCode', 'HttpStatus', 'Param', 'ParseIntPipe']), serviceImports: () => common(['NotFoundException']) };
   }
 }
@@ -225,12 +239,13 @@ async function controllerStep(context: ProjectContext, paths: Record<string, str
   const relativeImport = relativeImportIn(context);
   const service = camelCase(names.service as string);
   const controller = conventions.version ? `@Controller({ path: '${controllerPath}', version: '${conventions.version}' })` : `@Controller('${controllerPath}')`;
-  const imports: ImportSpec[] = [{ source: '@nestjs/common', named: ['Controller'] }, ...method.controllerImports(path, paths), { source: relativeImport(path, paths.service as string), named: [names.service as string] }, ...(conventions.swagger ? [{ source: '@nestjs/swagger', named: ['ApiTags'] }] : []), ...(conventions.guard?.imports ?? [])];
-  if (method.controller.includes(entity.className)) imports.push({ source: relativeImport(path, entity.path), named: [entity.className] });
+  const imports: ImportSpec[] = [{ source: '@nestjs/common', named: ['Controller'] }, ...method.controllerImports(path, paths), { source: relativeImport(path, paths.service as string), named: [names.service as string] }, ...(conventions.swagger ? [{ source: '@nestjs/swagger', named: ['ApiTags'] }] : []), ...(conventions.guard?.level === 'class' ? conventions.guard.imports(path) : [])];
+  // The controller names the entity only in return types.
+  if (method.controller.includes(entity.className)) imports.push(asTypeImport({ source: relativeImport(path, entity.path), named: [entity.className] }, conventions.typeImports));
   const source = [
     importBlock(mergeCommon(imports), { ...context.style, commonjs: false }),
     '',
-    ...(conventions.guard?.decorators ?? []),
+    ...(conventions.guard?.level === 'class' ? conventions.guard.decorators : []),
     ...(conventions.swagger ? [`@ApiTags('${(names.service as string).replace(/Service$/, '')}')`] : []),
     controller,
     `export class ${names.controller} {`,
@@ -240,7 +255,14 @@ async function controllerStep(context: ProjectContext, paths: Record<string, str
     '}',
     '',
   ].join('\n');
-  return { action: 'create-file', path, summary: `${names.controller}: ${method.serviceName}${conventions.guard ? ', behind the JWT guard like the project\'s other controllers' : ''}`, content: await printSource(path, source, context.style) };
+  return { action: 'create-file', path, summary: `${names.controller}: ${method.serviceName}${conventions.guard ? `, behind ${conventions.guard.decorators.at(-1)} like the project's other ${conventions.guard.level === 'class' ? 'controllers' : 'routes'}` : ''}`, content: await printSource(path, source, context.style) };
+}
+
+/** A route guarded the way the project guards each of its routes: its decorator after the HTTP method's, its imports added. */
+function guardRoute(method: Method, guard: Guard | null): Method {
+  if (guard?.level !== 'method') return method;
+  const [first, ...rest] = method.controller.split('\n');
+  return { ...method, controller: [first, ...guard.decorators, ...rest].join('\n'), controllerImports: (from, paths) => [...method.controllerImports(from, paths), ...guard.imports(from)] };
 }
 
 function mergeCommon(specs: ImportSpec[]): ImportSpec[] {

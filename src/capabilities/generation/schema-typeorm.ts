@@ -69,7 +69,9 @@ export async function typeormEntity(context: ProjectContext, read: (path: string
     .filter(([path, entry]) => isConventionSource(context, path) && /\.ts$/.test(path) && (entry.facts?.imports.some((fact) => fact.source === 'typeorm' && fact.names.includes('Entity')) ?? false))
     .map(([path]) => path)
     .sort();
-  const template = entities.find((path) => loaded?.(path)) ?? entities[0];
+  // A module's own entity (src/modules/post/post.entity.ts) is the one to mirror, not a second entity kept in its folder (post-translation.entity.ts).
+  const own = (path: string): boolean => posix.basename(path).split('.')[0] === posix.basename(posix.dirname(path));
+  const template = entities.find((path) => loaded?.(path) && own(path)) ?? entities.find((path) => loaded?.(path)) ?? entities.find(own) ?? entities[0];
   const text = template ? (await read(template)) ?? '' : '';
   const shape = learnShape(text, options);
   const className = `${name}${shape.suffix}`;

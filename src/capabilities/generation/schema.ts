@@ -11,6 +11,7 @@ import { mongooseModelSteps } from './schema-mongoose.js';
 import { sequelizeModelSteps } from './schema-sequelize.js';
 import { type IdKind, knexMigration, prismaModel, prismaShape, tableName } from './schema-source.js';
 import { typeormEntity } from './schema-typeorm.js';
+import { typeormMigration } from './typeorm-migration.js';
 import { sqlMigrationSteps } from './sql-migration.js';
 import type { SchemaTask } from './task.js';
 
@@ -63,7 +64,11 @@ export async function schemaSteps(task: SchemaTask, options: SchemaOptions): Pro
     return [{ action: context.files[path] ? 'modify-file' : 'create-file', path, summary: `Prisma model ${task.name} (${task.fields.length} fields, ${id} id${shape.tableMap ? `, table ${tableName(task.name)}` : ''})`, content: `${text.replace(/\n*$/, '\n')}\n${prismaModel(task.name, task.fields, id, shape)}` }];
   }
   if (orm === 'Drizzle') return [(await drizzleTableStep(context, read, task.name, task.fields, conventions.typescript)).step];
-  if (orm === 'TypeORM') return [(await typeormEntity(context, read, task.name, task.fields, (await readTsconfig(cwd)).options)).step];
+  if (orm === 'TypeORM') {
+    const entity = await typeormEntity(context, read, task.name, task.fields, (await readTsconfig(cwd)).options);
+    const migration = await typeormMigration(context, read, entity, task.fields, (options.now ?? new Date()).getTime());
+    return migration ? [entity.step, migration] : [entity.step];
+  }
   if (orm === 'Mongoose') return mongooseModelSteps(context, read, task.name, task.fields, conventions.typescript);
   if (orm === 'Sequelize') return sequelizeModelSteps(context, read, task.name, task.fields, conventions);
   const migrations = Object.keys(context.files).filter((path) => /(?:^|\/)migrations?\//.test(path));

@@ -1,0 +1,64 @@
+// NestJS resources placed as the project keeps its own (test/fixtures/real/nest-modules-friendships: src/modules/<name>/ with singular
+// names, DTOs in dtos/, the entity beside the module), behind the guard decorator its routes carry, with a migration when it runs them.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { parseGenerationTask } from '../../../src/capabilities/generation/index.js';
+import { nestEndpointSteps } from '../../../src/capabilities/generation/nest.js';
+import type { EndpointTask } from '../../../src/capabilities/generation/task.js';
+import { analyzeProject } from '../../../src/project/context.js';
+import { readTsconfig } from '../../../src/project/tsconfig.js';
+
+const roots: string[] = [];
+afterAll(() => {
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+function copy(): string {
+  const root = mkdtempSync(join(tmpdir(), 'cadre-nest-modules-'));
+  cpSync(resolve('test/fixtures/real/nest-modules-friendships'), root, { recursive: true });
+  roots.push(root);
+  return root;
+}
+
+async function plan(root: string, text: string) {
+  const { context } = await analyzeProject({ cwd: root });
+  const task = parseGenerationTask(text) as EndpointTask;
+  return nestEndpointSteps({ context, read: (path) => readFile(join(root, path), 'utf8').catch(() => null), task, compilerOptions: (await readTsconfig(root)).options, now: 1732780800000 });
+}
+
+it('a new resource is a module of its own under src/modules/review/ (singular, dtos/), guarded like every route with @Auth([RoleType.USER]), with a migration', async () => {
+  const { steps } = await plan(copy(), 'add an endpoint POST /reviews with fields rating:int body:string');
+  expect(steps.map((step) => `${step.action} ${step.path}`)).toEqual([
+    'create-file src/modules/review/review.entity.ts',
+    'create-file src/database/migrations/1732780800000-create-reviews.ts',
+    'create-file src/modules/review/dtos/create-review.dto.ts',
+    'create-file src/modules/review/review.service.ts',
+    'create-file src/modules/review/review.controller.ts',
+    'create-file src/modules/review/review.module.ts',
+    'modify-file src/app.module.ts',
+  ]);
+  const file = (path: string): string => steps.find((step) => step.path === path)?.content ?? '';
+  const controller = file('src/modules/review/review.controller.ts');
+  expect(controller).toContain('export class ReviewController {');
+  expect(controller).toMatch(/@Post\(\)\n {2}@Auth\(\[RoleType\.USER\]\)\n/);
+  expect(controller).toContain('import { RoleType } from \'../../constants\';\nimport { Auth } from \'../../decorators\';');
+  expect(file('src/modules/review/review.service.ts')).toContain('this.reviewRepository.save(');
+  const migration = file('src/database/migrations/1732780800000-create-reviews.ts');
+  // As the project's own migration imports the types, columns snake_cased by its SnakeNamingStrategy.
+  expect(migration).toContain('import { type MigrationInterface, type QueryRunner } from \'typeorm\';');
+  expect(migration).toContain('export class CreateReviews1732780800000 implements MigrationInterface {');
+  expect(migration).toContain('"created_at" TIMESTAMP NOT NULL DEFAULT now()');
+  expect(migration).toContain('DROP TABLE "reviews"');
+  expect(file('src/app.module.ts')).toContain('ReviewModule');
+});
+
+it('no migration when the project does not run them at start-up', async () => {
+  const root = copy();
+  const config = join(root, 'src/shared/services/api-config.service.ts');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('migrationsRun: true,', '// migrationsRun: true,'));
+  const { steps } = await plan(root, 'add an endpoint POST /reviews with fields rating:int body:string');
+  expect(steps.map((step) => step.path).filter((path) => path.includes('migrations'))).toEqual([]);
+});
