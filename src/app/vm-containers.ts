@@ -10,11 +10,11 @@ import { isContainerId } from '../container/labels.js';
 import type { SandboxBackend } from '../container/backend.js';
 import { formatSize } from '../container/limits.js';
 import { inspectMetadata, readMetadata, updateMetadata } from '../container/metadata.js';
-import { poolFitKey } from '../container/pool.js';
 import { belongsTo, foreignContainer, untakenPoolContainer, type ContainerRecord } from '../container/records.js';
 import { applySettingsChange, machineLimits, parseCreateConfig, readSavedSettings, type ContainerSettings, type SettingsChange } from '../container/settings.js';
-import { detectServices, type ServiceSuggestion } from '../container/services/detect.js';
+import { workspaceSuggestion, type ServiceSuggestion } from '../container/services/detect.js';
 import { listServices } from '../container/services/runtime.js';
+import { changesOf } from '../container/sandbox-changes.js';
 import { workspacePaths } from '../container/workspace.js';
 import { CadreError, exitCodes, isCadreError } from '../errors.js';
 import type { Gateways } from '../gateway/pool.js';
@@ -41,7 +41,7 @@ export interface VmContainersOptions {
   session: () => SessionRef;
   gateways: Pick<Gateways, 'removeFolder'>;
   /** The sandbox backend: records by id, new ids, and what /vm-cleanup removes when no container actor is left to do it. */
-  backend: Pick<SandboxBackend, 'find' | 'newId' | 'list' | 'remove' | 'services'>;
+  backend: Pick<SandboxBackend, 'find' | 'newId' | 'list' | 'remove' | 'services' | 'caps' | 'exec'>;
   editors: ReturnType<typeof createEditorListeners>;
   pool: ReturnType<typeof createPoolHost>;
   /** /vm-config's defaults for new containers. */
@@ -203,7 +203,7 @@ async function createContainer(o: VmContainersOptions, input: { repoUrl: string;
   o.session().send({ type: 'container.registered', containerId: id });
   o.audit('container.created', { containerId: id, repoUrl, deadline: new Date(deadline).toISOString(), memoryBytes: settings.memoryBytes, cpus: settings.cpus, image: o.image, services: settings.services, fromPool: pooled !== undefined });
   // What the repository's files say its tests need: only suggested, never started unasked.
-  const suggestion = await detectServices(workspacePaths(o.paths.workspacesDir, id).dir);
+  const suggestion = await workspaceSuggestion(workspacePaths(o.paths.workspacesDir, id));
   return { id, repoUrl, deadline, settings, suggestion };
 }
 
@@ -213,9 +213,9 @@ async function create(o: VmContainersOptions, input: { repoUrl: string; configTe
   const { repositoryLocation } = await import('../git/repository-url.js');
   const repoUrl = repositoryLocation(input.repoUrl, input.cwd).url;
   const settings = parseCreateConfig(input.configText ?? '', o.defaults());
-  // A spare of the warm pool fits when it was made with the same image, limits and env, and no services are asked.
+  // A spare of the warm pool fits when it was made on this engine with the same image, limits and env, and no services are asked.
   const pooled = settings.services.length === 0
-    ? await o.pool.take(poolFitKey({ image: o.image, memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pids, diskBytes: settings.diskBytes, env: settings.env }), repoUrl)
+    ? await o.pool.take(o.pool.fitFor(settings), repoUrl)
     : undefined;
   try {
     const created = await createContainer(o, { repoUrl, settings, pooled });
@@ -334,7 +334,7 @@ async function removal(o: VmContainersOptions, id: string): Promise<{ record?: C
   const where = record?.workspace ?? workspacePaths(o.paths.workspacesDir, id);
   const exists = await access(where.root).then(() => true, () => false);
   if (!record && (!exists || (await o.pool.untakenSpare(id)))) return undefined;
-  return { ...(record ? { record } : {}), workspaceRoot: where.root, changes: await workspaceChanges(where.dir) };
+  return { ...(record ? { record } : {}), workspaceRoot: where.root, changes: record ? await changesOf(o.backend, record) : await workspaceChanges(where.dir) };
 }
 
 /** /vm-status with no id: this installation's containers (and workspaces left without one), with what their workspaces hold. */
@@ -345,7 +345,7 @@ async function list(o: VmContainersOptions): Promise<ContainerList> {
   const mine = all.filter((record) => ours(o, record));
   const now = Date.now();
   const containers = await Promise.all(mine.map(async (record): Promise<ContainerListing> => {
-    const [claim, metadata, changes] = await Promise.all([readAttachment(o.runDir, record.id), readMetadata(record.workspace.root), workspaceChanges(record.workspace.dir, { timeoutMs: 5_000 })]);
+    const [claim, metadata, changes] = await Promise.all([readAttachment(o.runDir, record.id), readMetadata(record.workspace.root), changesOf(o.backend, record, { timeoutMs: 5_000 })]);
     const heldBy = actorOf(o, record.id) ? 'this cadre' : claim && attachmentLive(claim) ? `cadre pid ${claim.pid}` : null;
     const state = record.state.running ? 'running' : record.deadline <= now ? 'timed-out' : record.state.status === 'exited' ? 'stopped' : record.state.status;
     return { id: record.id, state, session: metadata.session ?? record.session, repoUrl: record.repoUrl, deadline: new Date(record.deadline).toISOString(), heldBy, changes, workspace: record.workspace.dir };

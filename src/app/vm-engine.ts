@@ -161,7 +161,7 @@ export async function createVmEngine(options: VmEngineOptions) {
     await ensureImage(docker, baseImage, sink, options.version);
     if (remote) await ensureRunnerImage({ docker, sandboxImage: baseImage, bundleDir: runnerBundleDir(), onEvent: sink, ...(hostCa ? { caBundle: hostCa } : {}) });
   });
-  const pool = createPoolHost({ docker, runDir, image, root: options.root, defaults: options.defaults, ensureImage: imageReady });
+  const pool = createPoolHost({ docker, backend, runDir, image, root: options.root, defaults: options.defaults, ensureImage: imageReady });
   const containers = createVmContainers({
     docker, paths, installation, runDir, image, sink, audit, root: options.root, session: options.session, gateways, backend, editors, pool, defaults: options.defaults, ensureImage: imageReady,
   });

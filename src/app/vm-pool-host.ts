@@ -1,17 +1,21 @@
 // The warm pool as the vm engine uses it: the pool actor under the root, found by its system id; taking a spare for a
 // /vm-create (one prepared for its repository first), telling the pool which repository to prepare spares for, resizing,
-// following new defaults, and draining at exit.
-import type { DockerClient } from '../container/docker-client.js';
+// following new defaults, and draining at exit. One pool per engine: its spares fit only /vm-creates on the engine they run on.
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { engineEndpointOf, type DockerClient } from '../container/docker-client.js';
 import { waitFor } from 'xstate';
 import type { PoolContext, PoolEntry } from '../../machines/pool.machine.js';
+import type { SandboxBackend } from '../container/backend.js';
 import { poolFitKey } from '../container/pool.js';
-import { removePoolContainer } from '../container/pool-claim.js';
 import { listCadreContainers, untakenPoolContainer } from '../container/records.js';
 import type { ContainerSettings } from '../container/settings.js';
 import { poolOf, type RootRef, type SystemOwner } from './actors.js';
 
 export interface PoolHostOptions {
   docker: DockerClient;
+  /** Removes a spare found stopped at its take, with its workspace wherever that is (a volume on a remote engine). */
+  backend: Pick<SandboxBackend, 'remove'>;
   runDir: string;
   image: string;
   root: () => SystemOwner & Pick<RootRef, 'send'>;
@@ -21,18 +25,21 @@ export interface PoolHostOptions {
 
 export function createPoolHost(options: PoolHostOptions) {
   const { docker, runDir, image } = options;
+  // The engine the spares run on is part of what they fit: a spare of one engine is never handed out for another.
+  const engine = engineEndpointOf(docker).host;
+  const fitFor = (settings: Pick<ContainerSettings, 'memoryBytes' | 'cpus' | 'pids' | 'diskBytes' | 'env'>): string =>
+    poolFitKey({ engine, image, memoryBytes: settings.memoryBytes, cpus: settings.cpus, pids: settings.pids, diskBytes: settings.diskBytes, env: settings.env });
   const poolActor = () => poolOf(options.root());
   const context = (): PoolContext | undefined => poolActor()?.getSnapshot().context;
   /** The last /vm-create's repository, for a pool started later (/vm-config --warm-pool after a /vm-create); the pool keeps its own. */
   let lastRepository: string | null = null;
   /** What the pool makes containers for: the defaults a /vm-create without --config asks. */
-  const defaultFit = (): string => {
-    const defaults = options.defaults();
-    return poolFitKey({ image, memoryBytes: defaults.memoryBytes, cpus: defaults.cpus, pids: defaults.pids, diskBytes: defaults.diskBytes, env: defaults.env });
-  };
+  const defaultFit = (): string => fitFor(options.defaults());
 
   return {
     context,
+    /** What a /vm-create with `settings` (and no services) asks of a spare. */
+    fitFor,
 
     /**
      * A running spare made for `fit` (one with `repository` already cloned first), taken out of the pool (synchronously, so
@@ -47,7 +54,9 @@ export function createPoolHost(options: PoolHostOptions) {
       pool.send({ type: 'pool.taken', containerId: entry.containerId });
       const running = await docker.getContainer(entry.dockerId).inspect().then((info) => info.State.Running, () => false);
       if (running) return entry;
-      await removePoolContainer({ docker, runDir, entry }).catch(() => undefined);
+      await options.backend.remove({ id: entry.containerId, engineId: entry.dockerId, workspace: entry.workspace })
+        .then(() => rm(join(runDir, entry.containerId), { recursive: true, force: true }))
+        .catch(() => undefined);
       pool.send({ type: 'pool.take.settled' });
       return undefined;
     },

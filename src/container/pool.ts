@@ -10,6 +10,8 @@ import { machineLimits } from './settings.js';
 
 /** What a pool container is made for; a /vm-create asking exactly this (and no services) takes one. */
 export interface PoolFit {
+  /** The engine's address (one pool per engine). */
+  engine: string;
   image: string;
   memoryBytes: number;
   cpus: number;

@@ -18,6 +18,8 @@ export interface ContainerSpec extends SandboxSpec {
 /** What the backend mounts into the sandbox, as the engine's `Binds` entries (the workspace among them). */
 export interface SandboxMounts {
   binds: string[];
+  /** Paths in the sandbox given an anonymous volume of its own (removed with it), e.g. the init's folder on a remote engine. */
+  volumes?: string[];
 }
 
 /** The engine keeps at most this much of the container's own output (a disk-limit bypass otherwise). */
@@ -62,6 +64,7 @@ export function containerCreateOptions(spec: SandboxSpec, mounts: SandboxMounts 
     },
     HostConfig: {
       Binds: [...mounts.binds],
+      ...(mounts.volumes?.length ? { Mounts: mounts.volumes.map((target) => ({ Type: 'volume' as const, Source: '', Target: target })) } : {}),
       Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${spec.tmpSize ?? '256m'}` },
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],

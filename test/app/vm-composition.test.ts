@@ -141,7 +141,7 @@ describe('the vm composition over a backend in memory', () => {
   });
 
   it('keeps a warm-pool spare pre-cloned, and a take refreshes it and claims it for the session', async () => {
-    const fit = poolFitKey({ image: 'cadre-sandbox:test', memoryBytes: 256 * mb, cpus: 1, pids: 64, diskBytes: 64 * mb, env: { MODE: 'test' } });
+    const fit = poolFitKey({ engine: 'memory', image: 'cadre-sandbox:test', memoryBytes: 256 * mb, cpus: 1, pids: 64, diskBytes: 64 * mb, env: { MODE: 'test' } });
     const pool = createActor(poolMachine.provide({ actors: poolActors(async () => poolEffects) }), { input: { size: 1, fit, repository: app } }).start();
     actors.push(pool);
     await waitFor(pool, (state) => state.context.ready.length === 1, { timeout: 5_000 });

@@ -46,7 +46,7 @@ describeDocker('the warm pool with real containers', () => {
     createContainerEffects({ backend: backendFor(who, workspacesDir), session: () => session, installation: who, image, onEvent: () => undefined });
   const poolEffectsFor = (who: Installation, workspacesDir: string) =>
     createPoolEffects({ backend: backendFor(who, workspacesDir), sandboxSpec: effectsFor(who, workspacesDir).sandboxSpec });
-  const fit = () => poolFitKey({ image, memoryBytes: 256 * mb, cpus: 1, pids: 64, diskBytes: 64 * mb, env: { MODE: 'test' } });
+  const fit = () => poolFitKey({ engine: 'unix:///var/run/docker.sock', image, memoryBytes: 256 * mb, cpus: 1, pids: 64, diskBytes: 64 * mb, env: { MODE: 'test' } });
 
   beforeAll(async () => {
     image = await ensureSandboxImage(docker);

@@ -18,6 +18,8 @@ import { updateMetadata } from '../metadata.js';
 import { whileContainerPaused } from '../paused.js';
 import { writePoolClaim } from '../pool-claim.js';
 import { findContainer, saveDeadline } from '../records.js';
+import { sandboxDeadlineFolder, writeSandboxDeadline } from '../sandbox-deadline.js';
+import { detectServices } from '../services/detect.js';
 import { createLocalServices } from '../services/effects.js';
 import { resourceSnapshot } from '../stats.js';
 import { startContainer } from '../start.js';
@@ -67,7 +69,6 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
     else await withHelper(id, null, (helper) => fillWorkspace(docker, helper.id, dir, { signal }));
   }
 
-
   /** Runs `cmd` (or only mounts, for a copy) in a throw-away container of the sandbox image with the volume of `id`. */
   async function withHelper<T>(id: string, cmd: string[] | null, work: (container: Docker.Container) => Promise<T>): Promise<T> {
     const container = await docker.createContainer({
@@ -106,7 +107,8 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
         // The archive names the sandbox user as the owner of every file: no chown of the clone on this side.
         await cloneRepository({ url: from.clone.url, dir: ref.dir, signal, handOver: false, ...progress });
         // Read once, as committed: files the sandbox writes later never widen its own egress.
-        await updateMetadata(ref.root, { projectRegistries: await projectRegistryHosts(ref.dir) });
+        // So is what it suggests for services (/vm-create's note): the clone is gone once streamed over.
+        await updateMetadata(ref.root, { projectRegistries: await projectRegistryHosts(ref.dir), serviceSuggestion: await detectServices(ref.dir) });
         await prepareFreshCadreFolder(ref.dir);
         await fillVolume(idOf(ref), ref.dir, signal);
       } finally {
@@ -124,11 +126,18 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
         if (StatusCode !== 0) throw new Error(`emptying the workspace of ${idOf(ref)} failed (exit ${StatusCode})`);
       });
     },
+    async moveDeadline(ref, deadline) {
+      await saveDeadline(ref.root, deadline);
+      // No gateway folder is bound here: the init's own folder (a volume of the sandbox) gets it, running or stopped.
+      await writeSandboxDeadline(docker, `cadre-${idOf(ref)}`, deadline);
+    },
     async workspaceComplete(ref) {
       await rm(creatingMarker(ref.root), { force: true });
     },
     async claimWorkspace(ref, claim) {
       await saveDeadline(ref.root, claim.deadline);
+      // The spare's init was started with the pool's day-long deadline: the session's own reaches it here.
+      await writeSandboxDeadline(docker, `cadre-${idOf(ref)}`, claim.deadline);
       await writePoolClaim(ref.root, { repoUrl: claim.repoUrl, session: claim.session, takenAt: new Date().toISOString(), by: processTag() });
     },
     async readWorkspace(handle, ref, events) {
@@ -145,6 +154,7 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
 
     async create(spec, signal) {
       const binds = [`${volumeOf(spec.id)}:/workspace:rw`, ...(options.volumes ?? [])];
+      // The init's folder is a volume of the sandbox's own, so a deadline moved later reaches it (writeSandboxDeadline).
       let created: (dockerId: string) => void = () => undefined;
       let failed: (error: unknown) => void = () => undefined;
       // Settled as soon as the engine has the container (before it is started), for the fill beside it.
@@ -152,7 +162,7 @@ export function createRemoteDockerBackend(options: RemoteDockerOptions): Sandbox
       exists.catch(() => undefined);
       creating.set(spec.id, exists);
       try {
-        const { dockerId } = await startContainer({ docker, spec, mounts: { binds }, onCreated: created, ...(signal ? { signal } : {}) });
+        const { dockerId } = await startContainer({ docker, spec, mounts: { binds, volumes: [sandboxDeadlineFolder] }, onCreated: created, ...(signal ? { signal } : {}) });
         created(dockerId);
         return { id: spec.id, engineId: dockerId };
       } catch (error) {
