@@ -53,6 +53,16 @@ describe('inline scripts of HTML pages', () => {
   });
 });
 
+describe('message handlers', () => {
+  it("codeql's DomBasedXss/addEventListener.js: message data into document.write is High where CodeQL marks an alert (a bound handler too), and not where the handler checks event.origin", async () => {
+    const text = readFileSync(resolve(import.meta.dirname, '../../fixtures/real/codeql-js-security/dom/addEventListener.js'), 'utf8');
+    const marked = (mark: RegExp): number[] => text.split('\n').flatMap((line, index) => (mark.test(line) ? [index + 1] : []));
+    const root = project({ 'public/js/messages.js': text });
+    expect(marked(/\/\/ OK/)).toHaveLength(2);
+    expect(await domXss(root)).toEqual(marked(/\/\/ \$ Alert/).map((line) => `High public/js/messages.js:${line}`).sort());
+  });
+});
+
 describe('inline scripts of EJS views', () => {
   it("vulnerable-node's layout.ejs with Firing Range's postMessage handler in its inline script: found at the view's line; the view alone adds nothing", async () => {
     const vulnerable = unpackCorpus('vulnerable-node');

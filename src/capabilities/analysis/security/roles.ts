@@ -89,14 +89,21 @@ function messageListener(node: AstNode, scope: FileScope, roles: Roles): void {
     const name = left?.type === 'MemberExpression' ? identifierName(child(left, 'property')) : identifierName(left);
     if (name === 'onmessage') handler = child(node, 'right');
   }
+  // `handler.bind(thisArg, …bound)`: the event comes after the bound arguments.
+  let eventIndex = 0;
+  const bindCallee = handler?.type === 'CallExpression' ? child(handler, 'callee') : null;
+  if (handler && bindCallee?.type === 'MemberExpression' && identifierName(child(bindCallee, 'property')) === 'bind') {
+    eventIndex = Math.max(0, children(handler, 'arguments').length - 1);
+    handler = child(bindCallee, 'object');
+  }
   if (handler?.type === 'Identifier') handler = scope.localFunctions.get(handler.name as string) ?? null;
-  if (!handler || !functionTypes.has(handler.type) || children(handler, 'params').length === 0) return;
+  if (!handler || !functionTypes.has(handler.type) || children(handler, 'params').length <= eventIndex) return;
   let checksOrigin = false;
   walk(handler, (inner) => {
     if (inner.type === 'MemberExpression' && identifierName(child(inner, 'property')) === 'origin') checksOrigin = true;
     return undefined;
   });
-  if (!checksOrigin) roles.inputParams.set(handler, new Set([...(roles.inputParams.get(handler) ?? []), 0]));
+  if (!checksOrigin) roles.inputParams.set(handler, new Set([...(roles.inputParams.get(handler) ?? []), eventIndex]));
 }
 
 function markHandler(fn: AstNode, roles: Roles): void {
