@@ -22,10 +22,8 @@ async function anyEntry(dir: string): Promise<boolean> {
 }
 
 async function warmGatewayCaches(): Promise<void> {
-  const [{ packageManagerRegistryHosts }, { packageManagerSetting }, { loadTokenCounter }] = await Promise.all([
-    import('../gateway/registries.js'), import('../gateway/host-package-config.js'), import('../gateway/token-estimate.js'),
-  ]);
-  await Promise.all([packageManagerRegistryHosts(), packageManagerSetting('npm', ['config', 'get', 'cafile']), loadTokenCounter()]).catch(() => undefined);
+  const [{ packageManagerRegistryHosts }, { packageManagerSetting }] = await Promise.all([import('../gateway/registries.js'), import('../gateway/host-package-config.js')]);
+  await Promise.all([packageManagerRegistryHosts(), packageManagerSetting('npm', ['config', 'get', 'cafile'])]).catch(() => undefined);
 }
 
 /**
@@ -66,8 +64,9 @@ export function createVmHost(options: VmHostOptions) {
   /** The vm engine, loaded once. `gateway: false`: the caller opens no gateway (a listing, a cleanup), so nothing is warmed for one. */
   const engine = (use: { gateway?: boolean } = {}): Promise<VmEngine> => {
     if (use.gateway !== false && !warmed) {
-      // What the first gateway needs (the package managers' registries and CA file, the token counter) loads while the vm
-      // side's modules do: each is cached for the process. It is a fifth of the CPU of a `cadre -c "/vm-status"`, which opens none.
+      // What the first gateway needs (the package managers' registries and CA file) is asked while the vm side's modules
+      // load: each is cached (host-package-config.ts). The tokenizer is not: the first model call loads it (gateway/server.ts);
+      // its tables were ~0.15-0.4 s of CPU in every /vm-create, most of which never calls a model in that process.
       warmed = true;
       void warmGatewayCaches();
     }

@@ -133,6 +133,19 @@ export async function listCadreContainers(docker: Docker, labels: Record<string,
   }
 }
 
+/**
+ * The short ids of every cadre container on the engine (any installation's), from one listing: what a new id must not be.
+ * (listCadreContainers inspects each container too, a request apiece, in parallel: on a remote engine a TLS connection each.)
+ */
+export async function cadreContainerIds(docker: Docker): Promise<string[]> {
+  try {
+    const found = await docker.listContainers({ all: true, filters: { label: [`${labelKeys.managed}=true`] } });
+    return found.flatMap((item) => item.Labels?.[labelKeys.container] ?? []);
+  } catch (error) {
+    throw engineError(error, 'list containers');
+  }
+}
+
 /** The container with short id `id` (or an engine id), or a CadreError saying how to find the person's own. */
 export async function findContainer(docker: Docker, id: string): Promise<ContainerRecord> {
   try {

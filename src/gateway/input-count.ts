@@ -42,7 +42,7 @@ const openaiAttachmentTokens = 3_800;
  * runs of 100 characters without whitespace (which BPE takes superlinear time on) at a token per byte;
  * for a compatible server, whose tokenizer the gateway does not know, the bound (a token is at least one byte).
  */
-export function createInputCounter(input: { provider: ProviderConfig; upstream: Dispatcher; countPath: string; countTokens: TokenCounter }): InputCounter {
+export function createInputCounter(input: { provider: ProviderConfig; upstream: Dispatcher; countPath: string; countTokens: () => Promise<TokenCounter> }): InputCounter {
   const { provider, upstream, countPath } = input;
   if (provider.kind === 'anthropic') {
     const auth: [string, string] = ['x-api-key', provider.apiKey];
@@ -53,7 +53,7 @@ export function createInputCounter(input: { provider: ProviderConfig; upstream: 
   }
   if (provider.kind === 'openai-compatible') return (request) => Promise.resolve(request.bound);
   return async (request) => {
-    const counter = isCl100kModel(request.body.model) ? await loadCl100k() : input.countTokens;
+    const counter = isCl100kModel(request.body.model) ? await loadCl100k() : await input.countTokens();
     const text = await estimateTokensSliced(request.texts, counter, request.pace, 'bound');
     return text + messagesIn(request.body) * tokensPerMessage + replyPriming + request.attachments * openaiAttachmentTokens;
   };

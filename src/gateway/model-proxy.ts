@@ -26,8 +26,8 @@ export interface ModelProxyOptions {
   container: { cid: string; session: string; jti?: string; serverTools?: readonly string[] };
   budget: Budget;
   audit: BoundedAudit;
-  /** The tokenizer for input estimates (`await loadTokenCounter()`). */
-  countTokens: TokenCounter;
+  /** The tokenizer for input and usage estimates (loadTokenCounter), loaded by the first model call: opening a gateway does not wait for its tables. */
+  countTokens: () => Promise<TokenCounter>;
   /** Largest request body accepted; default 8 MiB. */
   maxBodyBytes?: number;
   /** An upstream call that sends nothing for this long is abandoned; default 10 minutes. */
@@ -49,7 +49,7 @@ const statusFor: Record<GatewayErrorKind, number> = {
 
 /** Creates the request handler for model calls (origin-form requests on the gateway socket). */
 export function createModelProxy(options: ModelProxyOptions): ModelProxy {
-  const { provider, credentials, container, budget, audit, countTokens } = options;
+  const { provider, credentials, container, budget, audit, countTokens: loadCounter } = options;
   const maxBodyBytes = options.maxBodyBytes ?? 8 << 20;
   const defaultMaxOutput = options.defaultMaxOutput ?? 4_096;
   // Kept-alive connections to the provider. undici closes an idle one before the server would (the server's keep-alive
@@ -57,7 +57,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   const upstream = new Pool(new URL(provider.baseUrl).origin);
   const auth = upstreamAuthHeader(provider);
   const targetOf = upstreamTarget(provider);
-  const countInput = createInputCounter({ provider, upstream, countTokens, countPath: targetOf({ upstreamPath: '/v1/messages/count_tokens', metered: undefined }).path });
+  const countInput = createInputCounter({ provider, upstream, countTokens: loadCounter, countPath: targetOf({ upstreamPath: '/v1/messages/count_tokens', metered: undefined }).path });
   const calls = new Set<Promise<void>>();
   // The loop time this container's requests may take: a flood from it waits, the others do not.
   const share = createFairShare();
@@ -73,7 +73,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
   };
 
   const callContext = {
-    provider: provider.kind, upstream, budget, countTokens, reject, secrets: secretForms([provider.apiKey]),
+    provider: provider.kind, upstream, budget, reject, secrets: secretForms([provider.apiKey]),
     idleTimeoutMs: options.upstreamIdleTimeoutMs ?? 600_000,
     audit: (data: Record<string, unknown>) => audit.record('gateway.call', data),
   };
@@ -93,6 +93,8 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
       return;
     }
     const { jti } = caller;
+    // Before anything is reserved: the first call of the process waits here for the tokenizer's tables.
+    const countTokens = await loadCounter();
     const route = matchRoute(provider.kind, method, req.url ?? '/');
     if (route === undefined) {
       refuse('not-found', 'not-found', `cadre gateway: ${method} ${path} is not a ${provider.kind} endpoint it forwards.`, { jti });
@@ -174,7 +176,7 @@ export function createModelProxy(options: ModelProxyOptions): ModelProxy {
     const { headers, refusedBetas } = upstreamHeaders(req.headers, { length: body.length, auth });
     if (refusedBetas.length > 0) audit.refusal('gateway.refused', 'beta', { reason: 'beta', method, path, jti, removedBetas: refusedBetas });
     const forwarded = forwardCall(
-      callContext,
+      { ...callContext, countTokens },
       { req, res, target: targetOf(route), headers, body, metered, reservation, started, call: { ...call, cid: container.cid } },
     );
     calls.add(forwarded);

@@ -96,8 +96,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options.resolver,
   );
   const egress = createEgressProxy({ decide, audit, cid: container.cid, idleTimeoutMs: limits.tunnelIdleTimeoutMs ?? 600_000 });
-  const countTokens = await loadTokenCounter();
-  const model = createModelProxy({ ...limits, provider: options.provider, credentials: options.credentials, container, budget: options.budget, audit, countTokens });
+  const model = createModelProxy({ ...limits, provider: options.provider, credentials: options.credentials, container, budget: options.budget, audit, countTokens: loadTokenCounter });
   const mcp = createMcpProxy({ mcp: options.mcp, credentials: options.credentials, container, budget: options.budget, audit, hostSecrets: [options.provider.apiKey] });
 
   const server = http.createServer({

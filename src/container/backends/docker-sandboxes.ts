@@ -7,16 +7,18 @@ import { engineError } from '../docker-client.js';
 import { execInContainer } from '../exec.js';
 import { openExecStream } from '../exec-stream.js';
 import { newContainerId } from '../labels.js';
+import { serviceIdsInUse } from '../services/ids.js';
 import { restartContainer, stopContainer } from '../lifecycle.js';
-import { containerState, findContainer, listCadreContainers, saveDeadline } from '../records.js';
+import { cadreContainerIds, containerState, findContainer, listCadreContainers, saveDeadline } from '../records.js';
 import { engineResources, nanoCpusOf } from '../settings.js';
 
 /** The operations of a Docker backend that depend only on the engine's API (`workspacesDir`: cadre's records of sandboxes). */
 export function dockerSandboxes(docker: Docker, workspacesDir: string): Pick<SandboxBackend, 'newId' | 'start' | 'stop' | 'restart' | 'inspect' | 'update' | 'moveDeadline' | 'exec' | 'openStream' | 'find' | 'list'> {
   return {
     async newId() {
-      const taken = [...(await listCadreContainers(docker)).map((record) => record.id), ...(await readdir(workspacesDir).catch(() => []))];
-      return newContainerId(taken);
+      const taken = [...(await cadreContainerIds(docker)), ...(await readdir(workspacesDir).catch(() => []))];
+      // Nor one whose services, network or data are still on the engine (its sandbox removed outside cadre, any installation's).
+      return newContainerId([...taken, ...(await serviceIdsInUse(docker))]);
     },
     /** Starts a stopped sandbox and makes its own folder (HOME, TMPDIR) again, through exec. */
     async start(handle, events) {
