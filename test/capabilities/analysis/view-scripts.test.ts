@@ -63,6 +63,19 @@ describe('message handlers', () => {
   });
 });
 
+describe('client routers as sources', () => {
+  it("codeql's DomBasedXss/angular2-client.ts: ActivatedRoute snapshots and Router.url into bypassSecurityTrustHtml are High on 12 of its 15 alert lines", async () => {
+    const text = readFileSync(resolve(import.meta.dirname, '../../fixtures/real/codeql-js-security/angular/angular2-client.ts'), 'utf8');
+    const alerts = text.split('\n').flatMap((line, index) => (/\/\/ \$ Alert/.test(line) ? [index + 1] : []));
+    const root = project({ 'src/app/app.component.ts': text });
+    const found = (await domXss(root)).map((entry) => Number(entry.split(':').at(-1)));
+    // Every finding is on a marked line; not yet seen: ɵgetDOM().getLocation(), a paramMap.subscribe callback, Renderer2.setProperty.
+    expect(found.every((line) => alerts.includes(line))).toBe(true);
+    expect(alerts).toHaveLength(15);
+    expect(found).toHaveLength(12);
+  });
+});
+
 describe('inline scripts of EJS views', () => {
   it("vulnerable-node's layout.ejs with Firing Range's postMessage handler in its inline script: found at the view's line; the view alone adds nothing", async () => {
     const vulnerable = unpackCorpus('vulnerable-node');

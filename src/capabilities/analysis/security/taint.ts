@@ -31,7 +31,12 @@ export function argumentAt(args: readonly AstNode[], slot: string): { node: AstN
 }
 
 /** Browser locations, the page's URL and referrer, and the header fields of a JWT (kid, jku, x5u, x5c, jwk), which whoever sends the token chooses. */
-const sourcePattern = /^(?:window\.|document\.|globalThis\.|self\.)?location(?:\.(?:search|hash|href|pathname))?$|^document\.(?:URL|documentURI|referrer|baseURI)$|^window\.name$|^(?!this\.)[\w$.]+\.(?:kid|jku|x5u|x5c|jwk)$/;
+const sourcePattern = new RegExp([
+  /^(?:window\.|document\.|globalThis\.|self\.)?location(?:\.(?:search|hash|href|pathname))?$|^document\.(?:URL|documentURI|referrer|baseURI)$|^window\.name$/.source,
+  /^(?!this\.)[\w$.]+\.(?:kid|jku|x5u|x5c|jwk)$/.source,
+  // The browser's address as a client router gives it: Angular's ActivatedRoute(Snapshot) and Router.url, Vue Router's $route.
+  /^(?:this\.)?[\w$]*[rR]oute(?:Snapshot)?(?:\.snapshot)?\.(?:params|queryParams|fragment|paramMap|queryParamMap|url|query|hash)$|^(?:this\.)?router\.url$/.source,
+].join('|'));
 
 /** Fields of a request (or Koa context) that the server itself sets: reading them off a handler's parameter is not reading input. */
 const serverSideFields = new Set(['session', 'user', 'app', 'locals', 'state', 'isAuthenticated', 'log', 'server', 'signedCookies', 'routeOptions', 'routerPath', 'method', 'protocol', 'secure', 'res', 'response']);
