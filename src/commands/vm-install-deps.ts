@@ -12,7 +12,7 @@ export const vmInstallDepsCommand = defineCommand({
   positionals: ['containerId'],
   args: z.object({
     ...containerIdArgs(),
-    autoDetect: z.boolean().optional().describe('detect the package manager from packageManager and the lockfile (the default)'),
+    autoDetect: z.boolean().optional().describe("detect the package manager from packageManager, the project's CI install and the lockfile (the default)"),
     ignoreScripts: z.boolean().optional().describe("skip the dependencies' install scripts (postinstall and the like)"),
   }),
   run: async ({ ignoreScripts, ...ids }, ctx) => {
@@ -23,7 +23,7 @@ export const vmInstallDepsCommand = defineCommand({
     const { lstat } = await import('node:fs/promises');
     const { join } = await import('node:path');
     // The manifest, lockfiles and CI workflows as the workspace has them now (a copy when the engine is on another machine).
-    const view = await vm.backend.readWorkspaceFiles({ id: record.id, engineId: record.dockerId }, record.workspace, [...installPlanFiles, '.github/workflows']);
+    const view = await vm.backend.readWorkspaceFiles({ id: record.id, engineId: record.dockerId }, record.workspace, [...installPlanFiles]);
     try {
       if (!(await lstat(join(view.dir, 'package.json')).then((info) => info.isFile(), () => false))) {
         throw new CadreError('vm.no-package-json', `${id}'s workspace has no package.json, so there is nothing for npm, yarn or pnpm to install.`, { remedy: 'use /agent vm-agent to set the project up' });
@@ -33,6 +33,7 @@ export const vmInstallDepsCommand = defineCommand({
       const target = { docker: vm.docker, dockerId: record.dockerId, env, onEvent: ctx.emit, origin: id };
       if (plan.pinned && plan.manager !== 'npm') await ensurePinnedManager(target, plan.manager, plan.pinned);
       const manager = `${plan.manager}${plan.pinned ? ` ${plan.pinned}` : ''}`;
+      if (plan.reason) ctx.emit(say(plan.reason));
       ctx.emit(say(`${manager} (lockfile ${plan.lockfile}): running ${plan.command.join(' ')} in ${id} through the gateway's egress proxy`));
       const { execInContainer } = await import('../container/exec.js');
       const progress = `vm-install-deps:${id}`;
@@ -51,7 +52,7 @@ export const vmInstallDepsCommand = defineCommand({
       // The variables the project's own CI sets for its tests and this container lacks: offered, never applied.
       const ciNote = await import('../container/ci-env.js').then(({ ciEnvNote }) => ciEnvNote({ docker: vm.docker, dockerId: record.dockerId, workspaceDir: view.dir, env: vm.envOf(record.id), containerId: id })).catch(() => undefined);
       if (ciNote) ctx.emit(say(ciNote));
-      ctx.emit(result('vm.install-deps', { containerId: id, manager: plan.manager, version: plan.pinned ?? null, lockfile: plan.lockfile, command: plan.command }, `✔ Dependencies installed in ${id} with ${manager}.`));
+      ctx.emit(result('vm.install-deps', { containerId: id, manager: plan.manager, version: plan.pinned ?? null, lockfile: plan.lockfile, command: plan.command, ...(plan.reason ? { reason: plan.reason } : {}) }, `✔ Dependencies installed in ${id} with ${manager}.`));
     } finally {
       await view.release();
     }

@@ -42,7 +42,8 @@ function envEntries(env: unknown): [string, string][] {
       ? [[name, value]] : []);
 }
 
-const runsTests = (step: unknown): boolean => isRecord(step) && typeof step.run === 'string' && testCommand.test(step.run);
+/** Whether a workflow step runs the project's tests (`run: npm test`, `npx jest`...). */
+export const runsTests = (step: unknown): boolean => isRecord(step) && typeof step.run === 'string' && testCommand.test(step.run);
 
 /** Actions that set the runner's time zone, and the input naming it on Linux. */
 const timezoneActions: ReadonlyArray<{ action: string; input: string }> = [
@@ -68,16 +69,8 @@ function timezoneOfStep(step: unknown): [string, string][] {
  * env of the workflow, the job and the test steps (an explicit TZ in env wins over the runner's zone, as it does on the runner).
  */
 export function ciEnvOfWorkflow(text: string, file: string): CiVariable[] {
-  let doc: unknown;
-  try {
-    // YAML 1.2 (no `yes` → true), no aliases expanded beyond a small bound: a billion-laughs file is refused, not expanded.
-    const parsed = parseDocument(text, { version: '1.2', uniqueKeys: false });
-    if (parsed.errors.length) return [];
-    doc = parsed.toJS({ maxAliasCount: 50 });
-  } catch {
-    return [];
-  }
-  if (!isRecord(doc) || !isRecord(doc.jobs)) return [];
+  const doc = parseWorkflow(text);
+  if (!doc) return [];
   const found = new Map<string, string>();
   for (const job of Object.values(doc.jobs)) {
     if (!isRecord(job) || !Array.isArray(job.steps)) continue;
@@ -90,19 +83,40 @@ export function ciEnvOfWorkflow(text: string, file: string): CiVariable[] {
   return [...found].map(([name, value]) => ({ name, value, file }));
 }
 
-/** The variables the workspace's `.github/workflows/*.yml` set for their tests (a later file's value for a name wins). */
-export async function readCiEnv(workspaceDir: string): Promise<CiVariable[]> {
+/** A workflow's parsed content with a `jobs` mapping; undefined for anything else (broken YAML, an alias bomb). */
+export function parseWorkflow(text: string): { jobs: Record<string, unknown>; env?: unknown } | undefined {
+  try {
+    // YAML 1.2 (no `yes` → true), no aliases expanded beyond a small bound: a billion-laughs file is refused, not expanded.
+    const parsed = parseDocument(text, { version: '1.2', uniqueKeys: false });
+    if (parsed.errors.length) return undefined;
+    const doc: unknown = parsed.toJS({ maxAliasCount: 50 });
+    return isRecord(doc) && isRecord(doc.jobs) ? doc as { jobs: Record<string, unknown>; env?: unknown } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The texts of the workspace's `.github/workflows/*.yml`, by name (bounded in number and size, no link followed). */
+export async function readWorkflowTexts(workspaceDir: string): Promise<Array<{ file: string; text: string }>> {
   const dir = join(workspaceDir, '.github', 'workflows');
   for (const part of [join(workspaceDir, '.github'), dir]) {
     const info = await lstat(part).catch(() => undefined);
     if (!info?.isDirectory()) return [];
   }
   const names = (await readdir(dir).catch(() => [] as string[])).filter((name) => /^[\w.-]+\.ya?ml$/.test(name)).sort().slice(0, maxFiles);
-  const byName = new Map<string, CiVariable>();
+  const texts: Array<{ file: string; text: string }> = [];
   for (const name of names) {
     const text = await readBounded(join(dir, name));
-    if (text === undefined) continue;
-    for (const variable of ciEnvOfWorkflow(text, `.github/workflows/${name}`)) byName.set(variable.name, variable);
+    if (text !== undefined) texts.push({ file: `.github/workflows/${name}`, text });
+  }
+  return texts;
+}
+
+/** The variables the workspace's `.github/workflows/*.yml` set for their tests (a later file's value for a name wins). */
+export async function readCiEnv(workspaceDir: string): Promise<CiVariable[]> {
+  const byName = new Map<string, CiVariable>();
+  for (const { file, text } of await readWorkflowTexts(workspaceDir)) {
+    for (const variable of ciEnvOfWorkflow(text, file)) byName.set(variable.name, variable);
   }
   return [...byName.values()];
 }

@@ -1,10 +1,11 @@
-// Which package manager installs a project in its container, at which version: the lockfile says which, package.json's `packageManager` pins the version (as corepack reads it), and a pinned pnpm or yarn is installed exactly.
+// Which package manager installs a project in its container, at which version: package.json's `packageManager` (as corepack reads it), else what the project's CI installs with, else the lockfile; a pinned pnpm or yarn is installed exactly.
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { CadreError } from '../errors.js';
 import type { OutputSink } from '../output.js';
 import { toolsPrefix } from './cadre-folder.js';
+import { readCiInstall } from './ci-install.js';
 import { execInContainer } from './exec.js';
 
 export type ManagerName = 'npm' | 'pnpm' | 'yarn';
@@ -18,9 +19,11 @@ export interface PackageManagerPlan {
   command: string[];
   /** Environment the install needs on top of the container's (berry skips scripts through it). */
   env: Record<string, string>;
+  /** Why this manager, when the project's signs disagree (a pin, its CI's install, lockfiles of more than one manager). */
+  reason?: string;
 }
 
-/** Lockfile → manager; the first found wins. */
+/** Lockfile → manager; the first found wins when neither `packageManager` nor the CI names one. */
 const lockfiles: ReadonlyArray<{ lockfile: string; manager: ManagerName }> = [
   { lockfile: 'pnpm-lock.yaml', manager: 'pnpm' },
   { lockfile: 'yarn.lock', manager: 'yarn' },
@@ -28,8 +31,8 @@ const lockfiles: ReadonlyArray<{ lockfile: string; manager: ManagerName }> = [
   { lockfile: 'npm-shrinkwrap.json', manager: 'npm' },
 ];
 
-/** The workspace files planInstall reads (a backend without a shared filesystem copies these out first). */
-export const installPlanFiles: readonly string[] = ['package.json', ...lockfiles.map((entry) => entry.lockfile)];
+/** The workspace files planInstall reads, CI workflows included (a backend without a shared filesystem copies these out first). */
+export const installPlanFiles: readonly string[] = ['package.json', ...lockfiles.map((entry) => entry.lockfile), '.github/workflows'];
 
 /** corepack's form: `name@exact-version`, optionally `+algorithm.hex` (the hash is corepack's; npm checks the tarball's own integrity). */
 const pinPattern = /^(npm|pnpm|yarn)@(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)(?:\+[a-z0-9]+\.[0-9a-fA-F]+)?$/;
@@ -67,9 +70,11 @@ export async function planInstall(dir: string, options: { ignoreScripts?: boolea
   }
   const pin = packageManagerPin(manifest);
   const present = await Promise.all(lockfiles.map((entry) => exists(join(dir, entry.lockfile))));
-  const found = lockfiles.find((_, index) => present[index]);
-  const manager = pin?.manager ?? found?.manager ?? 'npm';
-  const lockfile = found?.manager === manager ? found.lockfile : '(none)';
+  const foundAll = lockfiles.filter((_, index) => present[index]);
+  const ci = await readCiInstall(dir);
+  const manager = pin?.manager ?? ci?.manager ?? foundAll[0]?.manager ?? 'npm';
+  const lockfile = foundAll.find((entry) => entry.manager === manager)?.lockfile ?? '(none)';
+  const reason = whyManager(manager, pin?.manager, ci, foundAll);
   const frozen = lockfile !== '(none)';
   const berry = manager === 'yarn' && Number(pin?.version.split('.')[0] ?? '1') >= 2;
   const skip = options.ignoreScripts === true;
@@ -78,7 +83,17 @@ export async function planInstall(dir: string, options: { ignoreScripts?: boolea
     : manager === 'yarn'
       ? berry ? ['yarn', 'install', ...(frozen ? ['--immutable'] : [])] : ['yarn', 'install', ...(frozen ? ['--frozen-lockfile'] : []), '--non-interactive', ...(skip ? ['--ignore-scripts'] : [])]
       : [...(frozen ? ['npm', 'ci'] : ['npm', 'install']), '--no-audit', '--no-fund', ...(skip ? ['--ignore-scripts'] : [])];
-  return { manager, lockfile, ...(pin ? { pinned: pin.version } : {}), command, env: berry && skip ? { YARN_ENABLE_SCRIPTS: 'false' } : {} };
+  return { manager, lockfile, ...(pin ? { pinned: pin.version } : {}), command, env: berry && skip ? { YARN_ENABLE_SCRIPTS: 'false' } : {}, ...(reason ? { reason } : {}) };
+}
+
+/** One sentence on why `manager` when the project's signs disagree; undefined when they agree (or there is one sign). */
+function whyManager(manager: ManagerName, pinned: ManagerName | undefined, ci: Awaited<ReturnType<typeof readCiInstall>>, found: ReadonlyArray<{ lockfile: string; manager: ManagerName }>): string | undefined {
+  const others = found.filter((entry) => entry.manager !== manager).map((entry) => entry.lockfile);
+  const ciDiffers = ci !== undefined && ci.manager !== manager;
+  if (!others.length && !ciDiffers) return undefined;
+  const because = pinned ? `package.json's "packageManager" names it` : ci ? `the project's CI installs with it (${ci.file}: ${ci.command})` : `its lockfile ${found[0]!.lockfile} comes first (pnpm, yarn, npm)`;
+  const notes = [...(ciDiffers ? [`the CI runs ${ci.command} (${ci.file})`] : []), ...(others.length ? [`${others.join(' and ')} ${others.length > 1 ? 'are' : 'is'} not used`] : [])];
+  return `${manager}: ${because}; ${notes.join('; ')}`;
 }
 
 /** The npm package that carries `manager` at `version` (yarn 2 and later ship as @yarnpkg/cli-dist). */

@@ -60,7 +60,8 @@ describeDocker("vm: the project's CI environment offered when its tests fail (di
       const installFrom = cadre.events.length;
       const installed = await cadre.run(`/vm-install-deps --container ${id}`, resultOrError('vm.install-deps'), 400_000);
       expect(installed.kind, `${JSON.stringify(installed)}\n${said(cadre.events.slice(-30))}`).toBe('vm.install-deps');
-      expect(installed.data).toMatchObject({ manager: 'yarn' }); // its yarn.lock (a package-lock.json is beside it)
+      expect(installed.data).toMatchObject({ manager: 'npm', lockfile: 'package-lock.json', command: ['npm', 'ci', '--no-audit', '--no-fund'] }); // its CI runs npm install
+      expect(said(cadre.events.slice(installFrom))).toContain("npm: the project's CI installs with it (.github/workflows/npm-publish.yaml: npm install); yarn.lock is not used");
       expect(cadre.events.slice(installFrom).filter(isHint).map((e) => e.text)).toEqual([hint]);
       const installedAt = Date.now();
 
