@@ -2,7 +2,9 @@
 // a suggestion to show, never a reason to start anything.
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ServiceName } from './catalog.js';
+import { z } from 'zod';
+import { readMetadata } from '../metadata.js';
+import { serviceNames, type ServiceName } from './catalog.js';
 
 type Found = ServiceName | 'mongodb';
 
@@ -93,4 +95,15 @@ export async function detectServices(root: string): Promise<ServiceSuggestion> {
     unsupported: found.has('mongodb') ? ['mongodb'] : [],
     evidence: [...found.values()].map((where) => where[0]!),
   };
+}
+
+const suggestionSchema = z.object({ services: z.array(z.enum(serviceNames)), unsupported: z.array(z.literal('mongodb')), evidence: z.array(z.string()) });
+
+/**
+ * What a new workspace's repository suggests: recorded beside it (`root`) from cadre's own clone when the workspace is on
+ * another machine (that clone is gone once streamed over), otherwise read from its files (`dir`).
+ */
+export async function workspaceSuggestion(paths: { root: string; dir: string }): Promise<ServiceSuggestion> {
+  const recorded = suggestionSchema.safeParse((await readMetadata(paths.root)).serviceSuggestion);
+  return recorded.success ? recorded.data : detectServices(paths.dir);
 }

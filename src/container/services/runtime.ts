@@ -74,6 +74,23 @@ async function ensureNetwork(target: ServicesTarget): Promise<void> {
   });
 }
 
+/**
+ * The service's data volume, made now or this installation's own found again. The engine hands back any volume that already
+ * has the name, whoever made it, so what it gave is checked: one that is not this installation's (made by hand, or planted) is
+ * never mounted.
+ */
+async function ensureVolume(target: ServicesTarget, service: string, labels: Record<string, string>): Promise<void> {
+  const name = serviceVolumeName(target.installation.id, target.containerId, service);
+  const volume = await target.docker.createVolume({ Name: name, Labels: labels }).then(() => target.docker.getVolume(name).inspect()).catch((error: unknown) => {
+    throw engineError(error, `create volume ${name}`);
+  });
+  if (!ours(volume.Labels ?? undefined, target) || volume.Labels?.[labelKeys.service] !== service) {
+    throw new CadreError('vm.service-volume-foreign', `The volume ${name} exists and is not this installation's ${service} data of ${target.containerId}: it was not used`, {
+      remedy: 'create the container again (it gets a new id), or remove that volume if you made it yourself',
+    });
+  }
+}
+
 /** The tail of a container's own output, for an error that says why a service did not come up. */
 async function logTail(docker: Docker, dockerId: string): Promise<string> {
   const raw = await docker.getContainer(dockerId).logs({ stdout: true, stderr: true, tail: 8 }).catch(() => Buffer.alloc(0));
@@ -142,7 +159,7 @@ export async function ensureServices(options: EnsureServicesOptions): Promise<{ 
       if (!dockerId || !credentials) {
         if (dockerId) await docker.getContainer(dockerId).remove({ force: true });
         credentials = newCredentials();
-        await docker.createVolume({ Name: serviceVolumeName(options.containerId, name), Labels: { ...serviceCreateOptions({ ...options, definition, credentials }).Labels } });
+        await ensureVolume(options, name, { ...serviceCreateOptions({ ...options, definition, credentials }).Labels });
         dockerId = (await docker.createContainer(serviceCreateOptions({ ...options, definition, credentials }))).id;
       }
       if (!found?.running) {

@@ -16,7 +16,11 @@ export interface ServiceLimits {
 
 export const serviceNetworkName = (containerId: string): string => `cadre-${containerId}-services`;
 export const serviceContainerName = (containerId: string, service: string): string => `cadre-${containerId}-${service}`;
-export const serviceVolumeName = (containerId: string, service: string): string => `cadre-${containerId}-${service}-data`;
+/**
+ * A service's data volume, named after the installation too: another installation on the same engine that draws the same short
+ * id (its sandbox gone, its services' data left) never gets this one (Docker hands an existing volume of the name to a create).
+ */
+export const serviceVolumeName = (installationId: string, containerId: string, service: string): string => `cadre-data-${installationId}-${containerId}-${service}`;
 
 /** The labels of everything a sandbox's services consist of: whose sandbox, which installation. */
 export function serviceLabels(containerId: string, installation: Installation, service?: string): Record<string, string> {
@@ -89,7 +93,7 @@ export function serviceCreateOptions(spec: ServiceContainerSpec): Docker.Contain
     ExposedPorts: { [`${definition.port}/tcp`]: {} },
     HostConfig: {
       // No bind at all: neither the gateway's socket folder nor anything else of the host.
-      Mounts: [{ Type: 'volume', Source: serviceVolumeName(containerId, definition.name), Target: definition.dataDir }],
+      Mounts: [{ Type: 'volume', Source: serviceVolumeName(spec.installation.id, containerId, definition.name), Target: definition.dataDir }],
       Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=64m', '/run': 'rw,nosuid,nodev,size=8m' },
       ReadonlyRootfs: true,
       CapDrop: ['ALL'],
