@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runnerBundleDir } from '../../src/container/runner-bundle.js';
 import type { SandboxBackend, SandboxHandle, WorkspaceRef } from '../../src/container/backend.js';
 import { createRemoteDockerBackend } from '../../src/container/backends/remote-docker.js';
+import { workspaceSuggestion } from '../../src/container/services/detect.js';
 import { createDockerClient } from '../../src/container/docker-client.js';
 import { labelKeys } from '../../src/container/labels.js';
 import { shipImage } from '../../src/container/image-ship.js';
@@ -59,12 +60,15 @@ describeRemoteEngine('the remote Docker backend', () => {
     workspace = await backend.prepareWorkspace({ id, diskBytes: 64 * 1024 * 1024, session: 'remote-test' }, signal);
     await backend.fillWorkspace(workspace, { clone: { url: git.repoUrl('fastify-demo') } }, signal);
     expect(existsSync(workspace.dir)).toBe(false);
+    // What /vm-create suggests was read from the clone before it went (its docker-compose.yml runs MySQL).
+    expect(await workspaceSuggestion(workspace)).toEqual({ services: ['mysql'], unsupported: [], evidence: ['docker-compose.yml: image mysql:8.4'] });
     handle = await backend.create({ id, session: 'remote-test', installation, repoUrl: git.repoUrl('fastify-demo'), image, limits: { ...defaultSettings, diskBytes: 64 * 1024 * 1024 }, workspace }, signal);
     await backend.workspaceComplete(workspace, { ownFolder: true });
 
     const info = await engineSideClient(engine).getContainer(handle.engineId).inspect();
     expect(info.HostConfig.NetworkMode).toBe('none');
-    expect(info.Mounts.map((mount) => mount.Type)).toEqual(['volume']);
+    // The workspace and the init's own folder (/run/cadre, for a moved deadline): volumes, never a bind.
+    expect(info.Mounts.map((mount) => [mount.Type, mount.Destination]).sort()).toEqual([['volume', '/run/cadre'], ['volume', '/workspace']]);
     expect(JSON.stringify(info.Mounts)).not.toContain(home);
     const files = await backend.exec(handle, ['sh', '-c', 'stat -c %u:%g /workspace/package.json; git -C /workspace log --format=%s | head -1; ls /opt/cadre']);
     expect(files.stdout).toMatch(/^1000:1000\n.+\n(?:.*\n)*cadre-runner\.mjs/);
