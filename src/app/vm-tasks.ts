@@ -31,9 +31,8 @@ function vmTasksOf(session: SessionRef, containerId: string): [string, TaskRef][
 /** What the workspace holds after the task: `git status --short` in the container. */
 async function workspaceChanges(vm: VmHost, containerId: string): Promise<string> {
   const engine = await vm.engine();
-  const { execInContainer } = await import('../container/exec.js');
   const record = await engine.record(containerId);
-  const result = await execInContainer(engine.docker, record.dockerId, ['git', 'status', '--short'], {});
+  const result = await engine.backend.exec({ id: record.id, engineId: record.dockerId }, ['git', 'status', '--short']);
   return result.stdout.trim();
 }
 
