@@ -7,7 +7,7 @@
 //      scripted-model vm-agent task that runs a command and answers: all must finish; printed: the wall time, each process's
 //      peak RSS, the gateway's latency per model call (p50/p99, the model server answering at once), and whether any
 //      process saw or charged another's sandbox.
-// Run after `npm run build`: node bench/vm-remote.mjs (BENCH_REPO, BENCH_RUNS, BENCH_LOAD)
+// Run after `npm run build`: node bench/vm-remote.mjs (BENCH_REPO, BENCH_RUNS, BENCH_LOAD; 0 skips the load part)
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -19,7 +19,8 @@ import { corpusRepository, root, sandboxKit } from './sandbox-kit.mjs';
 
 const repoName = process.env.BENCH_REPO ?? 'fastify-demo';
 const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? 5));
-const loadCount = Math.max(1, Number(process.env.BENCH_LOAD ?? 8));
+// BENCH_LOAD=0 skips part 2 (only the /vm-create figures).
+const loadCount = Math.max(0, Number(process.env.BENCH_LOAD ?? 8));
 const cadreBin = join(root, 'bin', 'cadre.js');
 const run = async (command, args, options = {}) => (await promisify(execFile)(command, args, { maxBuffer: 64 * 1024 ** 2, ...options })).stdout.trim();
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -164,6 +165,13 @@ async function main() {
   console.log(`  git clone + volume + docker create/cp/start       median ${median(figures.raw).toFixed(0)} ms`);
   console.log(`  ratio ${ratio.toFixed(2)}x (target <= 1.5x)`);
 
+  if (loadCount === 0) {
+    console.log(JSON.stringify({ bench: 'vm-remote', repo: repoName, runs, figures: { cadreMs: median(figures.cadre), rawMs: median(figures.raw), ratio } }));
+    await server.close?.();
+    if (engine) await remoteEngine.stopRemoteEngine(engine);
+    rmSync(scratch, { recursive: true, force: true });
+    return;
+  }
   // 2. Load: N installations at once, each a sandbox and a scripted task there.
   const loadRuns = await Promise.all(Array.from({ length: loadCount }, async (_, index) => {
     const model = await startModelServer({
