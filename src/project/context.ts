@@ -1,6 +1,7 @@
 // /analyze-project: builds and loads `.cadre/context.json` (file index, import graph, symbol index, detected stack and style).
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readCiInstall } from '../container/ci-install.js';
 import { CadreError } from '../errors.js';
 import { isParsablePath, parseSource } from './ast.js';
 import { cacheSecret, decodeCacheDocument, encodeCacheDocument, isRecord } from './cache-document.js';
@@ -202,6 +203,7 @@ async function buildContext(cwd: string, files: Record<string, FileEntry>, sampl
     paths,
     importSources,
     usesCssVariables: Object.values(files).some((entry) => entry.cssVariables === true),
+    ciManager: (await readCiInstall(cwd))?.manager,
   });
   const style = detectStyle({
     editorconfig: await readText(join(cwd, '.editorconfig')),

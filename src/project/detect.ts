@@ -30,6 +30,8 @@ export type DetectionInput = {
   importSources: ReadonlySet<string>;
   /** True when some stylesheet declares CSS custom properties (`--name:`). */
   usesCssVariables: boolean;
+  /** The package manager the project's own CI installs with (its workflows' `npm ci`, `yarn`, `pnpm install`), when it runs one. */
+  ciManager?: 'npm' | 'pnpm' | 'yarn';
 };
 
 type Rule = { name: string; packages?: string[]; files?: RegExp[] };
@@ -113,7 +115,7 @@ export function detectStack(input: DetectionInput): Stack {
   const testRunners = matches(testRules);
   if (testRunners.length === 0 && Object.values(input.packageJson?.scripts ?? {}).some((script) => /\bnode --test\b/.test(script))) testRunners.push('node:test');
   return {
-    packageManager: detectPackageManager(input.paths, input.packageJson),
+    packageManager: detectPackageManager(input.paths, input.packageJson, input.ciManager),
     frameworks: matches(frameworkRules),
     theming,
     testRunners,
@@ -121,15 +123,17 @@ export function detectStack(input: DetectionInput): Stack {
   };
 }
 
-function detectPackageManager(paths: readonly string[], manifest: PackageJson | null): Stack['packageManager'] {
+/** As a developer decides (and /vm-install-deps): package.json's `packageManager`, then what the CI installs with, then the lockfiles. */
+function detectPackageManager(paths: readonly string[], manifest: PackageJson | null, ciManager: DetectionInput['ciManager']): Stack['packageManager'] {
+  const declared = (manifest as { packageManager?: unknown } | null)?.packageManager;
+  const name = typeof declared === 'string' ? declared.split('@')[0] : undefined;
+  if (name === 'npm' || name === 'yarn' || name === 'pnpm' || name === 'bun') return name;
+  if (ciManager) return ciManager;
   const top = new Set(paths.filter((path) => !path.includes('/')));
   if (top.has('pnpm-lock.yaml')) return 'pnpm';
   if (top.has('yarn.lock')) return 'yarn';
   if (top.has('bun.lockb') || top.has('bun.lock')) return 'bun';
   if (top.has('package-lock.json') || top.has('npm-shrinkwrap.json')) return 'npm';
-  const declared = (manifest as { packageManager?: string } | null)?.packageManager;
-  const name = declared?.split('@')[0];
-  if (name === 'npm' || name === 'yarn' || name === 'pnpm' || name === 'bun') return name;
   return manifest ? 'npm' : null;
 }
 

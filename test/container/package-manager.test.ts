@@ -1,9 +1,10 @@
 // Which package manager /vm-install-deps uses, decided as a developer would on real repositories: package.json's packageManager,
-// then the install the project's own CI runs, then the lockfiles; a conflict is said with its reason.
+// then the install the project's own CI runs, then the lockfiles; a conflict is said with its reason. The project context agrees.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { planInstall } from '../../src/container/package-manager.js';
+import { analyzeProject } from '../../src/project/context.js';
 import { unpackVendored } from '../support/corpus.js';
 
 async function withCopy<T>(name: string, use: (root: string) => Promise<T>): Promise<T> {
@@ -34,6 +35,10 @@ describe('planInstall', () => {
       rmSync(join(root, '.github'), { recursive: true });
       expect(await planInstall(root)).toMatchObject({ manager: 'yarn', lockfile: 'yarn.lock', reason: 'yarn: its lockfile yarn.lock comes first (pnpm, yarn, npm); package-lock.json is not used' });
     });
+  });
+
+  it("tells the agents the same manager: dicom-deidentifier-ts's project context says npm", async () => {
+    await withCopy('dicom-deidentifier-ts', async (cwd) => expect((await analyzeProject({ cwd })).context.packageManager).toBe('npm'));
   });
 
   it("reads date-utils' CI (npm install -g corepack, then yarn --immutable) as yarn, agreeing with its pin: nothing to explain", async () => {
