@@ -44,6 +44,25 @@ function journalState(project: string): string | undefined {
   }
 }
 
+/** True once every thread of `pid` is stopped, so none of its file operations is still under way. */
+function allStopped(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).every((tid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return /[tT]/.test(stat.charAt(stat.lastIndexOf(')') + 2));
+    } catch {
+      return true; // the thread ended
+    }
+  });
+}
+
+/** Stops cadre (SIGSTOP), waits until all its threads are stopped, and reads the journal's state then. */
+async function stopAndLook(pid: number, project: string): Promise<string | undefined> {
+  process.kill(pid, 'SIGSTOP');
+  while (!allStopped(pid)) await new Promise((resolve) => setImmediate(resolve));
+  return journalState(project);
+}
+
 async function bigProject(): Promise<{ project: string; home: string; before: Record<string, string> }> {
   const { project, home } = await tempProject('cadre-plan-crash-');
   await mkdir(join(project, 'src'), { recursive: true });
@@ -73,8 +92,18 @@ async function killDuringApply(project: string, home: string, env: Record<string
     // cadre's own pid, from its autosave lock (the terminal runs it under script(1)).
     const { pid } = JSON.parse(readFileSync(join(project, '.cadre/sessions/.autosave.lock'), 'utf8')) as { pid: number };
     pty.type('y');
+    // Looked at while cadre runs, the journal could say `state` and be gone before the kill landed (a finished apply, nothing
+    // to recover): cadre is stopped before each look and let go only if the journal is not yet in `state`.
+    const order = [undefined, 'preparing', 'prepared'];
     let seen: string | undefined;
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline && (seen = journalState(project)) !== state;) await new Promise((resolve) => setImmediate(resolve));
+    let reached = 0;
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+      seen = await stopAndLook(pid, project);
+      if (seen === state || (seen === undefined && reached > 0) || order.indexOf(seen) > order.indexOf(state)) break;
+      reached = Math.max(reached, order.indexOf(seen));
+      process.kill(pid, 'SIGCONT');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     process.kill(pid, 'SIGKILL');
     expect(seen).toBe(state);
   } finally {
