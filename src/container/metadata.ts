@@ -24,6 +24,8 @@ export interface ContainerMetadata {
   oom?: OomRecord;
   /** Registry hosts the project's own .npmrc, .yarnrc and .yarnrc.yml name, read from cadre's fresh clone before the container ran. */
   projectRegistries?: string[];
+  /** What cadre's fresh clone suggested its tests need (a remote engine's workspace, whose clone is gone): see workspaceSuggestion. */
+  serviceSuggestion?: unknown;
 }
 
 const metadataFile = (workspaceRoot: string): string => join(workspaceRoot, 'container.json');
