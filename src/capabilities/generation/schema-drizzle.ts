@@ -20,10 +20,12 @@ const callbackColumns: Record<Dialect, Record<FieldSpec['type'], string>> = {
 
 /** The schema file and the table it gains, or a new schema file when the project has none. */
 export async function drizzleTableStep(context: ProjectContext, read: (path: string) => Promise<string | null>, name: string, fields: FieldSpec[], typescript: boolean): Promise<{ step: PlanStep; variable: string; insertSchema: string | null; path: string }> {
-  const path = findFile(context, (_path, entry) => entry.facts?.imports.some((fact) => /^drizzle-orm\/(?:pg|sqlite|mysql)-core$/.test(fact.source) && fact.names.some((name) => /Table$/.test(name))) ?? false) ?? `src/db/schema.${typescript ? 'ts' : 'js'}`;
+  const path = findFile(context, (_path, entry) => entry.facts?.imports.some((fact) => /^drizzle-orm\/(?:pg|sqlite|mysql)-core$/.test(fact.source) && fact.names.some((name) => /Table(?:Creator)?$/.test(name))) ?? false) ?? `src/db/schema.${typescript ? 'ts' : 'js'}`;
   const text = await read(path);
   const dialect: Dialect = /sqlite-core/.test(text ?? '') ? 'sqlite' : /mysql-core/.test(text ?? '') ? 'mysql' : 'pg';
-  const builder = { pg: 'pgTable', mysql: 'mysqlTable', sqlite: 'sqliteTable' }[dialect];
+  // A file that makes its tables with a table creator (create-t3-app's `createTable = pgTableCreator(...)`) gets its table from the creator.
+  const creator = text ? /export\s+const\s+(\w+)\s*=\s*(?:pg|mysql|sqlite)TableCreator\(/.exec(text)?.[1] : undefined;
+  const builder = creator ?? { pg: 'pgTable', mysql: 'mysqlTable', sqlite: 'sqliteTable' }[dialect];
   const callback = text ? new RegExp(`${builder}\\(\\s*['"](\\w+)['"]\\s*,\\s*\\((\\w+)\\)\\s*=>`).exec(text) : null;
   if (!text || !callback) {
     const { imports, table } = drizzleTable(name, fields, dialect);
