@@ -1,7 +1,8 @@
 // Two installations on one engine and a sandbox removed outside cadre with its services' data left: a new id never takes that
 // sandbox's id, and another installation that gets the same id anyway never mounts that data (nor a volume planted at its name).
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
@@ -62,13 +63,11 @@ describeDocker("a sandbox's services and data across installations", () => {
     await docker.getContainer(theirs!.dockerId).remove({ force: true });
     await docker.getNetwork(serviceNetworkName(left)).remove();
 
-    // Every other id is taken in cadre's records: the one whose data is left is never drawn again.
-    await Promise.all(Array.from({ length: 16 }, async (_, high) => {
-      for (let low = 0; low < 4096; low += 1) {
-        const id = `vm-${(high * 4096 + low).toString(16).padStart(4, '0')}`;
-        if (id !== left && id !== free) await mkdir(join(workspacesDir, id));
-      }
-    }));
+    // Every other id is taken in cadre's records (an entry each, as a workspace's folder): the one whose data is left is never drawn again.
+    for (let n = 0; n < 0x10000; n += 1) {
+      const id = `vm-${n.toString(16).padStart(4, '0')}`;
+      if (id !== left && id !== free) writeFileSync(join(workspacesDir, id), '');
+    }
     const drawn = await Promise.all(Array.from({ length: 12 }, () => sandboxes.newId()));
     expect(new Set(drawn)).toEqual(new Set([free]));
 
