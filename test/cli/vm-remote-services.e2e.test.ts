@@ -66,6 +66,8 @@ describeRemoteEngine('services, /vm-monitor, /vm-editor and two installations on
     expect(sandbox, 'the sandbox runs on the remote engine').toBeDefined();
     sandboxId = sandbox!.Id;
     expect(created.data?.services).toEqual(['postgres']);
+    // What the repository suggests was read from cadre's clone before it was streamed over (it was always empty there).
+    expect(created.data?.suggestion).toEqual({ services: ['postgres'], unsupported: [], evidence: ['package.json: pg'] });
     // The service image travelled from this machine's engine, as the sandbox image does: no debootstrap for that engine.
     const labels = cadre.events.slice(from).filter((e) => e.type === 'output.progress').map((e) => String(e.label));
     expect(labels.filter((label) => label.startsWith('debootstrap')).length, 'debootstrap ran for that engine').toBe(0);
