@@ -1,19 +1,18 @@
 // The vm side of cadre, loaded on first use: the Docker client, credentials, the session's budget, the gateway pool, and the
 // containers this process holds (vm-containers.ts), wired once. Containers belong to their installation and outlive it.
 import { join } from 'node:path';
-import { runnerBundleBind, runnerBundleDir } from '../container/runner-bundle.js';
+import { runnerBundleDir } from '../container/runner-bundle.js';
 import { releaseMyClaims } from '../container/attachment.js';
 import { createDockerClient, engineEndpointOf } from '../container/docker-client.js';
-import { createRemoteDockerBackend } from '../container/backends/remote-docker.js';
+import { createDockerBackend } from '../container/backends/docker-backend.js';
 import { openExecStream } from '../container/exec-stream.js';
 import { ensureRunnerImage, runnerBundleHash, runnerImageName } from '../container/runner-image.js';
-import { createLocalDockerBackend } from '../container/backends/local-docker.js';
 import { createContainerEffects } from '../container/effects.js';
 import { createVmBudget } from './vm-budget.js';
 import { createEditorListeners } from '../container/editor/publish.js';
-import { editorVolumeBind, ensureEditorVolume } from '../container/editor/volume.js';
+import { ensureEditorVolume } from '../container/editor/volume.js';
 import { ensureRemoteEditorVolume } from '../container/editor/ship.js';
-import { linkRunFolder, neutralCopy, neutralFolder } from '../container/neutral-folder.js';
+import { linkRunFolder, neutralFolder } from '../container/neutral-folder.js';
 import { readMetadata } from '../container/metadata.js';
 import { createPoolEffects } from '../container/pool.js';
 import { createPoolHost } from './vm-pool-host.js';
@@ -100,7 +99,6 @@ async function createVmGateways(options: VmEngineOptions, docker: Docker, instal
   const { budget, close: closeBudget } = await createVmBudget({ dataDir: paths.dataDir, session: options.session, audit, sink });
   const model = gatewayModel(config, options.env);
   const [registry, caBundle] = await Promise.all([hostNpmRegistry(), hostCaBundle(options.env)]);
-  const caBinds = caBundle ? [`${await neutralCopy(caBundle, neutral, 'host-ca')}:${containerCaPath}:ro`] : [];
   const caEnv: Record<string, string> = caBundle ? { NODE_EXTRA_CA_CERTS: containerCaPath, npm_config_cafile: containerCaPath, GIT_SSL_CAINFO: containerCaPath } : {};
   // MCP servers configured for containers run here, on the host, once for every container this process holds.
   const mcp = createContainerMcp({ servers: config.mcp.servers, cwd: paths.projectDir, sink, version: options.version });
@@ -122,7 +120,7 @@ async function createVmGateways(options: VmEngineOptions, docker: Docker, instal
     // A remote engine shares no files: the sandbox reaches its gateway through a stream opened into it (the exec tunnel).
     ...(remote ? { reach: { kind: 'tunnel' as const, openStream: (id: string, cmd: string[]) => openExecStream(docker, `cadre-${id}`, cmd) } } : {}),
   });
-  return { gateways, runDir, neutral, model, registry, caBundle, caBinds, caEnv, mcp, closeBudget };
+  return { gateways, runDir, neutral, model, registry, caBundle, caEnv, mcp, closeBudget };
 }
 
 export async function createVmEngine(options: VmEngineOptions) {
@@ -135,17 +133,13 @@ export async function createVmEngine(options: VmEngineOptions) {
   // There, the runner and the host's extra CA bundle are baked into a layer of the image (a bind cannot reach them).
   const hostCa = remote ? await hostCaBundle(options.env) : undefined;
   const image = options.sandboxes?.image ?? (remote ? runnerImageName(baseImage, await runnerBundleHash(runnerBundleDir(), hostCa)) : baseImage);
-  const { gateways, runDir, neutral, model, registry, caBundle, caBinds, caEnv, mcp, closeBudget } = await createVmGateways(options, docker, installation, image, remote);
+  const { gateways, runDir, neutral, model, registry, caBundle, caEnv, mcp, closeBudget } = await createVmGateways(options, docker, installation, image, remote);
   const sessionContext = () => options.session().getSnapshot().context;
   const editors = createEditorListeners();
 
-  const backend = options.sandboxes ? options.sandboxes.backend({ installation, workspacesDir: paths.workspacesDir, runDir, onEvent: sink }) : remote
-    ? createRemoteDockerBackend({ docker, workspacesDir: paths.workspacesDir, installation, image: () => image, onEvent: sink, volumes: [editorVolumeBind(image)] })
-    : createLocalDockerBackend({
-      docker, workspacesDir: paths.workspacesDir, runDir, installation, onEvent: sink,
-      binds: [runnerBundleBind(await neutralCopy(runnerBundleDir(), neutral, 'runner')), editorVolumeBind(image), ...caBinds],
-      bindsFor: (id) => gateways.binds(id),
-    });
+  const backend = options.sandboxes
+    ? options.sandboxes.backend({ installation, workspacesDir: paths.workspacesDir, runDir, onEvent: sink })
+    : await createDockerBackend({ docker, remote, workspacesDir: paths.workspacesDir, runDir, installation, image, onEvent: sink, neutral, caBundle, bindsFor: (id) => gateways.binds(id) });
   const effects = createContainerEffects({
     // Through the tunnel the forwarder runs in an exec of its own; the sandbox's main process only idles.
     backend, session: () => sessionContext().name, installation, image, onEvent: sink, ...(remote ? {} : { command: forwarderCommand }),
