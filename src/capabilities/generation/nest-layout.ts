@@ -1,4 +1,4 @@
-// Where a NestJS project keeps its feature modules and how it names them (src/modules/<name>/ or src/<names>/, singular or plural, dto/ or dtos/), the guard decorator of its own that its routes carry (@Auth([RoleType.USER])), and how it marks type-only imports.
+// Where a NestJS project keeps its feature modules and how it names them (src/modules/<name>/ or src/<names>/, singular or plural, dto/ or dtos/), the guard its controllers or routes carry (its own decorator like @Auth([RoleType.USER]), or @UseGuards(...) with passport's or its own guards), and how it marks type-only imports.
 import { posix } from 'node:path';
 import { type AstNode, child, children, identifierName, walk } from '../../project/ast.js';
 import type { ProjectContext } from '../../project/context.js';
@@ -10,8 +10,8 @@ import { singular } from './names.js';
 /** `root`: the folder holding the feature modules' folders; `plural`: folders, files and classes named `reviews`/`ReviewsService` rather than `review`/`ReviewService`. */
 export type NestLayout = { root: string; plural: boolean; dtoFolder: string };
 
-/** A guard the project writes on its routes (`method`) or controllers (`class`), with the imports it needs, re-aimed at any file. */
-export type NestGuard = { decorator: string; level: 'method' | 'class'; imports: (from: string) => ImportSpec[] };
+/** A guard the project writes on its routes (`method`) or controllers (`class`, below `@Controller(...)` when `afterController`), with the imports it needs, re-aimed at any file. */
+export type NestGuard = { decorator: string; level: 'method' | 'class'; afterController: boolean; imports: (from: string) => ImportSpec[] };
 
 /** How the project's code imports what it uses only as a type (`import { type X }`, `import type { X }`), null when it does not mark them. */
 export type TypeImportStyle = 'inline' | 'declaration' | null;
@@ -45,23 +45,25 @@ const httpMethods = new Set(['Get', 'Post', 'Put', 'Patch', 'Delete', 'All', 'Op
 const guardName = /auth|guard|role|protect|secure|jwt|permission|login/i;
 
 /**
- * The decorator of the project's own (imported from its files, named like a guard) that most of its routes carry, or most of its
- * controllers: `@Auth([RoleType.USER])` from '../../decorators'. Null when fewer than half are guarded that way.
+ * The guard decorator that most of the project's controllers carry, or most of its routes: one of its own (imported from its files,
+ * named like a guard: `@Auth([RoleType.USER])` from '../../decorators') or `@UseGuards(...)` with whatever guards
+ * (`@UseGuards(AuthGuard, PermissionsGuard)` from '../../common/guards/...'). Null when fewer than half are guarded that way.
  */
 export async function nestGuard(context: ProjectContext, read: (path: string) => Promise<string | null>): Promise<NestGuard | null> {
   const controllers = Object.keys(context.files).filter((path) => /\.controller\.ts$/.test(path) && isConventionSource(context, path)).sort();
   const onRoutes: { text: string; file: string }[] = [];
-  const onClasses: { text: string; file: string }[] = [];
+  const onClasses: { text: string; file: string; after?: boolean }[] = [];
   let routes = 0;
   let classes = 0;
   for (const path of controllers) {
     const text = await read(path);
     if (!text) continue;
     const own = new Set((context.files[path]?.facts?.imports ?? []).filter((fact) => fact.source.startsWith('.') || /^(?:[@~#]\/|src\/)/.test(fact.source)).flatMap((fact) => fact.names));
-    const guards = (node: AstNode): string[] => children(node, 'decorators').flatMap((decorator) => {
+    const guards = (node: AstNode): { text: string; start: number }[] => children(node, 'decorators').flatMap((decorator) => {
       const expression = child(decorator, 'expression');
       const callee = expression?.type === 'CallExpression' ? identifierName(child(expression, 'callee')) : identifierName(expression);
-      return callee && own.has(callee) && guardName.test(callee) ? [text.slice(decorator.start, decorator.end)] : [];
+      const guard = callee === 'UseGuards' || (callee !== null && own.has(callee) && guardName.test(callee));
+      return guard ? [{ text: text.slice(decorator.start, decorator.end), start: decorator.start }] : [];
     });
     let parsed;
     try {
@@ -74,21 +76,22 @@ export async function nestGuard(context: ProjectContext, read: (path: string) =>
       const isController = children(node, 'decorators').some((decorator) => identifierName(child(child(decorator, 'expression') ?? decorator, 'callee')) === 'Controller');
       if (!isController) return false;
       classes += 1;
-      onClasses.push(...guards(node).map((decorator) => ({ text: decorator, file: path })));
+      const controllerAt = children(node, 'decorators').find((decorator) => identifierName(child(child(decorator, 'expression') ?? decorator, 'callee')) === 'Controller')?.start ?? 0;
+      onClasses.push(...guards(node).map((decorator) => ({ text: decorator.text, file: path, after: decorator.start > controllerAt })));
       for (const member of children(child(node, 'body') ?? node, 'body')) {
         const isRoute = children(member, 'decorators').some((decorator) => httpMethods.has(identifierName(child(child(decorator, 'expression') ?? decorator, 'callee')) ?? ''));
         if (!isRoute) continue;
         routes += 1;
-        onRoutes.push(...guards(member).map((decorator) => ({ text: decorator, file: path })));
+        onRoutes.push(...guards(member).map((decorator) => ({ text: decorator.text, file: path })));
       }
       return false;
     });
   }
-  const pick = (found: { text: string; file: string }[], total: number, level: NestGuard['level']): NestGuard | null => {
+  const pick = (found: { text: string; file: string; after?: boolean }[], total: number, level: NestGuard['level']): NestGuard | null => {
     const [best, times] = count(found.map((entry) => entry.text))[0] ?? ['', 0];
     if (!best || times * 2 <= total) return null;
-    const file = found.find((entry) => entry.text === best)?.file as string;
-    return { decorator: best, level, imports: importsFor(context, file, best) };
+    const sample = found.find((entry) => entry.text === best) as { text: string; file: string; after?: boolean };
+    return { decorator: best, level, afterController: sample.after === true, imports: importsFor(context, sample.file, best) };
   };
   return pick(onClasses, classes, 'class') ?? pick(onRoutes, routes, 'method');
 }

@@ -20,7 +20,7 @@ import type { EndpointTask, FieldSpec } from './task.js';
 export type NestInput = { context: ProjectContext; read: (path: string) => Promise<string | null>; task: EndpointTask; compilerOptions: CompilerOptions; now?: number };
 
 /** `guard`: decorators on the controller class (`class`) or on each route (`method`), and their imports as seen from a given file. */
-type Guard = { decorators: string[]; level: 'class' | 'method'; imports: (from: string) => ImportSpec[] };
+type Guard = { decorators: string[]; level: 'class' | 'method'; afterController: boolean; imports: (from: string) => ImportSpec[] };
 /** `typeImports`: how the project's code imports what it uses only as a type (`import { type X }`, `import type { X }`), null when it does not mark them. */
 type Conventions = { version: string | null; swagger: boolean; guard: Guard | null; prefix: string | null; definite: boolean; typeImports: TypeImportStyle };
 
@@ -61,8 +61,8 @@ async function learn(context: ProjectContext, read: (path: string) => Promise<st
   const bearer = guardText !== null && /@ApiBearerAuth\(\)/.test(guardText);
   const own = await nestGuard(context, read);
   const guard: Guard | null = guarded * 2 > controllers.length && guardText
-    ? { decorators: [...(bearer ? ['@ApiBearerAuth()'] : []), '@UseGuards(AuthGuard(\'jwt\'))'], level: 'class', imports: () => [{ source: '@nestjs/passport', named: ['AuthGuard'] }, { source: '@nestjs/common', named: ['UseGuards'] }, ...(bearer ? [{ source: '@nestjs/swagger', named: ['ApiBearerAuth'] }] : [])] }
-    : own ? { decorators: [own.decorator], level: own.level, imports: own.imports } : null;
+    ? { decorators: [...(bearer ? ['@ApiBearerAuth()'] : []), '@UseGuards(AuthGuard(\'jwt\'))'], level: 'class', afterController: false, imports: () => [{ source: '@nestjs/passport', named: ['AuthGuard'] }, { source: '@nestjs/common', named: ['UseGuards'] }, ...(bearer ? [{ source: '@nestjs/swagger', named: ['ApiBearerAuth'] }] : [])] }
+    : own ? { decorators: [own.decorator], level: own.level, afterController: own.afterController, imports: own.imports } : null;
   const strictInit = options.strict === true && (options as { strictPropertyInitialization?: boolean }).strictPropertyInitialization !== false;
   return { version: setup.uriVersioning ? version : null, swagger, guard, prefix, definite: strictInit, typeImports: await typeImportStyle(context, read) };
 }
@@ -245,9 +245,10 @@ async function controllerStep(context: ProjectContext, paths: Record<string, str
   const source = [
     importBlock(mergeCommon(imports), { ...context.style, commonjs: false }),
     '',
-    ...(conventions.guard?.level === 'class' ? conventions.guard.decorators : []),
+    ...(conventions.guard?.level === 'class' && !conventions.guard.afterController ? conventions.guard.decorators : []),
     ...(conventions.swagger ? [`@ApiTags('${(names.service as string).replace(/Service$/, '')}')`] : []),
     controller,
+    ...(conventions.guard?.level === 'class' && conventions.guard.afterController ? conventions.guard.decorators : []),
     `export class ${names.controller} {`,
     `  constructor(private readonly ${service}: ${names.service}) {}`,
     '',

@@ -1,4 +1,4 @@
-// A TypeORM migration creating a new entity's table, for projects whose TypeORM configuration runs migrations (`migrationsRun: true`): placed and named like the project's own migrations, columns named by its naming strategy.
+// A TypeORM migration creating a new entity's table, for projects that keep migrations and do not synchronize the schema (run at start-up or by a script): placed and named like the project's own migrations, columns named by its naming strategy.
 import { posix } from 'node:path';
 import { child, identifierName, walk } from '../../project/ast.js';
 import type { ProjectContext } from '../../project/context.js';
@@ -16,32 +16,32 @@ const columnTypes: Record<SqlDialect, Record<FieldSpec['type'] | 'list', string>
   sqlite: { string: 'varchar', text: 'text', int: 'integer', number: 'float', boolean: 'boolean', date: 'datetime', json: 'text', handler: 'varchar', list: 'text' },
 };
 
-/** What the project's TypeORM configuration says about migrations: whether they run at start-up, and whether columns are snake_cased. */
-async function migrationSettings(context: ProjectContext, read: (path: string) => Promise<string | null>): Promise<{ run: boolean; snake: boolean }> {
-  let run = false;
+/** What the project's TypeORM configuration says: whether it synchronizes the schema from the entities (`synchronize: true`), and whether columns are snake_cased. */
+async function migrationSettings(context: ProjectContext, read: (path: string) => Promise<string | null>): Promise<{ synchronize: boolean; snake: boolean }> {
+  let synchronize = false;
   let snake = false;
   for (const path of Object.keys(context.files).filter((candidate) => /\.[cm]?ts$/.test(candidate) && isConventionSource(context, candidate))) {
     const text = await read(path);
-    if (!text || !/migrationsRun/.test(text)) continue;
+    if (!text || !/\b(?:synchronize|namingStrategy)\b/.test(text)) continue;
     try {
       walk(parseExisting(path, text).program, (node) => {
         if (node.type !== 'Property') return;
         const key = identifierName(child(node, 'key'));
         const value = child(node, 'value');
-        if (key === 'migrationsRun' && value?.type === 'Literal' && (value as { value?: unknown }).value === true) run = true;
+        if (key === 'synchronize' && value?.type === 'Literal' && (value as { value?: unknown }).value === true) synchronize = true;
         if (key === 'namingStrategy' && /Snake/i.test(text.slice(value?.start ?? 0, value?.end ?? 0))) snake = true;
       });
     } catch {
       continue;
     }
   }
-  return { run, snake };
+  return { synchronize, snake };
 }
 
-/** The migration for a new entity's table, or null when the project does not run migrations or has none to follow. */
+/** The migration for a new entity's table, or null when the project synchronizes its schema or keeps no migrations to follow. */
 export async function typeormMigration(context: ProjectContext, read: (path: string) => Promise<string | null>, entity: { className: string; table: string }, fields: FieldSpec[], now: number): Promise<PlanStep | null> {
   const settings = await migrationSettings(context, read);
-  if (!settings.run) return null;
+  if (settings.synchronize) return null;
   const migrations = Object.entries(context.files).filter(([path, entry]) => isConventionSource(context, path) && /\.ts$/.test(path) && (entry.facts?.imports.some((fact) => fact.source === 'typeorm' && fact.names.includes('MigrationInterface')) ?? false)).map(([path]) => path).sort();
   if (migrations.length === 0) return null;
   const folder = busiestFolder(context, (path) => migrations.includes(path), posix.dirname(migrations[0] as string));

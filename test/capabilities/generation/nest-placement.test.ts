@@ -1,5 +1,5 @@
-// NestJS resources placed as the project keeps its own (test/fixtures/real/nest-modules-friendships: src/modules/<name>/ with singular
-// names, DTOs in dtos/, the entity beside the module), behind the guard decorator its routes carry, with a migration when it runs them.
+// NestJS resources placed as the project keeps its own (test/fixtures/real/trust-nest-backend: src/modules/<name>/ with singular
+// names, DTOs in dto/, the entity beside the module), behind the @UseGuards(...) its controllers carry, with a migration unless it synchronizes.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ afterAll(() => {
 
 function copy(): string {
   const root = mkdtempSync(join(tmpdir(), 'cadre-nest-modules-'));
-  cpSync(resolve('test/fixtures/real/nest-modules-friendships'), root, { recursive: true });
+  cpSync(resolve('test/fixtures/real/trust-nest-backend'), root, { recursive: true });
   roots.push(root);
   return root;
 }
@@ -29,12 +29,12 @@ async function plan(root: string, text: string) {
   return nestEndpointSteps({ context, read: (path) => readFile(join(root, path), 'utf8').catch(() => null), task, compilerOptions: (await readTsconfig(root)).options, now: 1732780800000 });
 }
 
-it('a new resource is a module of its own under src/modules/review/ (singular, dtos/), guarded like every route with @Auth([RoleType.USER]), with a migration', async () => {
+it('a new resource is a module of its own under src/modules/review/ (singular, dto/), behind @UseGuards(AuthGuard, PermissionsGuard) like its controllers, with a migration', async () => {
   const { steps } = await plan(copy(), 'add an endpoint POST /reviews with fields rating:int body:string');
   expect(steps.map((step) => `${step.action} ${step.path}`)).toEqual([
     'create-file src/modules/review/review.entity.ts',
-    'create-file src/database/migrations/1732780800000-create-reviews.ts',
-    'create-file src/modules/review/dtos/create-review.dto.ts',
+    'create-file src/database/migrations/1732780800000-CreateReviews.ts',
+    'create-file src/modules/review/dto/create-review.dto.ts',
     'create-file src/modules/review/review.service.ts',
     'create-file src/modules/review/review.controller.ts',
     'create-file src/modules/review/review.module.ts',
@@ -43,22 +43,27 @@ it('a new resource is a module of its own under src/modules/review/ (singular, d
   const file = (path: string): string => steps.find((step) => step.path === path)?.content ?? '';
   const controller = file('src/modules/review/review.controller.ts');
   expect(controller).toContain('export class ReviewController {');
-  expect(controller).toMatch(/@Post\(\)\n {2}@Auth\(\[RoleType\.USER\]\)\n/);
-  expect(controller).toContain('import { RoleType } from \'../../constants\';\nimport { Auth } from \'../../decorators\';');
+  // Below @Controller, as the project writes it, with its own guards imported from src/common/guards/.
+  expect(controller).toMatch(/@Controller\('reviews'\)\n@UseGuards\(AuthGuard, PermissionsGuard\)\nexport class/);
+  expect(controller).toContain('import { AuthGuard } from \'../../common/guards/auth.guard\';');
+  expect(controller).toContain('import { PermissionsGuard } from \'../../common/guards/permissions.guard\';');
+  expect(controller).toMatch(/import \{[^}]*\bUseGuards\b[^}]*\} from '@nestjs\/common';/);
   expect(file('src/modules/review/review.service.ts')).toContain('this.reviewRepository.save(');
-  const migration = file('src/database/migrations/1732780800000-create-reviews.ts');
-  // As the project's own migration imports the types, columns snake_cased by its SnakeNamingStrategy.
-  expect(migration).toContain('import { type MigrationInterface, type QueryRunner } from \'typeorm\';');
+  const migration = file('src/database/migrations/1732780800000-CreateReviews.ts');
+  // Its migrations run by its migration:run script (migrationsRun: false, synchronize: false).
+  expect(migration).toContain('import { MigrationInterface, QueryRunner } from \'typeorm\';');
   expect(migration).toContain('export class CreateReviews1732780800000 implements MigrationInterface {');
-  expect(migration).toContain('"created_at" TIMESTAMP NOT NULL DEFAULT now()');
+  expect(migration).toContain('"createdAt" TIMESTAMP NOT NULL DEFAULT now()');
   expect(migration).toContain('DROP TABLE "reviews"');
   expect(file('src/app.module.ts')).toContain('ReviewModule');
 });
 
-it('no migration when the project does not run them at start-up', async () => {
+it('no migration when the project synchronizes its schema from the entities', async () => {
   const root = copy();
-  const config = join(root, 'src/shared/services/api-config.service.ts');
-  writeFileSync(config, readFileSync(config, 'utf8').replace('migrationsRun: true,', '// migrationsRun: true,'));
+  const config = join(root, 'src/config/database.config.ts');
+  const text = readFileSync(config, 'utf8');
+  expect(text).toContain('synchronize: false,');
+  writeFileSync(config, text.replace('synchronize: false,', 'synchronize: true,'));
   const { steps } = await plan(root, 'add an endpoint POST /reviews with fields rating:int body:string');
   expect(steps.map((step) => step.path).filter((path) => path.includes('migrations'))).toEqual([]);
 });
