@@ -34,12 +34,18 @@ async function readBounded(path: string): Promise<string | undefined> {
   }
 }
 
-/** The usable entries of an `env:` mapping: names in env-var syntax, string values, no `${{ }}` expression or secret. */
+/** A YAML scalar as the runner sets it in the environment: a string as written, a number or boolean as its text. */
+const envText = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean' ? String(value) : undefined;
+
+/** The usable entries of an `env:` mapping: names in env-var syntax, scalar values, no `${{ }}` expression or secret. */
 function envEntries(env: unknown): [string, string][] {
   if (!isRecord(env)) return [];
-  return Object.entries(env).flatMap(([name, value]): [string, string][] =>
-    namePattern.test(name) && typeof value === 'string' && value.length <= maxValueLength && !value.includes('${{') && !/secrets\./i.test(value) && safeValue.test(value)
-      ? [[name, value]] : []);
+  return Object.entries(env).flatMap(([name, raw]): [string, string][] => {
+    const value = envText(raw);
+    return value !== undefined && namePattern.test(name) && value.length <= maxValueLength && !value.includes('${{') && !/secrets\./i.test(value) && safeValue.test(value)
+      ? [[name, value]] : [];
+  });
 }
 
 /** Whether a workflow step runs the project's tests (`run: npm test`, `npx jest`...). */

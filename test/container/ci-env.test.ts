@@ -10,13 +10,16 @@ import { unpackCorpus, unpackVendored } from '../support/corpus.js';
 /** fastify-demo's real `.github/workflows/ci.yml` (corpus): a MySQL service's env, and the env of its `npm run test` step. */
 let realWorkflow = '';
 const made: string[] = [];
-/** What fastify-demo's test step sets that readCiEnv takes: its strings (MYSQL_PORT: 3306 and the other numbers are not). */
+/** What fastify-demo's test step sets, as the runner sets it: numbers too (its tests rely on RATE_LIMIT_MAX: 4). */
 const fastifyTestEnv = [
   { name: 'MYSQL_HOST', value: 'localhost', file: '.github/workflows/ci.yml' },
+  { name: 'MYSQL_PORT', value: '3306', file: '.github/workflows/ci.yml' },
   { name: 'MYSQL_DATABASE', value: 'test_db', file: '.github/workflows/ci.yml' },
   { name: 'MYSQL_USER', value: 'test_user', file: '.github/workflows/ci.yml' },
   { name: 'MYSQL_PASSWORD', value: 'test_password', file: '.github/workflows/ci.yml' },
   { name: 'COOKIE_NAME', value: 'sessid', file: '.github/workflows/ci.yml' },
+  { name: 'RATE_LIMIT_MAX', value: '4', file: '.github/workflows/ci.yml' },
+  { name: 'CAN_SEED_DATABASE', value: '1', file: '.github/workflows/ci.yml' },
 ];
 
 beforeAll(() => {
@@ -53,7 +56,7 @@ describe('readCiEnv', () => {
   it('offers only what the container lacks, with the exact /vm-config command', async () => {
     const vars = await readCiEnv(workspace({ 'ci.yml': realWorkflow }));
     expect(vars).toEqual(fastifyTestEnv);
-    const has = { MYSQL_HOST: 'mysql', MYSQL_DATABASE: 'app', MYSQL_USER: 'u', MYSQL_PASSWORD: 'p' };
+    const has = { MYSQL_HOST: 'mysql', MYSQL_PORT: '3306', MYSQL_DATABASE: 'app', MYSQL_USER: 'u', MYSQL_PASSWORD: 'p', RATE_LIMIT_MAX: '4', CAN_SEED_DATABASE: '1' };
     expect(ciEnvHint(vars, has, 'vm-3f2a')).toBe(
       "The project's CI (.github/workflows/ci.yml) sets COOKIE_NAME=sessid for its tests; this container has no COOKIE_NAME: /vm-config --env \"COOKIE_NAME=sessid\" --container vm-3f2a if its tests depend on it");
     expect(ciEnvHint(vars, { ...has, MYSQL_DATABASE: undefined }, 'vm-3f2a')).toBe(
@@ -61,7 +64,7 @@ describe('readCiEnv', () => {
     expect(ciEnvHint(vars, { ...has, COOKIE_NAME: 'x' }, 'vm-3f2a')).toBeUndefined();
   });
 
-  it('takes workflow, job and test-step env of jobs that run tests only, strings as written (YAML 1.2: `yes` stays a string), and skips expressions, secrets and non-strings', async () => {
+  it('takes workflow, job and test-step env of jobs that run tests only, strings as written (YAML 1.2: `yes` stays a string), numbers and booleans as their text, and skips expressions, secrets and lists', async () => {
     const vars = await readCiEnv(workspace({
       'ci.yaml': [
         'env: { TOP: "1", FROM_EXPR: "${{ matrix.node }}" }',
@@ -90,7 +93,7 @@ describe('readCiEnv', () => {
         '        env: { STEP: "s" }',
       ].join('\n'),
     }));
-    expect(vars.map(({ name, value }) => `${name}=${value}`)).toEqual(['TOP=1', 'GOOD=fine', 'AS_WRITTEN=yes', 'STEP=s']);
+    expect(vars.map(({ name, value }) => `${name}=${value}`)).toEqual(['TOP=1', 'NUMBER=3', 'FLAG=true', 'GOOD=fine', 'AS_WRITTEN=yes', 'STEP=s']);
   });
 
   it("reads the zone a time-zone action sets before the tests (dicom-deidentifier-ts's real workflow: setup-timezone, Europe/Berlin)", async () => {
