@@ -79,5 +79,5 @@ export async function typeormMigration(context: ProjectContext, read: (path: str
     '}',
     '',
   ].join('\n');
-  return { action: 'create-file', path, summary: `migration ${className}: creates the ${entity.table} table (the project runs its migrations at start-up, migrationsRun: true)`, content: await printSource(path, source, context.style) };
+  return { action: 'create-file', path, summary: `migration ${className}: creates the ${entity.table} table (the project keeps its migrations in ${folder} and does not synchronize its schema)`, content: await printSource(path, source, context.style) };
 }

@@ -55,6 +55,8 @@ it('a new resource is a module of its own under src/modules/review/ (singular, d
   expect(migration).toContain('export class CreateReviews1732780800000 implements MigrationInterface {');
   expect(migration).toContain('"createdAt" TIMESTAMP NOT NULL DEFAULT now()');
   expect(migration).toContain('DROP TABLE "reviews"');
+  // The plan line says why there is a migration, as it is: not that migrations run at start-up, which here they do not.
+  expect(steps.find((step) => step.path.endsWith('-CreateReviews.ts'))?.summary).toBe('migration CreateReviews1732780800000: creates the reviews table (the project keeps its migrations in src/database/migrations and does not synchronize its schema)');
   expect(file('src/app.module.ts')).toContain('ReviewModule');
 });
 
