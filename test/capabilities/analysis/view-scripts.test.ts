@@ -90,3 +90,21 @@ describe('inline scripts of EJS views', () => {
     expect(await domXss(vulnerable.root)).toEqual([...before, `High views/layout.ejs:${lineOf(changed, 'div.innerHTML')}`].sort());
   });
 });
+
+describe('hostile views', () => {
+  // A view from a repository may open scripts and template tags it never closes. A lazy regex searched to the end of the file
+  // from each opening (quadratic: these 400 KB took minutes); a forward scan reads it once, and still finds the one real block.
+  it('thousands of unclosed <script> tags and template tags: the inline script is still read, at once', async () => {
+    const { inlineScriptText } = await import('../../../src/capabilities/analysis/inline-scripts.js');
+    const real = '<script>\nvar a = {{ value }} + <%= other %>;\n</script>\n';
+    const unclosedTags = `<script>\n${'{{ {% {# <% '.repeat(20_000)}\n</script>\n`;
+    const view = `${real}${unclosedTags}${'<script>'.repeat(50_000)}`;
+    const text = inlineScriptText('views/page.html', view);
+    expect(text?.length).toBe(view.length);
+    // Output tags become a number as long as the tag, other tags blanks; what is not script is blank, newlines kept.
+    const number = (tag: string): string => '0'.padEnd(tag.length);
+    expect(text?.slice(0, real.length)).toBe(`        \nvar a = ${number('{{ value }}')} + ${number('<%= other %>')};\n         \n`);
+    expect(inlineScriptText('views/page.ejs', '<script>\nvar b = <%- html %>; <% if (x) { %>go()<% } %>\n</script>')).toBe(
+      `        \nvar b = ${number('<%- html %>')}; ${' '.repeat('<% if (x) { %>'.length)}go()${' '.repeat('<% } %>'.length)}\n         `);
+  }, 20_000);
+});
