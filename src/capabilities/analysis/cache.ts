@@ -8,7 +8,7 @@ import type { AnalysisKind, Finding } from './types.js';
 import type { FileView } from './view.js';
 
 /** Bumped whenever a rule changes, so that cached findings are recomputed. */
-export const analysisCacheVersion = 7;
+export const analysisCacheVersion = 8;
 
 export type CachedFile = FileView & { size: number; mtimeMs: number; hash: string; findings: Finding[]; /** Why this file was only partly analysed, said on every run. */ warning?: string };
 type CacheDocument = { version: number; files: Record<string, CachedFile> };
