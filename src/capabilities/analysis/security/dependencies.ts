@@ -40,8 +40,10 @@ export function checkDependencies(view: ProjectView, advisories: readonly Adviso
     hits.set(key, known);
   };
   const check = (name: string, version: string, key: string, hit: () => Omit<Hit, 'advisories'>): void => {
+    // The hit (its dependency paths, its lockfile line) is worked out once, however many advisories it matches.
+    let found: Omit<Hit, 'advisories'> | undefined;
     for (const advisory of byPackage.get(name) ?? []) {
-      if (semver.satisfies(version, advisory.vulnerable, { includePrerelease: true, loose: true })) report(key, hit(), advisory);
+      if (semver.satisfies(version, advisory.vulnerable, { includePrerelease: true, loose: true })) report(key, found ??= hit(), advisory);
     }
   };
   const known = new Map<string, string[]>();

@@ -68,8 +68,8 @@ export function dependencyGraph(installed: readonly InstalledPackage[], roots: {
     const seen = new Set<string>([start]);
     const queue = [start];
     const names = new Set<string>();
-    while (queue.length > 0) {
-      const key = queue.shift() as string;
+    for (let next = 0; next < queue.length; next += 1) {
+      const key = queue[next] as string;
       for (const name of [...runtimeRoots.get(key) ?? [], ...devRoots.get(key) ?? []]) names.add(name);
       for (const parent of parents.get(key) ?? []) {
         if (seen.has(parent)) continue;
