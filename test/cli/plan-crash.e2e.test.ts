@@ -85,12 +85,13 @@ const scriptTurns = () => [
 /** Runs the task at the prompt, approves the plan (102 files ask even in /auto), and SIGKILLs cadre once the journal reaches `state`. */
 async function killDuringApply(project: string, home: string, env: Record<string, string>, state: 'preparing' | 'prepared'): Promise<void> {
   const pty = startInPty(`${JSON.stringify(process.execPath)} ${JSON.stringify(cadreBin)}`, { cwd: project, env: { PATH: process.env.PATH ?? '', HOME: home, CADRE_HOME: home, NO_COLOR: '1', ...env } });
+  let pid: number | undefined;
   try {
     const at = await pty.waitFor('cadre ›', { timeoutMs: 30_000 });
     pty.type(`/agent universal-agent "rewrite every module"${keys.enter}`);
     await pty.waitFor('Apply this plan?', { from: at, timeoutMs: 90_000 });
     // cadre's own pid, from its autosave lock (the terminal runs it under script(1)).
-    const { pid } = JSON.parse(readFileSync(join(project, '.cadre/sessions/.autosave.lock'), 'utf8')) as { pid: number };
+    pid = (JSON.parse(readFileSync(join(project, '.cadre/sessions/.autosave.lock'), 'utf8')) as { pid: number }).pid;
     pty.type('y');
     // Looked at while cadre runs, the journal could say `state` and be gone before the kill landed (a finished apply, nothing
     // to recover): cadre is stopped before each look and let go only if the journal is not yet in `state`.
@@ -107,6 +108,14 @@ async function killDuringApply(project: string, home: string, env: Record<string
     process.kill(pid, 'SIGKILL');
     expect(seen).toBe(state);
   } finally {
+    // A look that threw leaves cadre stopped (SIGSTOP): killing script(1) would not end it.
+    if (pid !== undefined) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     pty.kill();
     await pty.exited;
   }
