@@ -161,7 +161,6 @@ export function createVmAttempts(options: VmAttemptOptions) {
   };
 }
 
-export type VmAttempts = ReturnType<typeof createVmAttempts>;
 
 /** The task machine's runAttempt logic for vm-agent. */
 export type VmAttemptLogic = PromiseActorLogic<RunAttemptOutput, RunAttemptInput>;
