@@ -88,7 +88,7 @@ async function ensureImage(docker: Docker, image: string, sink: OutputSink, vers
 }
 
 /** The gateway pool with what it needs: credentials, the session's budget, the model, the registries and the host's CA. */
-async function createVmGateways(options: VmEngineOptions, docker: Docker, installation: Installation, image: string, remote: boolean) {
+async function createVmGateways(options: VmEngineOptions, docker: Docker, installation: Installation, image: string, remote: boolean, caBundle: string | undefined) {
   // (remote: the host's CA is baked into the image's runner layer instead of bound; see runner-image.ts.)
   const { paths, config, sink, audit } = options;
   const runDir = join(paths.dataDir, 'run');
@@ -98,7 +98,6 @@ async function createVmGateways(options: VmEngineOptions, docker: Docker, instal
   const credentials = await openCredentials({ keysDir: paths.keysDir });
   const { budget, close: closeBudget } = await createVmBudget({ dataDir: paths.dataDir, session: options.session, audit, sink });
   const model = gatewayModel(config, options.env);
-  const [registry, caBundle] = await Promise.all([hostNpmRegistry(), hostCaBundle(options.env)]);
   const caEnv: Record<string, string> = caBundle ? { NODE_EXTRA_CA_CERTS: containerCaPath, npm_config_cafile: containerCaPath, GIT_SSL_CAINFO: containerCaPath } : {};
   // MCP servers configured for containers run here, on the host, once for every container this process holds.
   const mcp = createContainerMcp({ servers: config.mcp.servers, cwd: paths.projectDir, sink, version: options.version });
@@ -120,7 +119,7 @@ async function createVmGateways(options: VmEngineOptions, docker: Docker, instal
     // A remote engine shares no files: the sandbox reaches its gateway through a stream opened into it (the exec tunnel).
     ...(remote ? { reach: { kind: 'tunnel' as const, openStream: (id: string, cmd: string[]) => openExecStream(docker, `cadre-${id}`, cmd) } } : {}),
   });
-  return { gateways, runDir, neutral, model, registry, caBundle, caEnv, mcp, closeBudget };
+  return { gateways, runDir, neutral, model, caBundle, caEnv, mcp, closeBudget };
 }
 
 export async function createVmEngine(options: VmEngineOptions) {
@@ -131,9 +130,11 @@ export async function createVmEngine(options: VmEngineOptions) {
   const remote = !options.sandboxes && engineEndpointOf(docker).transport !== 'unix';
   const baseImage = options.config.vm.image === 'cadre-sandbox:latest' ? sandboxImageName(options.version) : options.config.vm.image;
   // There, the runner and the host's extra CA bundle are baked into a layer of the image (a bind cannot reach them).
-  const hostCa = remote ? await hostCaBundle(options.env) : undefined;
-  const image = options.sandboxes?.image ?? (remote ? runnerImageName(baseImage, await runnerBundleHash(runnerBundleDir(), hostCa)) : baseImage);
-  const { gateways, runDir, neutral, model, registry, caBundle, caEnv, mcp, closeBudget } = await createVmGateways(options, docker, installation, image, remote);
+  // The host's npm registry and extra CA bundle, asked once: the gateways, the image name and the runner layer all use them.
+  const [registry, hostCa] = await Promise.all([hostNpmRegistry(), hostCaBundle(options.env)]);
+  const bundleHash = remote ? await runnerBundleHash(runnerBundleDir(), hostCa) : undefined;
+  const image = options.sandboxes?.image ?? (bundleHash ? runnerImageName(baseImage, bundleHash) : baseImage);
+  const { gateways, runDir, neutral, model, caBundle, caEnv, mcp, closeBudget } = await createVmGateways(options, docker, installation, image, remote, hostCa);
   const sessionContext = () => options.session().getSnapshot().context;
   const editors = createEditorListeners();
 
@@ -153,7 +154,7 @@ export async function createVmEngine(options: VmEngineOptions) {
   const poolEffects = createPoolEffects({ backend, sandboxSpec: effects.sandboxSpec });
   const imageReady = options.sandboxes?.ensureImage ?? (async (): Promise<void> => {
     await ensureImage(docker, baseImage, sink, options.version);
-    if (remote) await ensureRunnerImage({ docker, sandboxImage: baseImage, bundleDir: runnerBundleDir(), onEvent: sink, ...(hostCa ? { caBundle: hostCa } : {}) });
+    if (remote) await ensureRunnerImage({ docker, sandboxImage: baseImage, bundleDir: runnerBundleDir(), onEvent: sink, ...(hostCa ? { caBundle: hostCa } : {}), ...(bundleHash ? { bundleHash } : {}) });
   });
   const pool = createPoolHost({ docker, backend, runDir, image, root: options.root, defaults: options.defaults, ensureImage: imageReady });
   const containers = createVmContainers({

@@ -38,9 +38,9 @@ export const runnerImageName = (sandboxImage: string, bundleHash: string): strin
  * read-only to the sandbox user), and the host's CA bundle `caBundle` at /etc/cadre/host-ca.crt when given, and returns
  * its name. `sandboxImage` must be on that engine already.
  */
-export async function ensureRunnerImage(options: { docker: Docker; sandboxImage: string; bundleDir: string; onEvent: OutputSink; caBundle?: string }): Promise<string> {
+export async function ensureRunnerImage(options: { docker: Docker; sandboxImage: string; bundleDir: string; onEvent: OutputSink; caBundle?: string; /** runnerBundleHash of the two, when the caller has it already. */ bundleHash?: string }): Promise<string> {
   const { docker, sandboxImage, onEvent } = options;
-  const bundleHash = await runnerBundleHash(options.bundleDir, options.caBundle);
+  const bundleHash = options.bundleHash ?? await runnerBundleHash(options.bundleDir, options.caBundle);
   const image = runnerImageName(sandboxImage, bundleHash);
   const present = await docker.getImage(image).inspect().then((info) => info.Config?.Labels?.[runnerLabel] === bundleHash, (error: unknown) => {
     if (engineStatus(error) === 404) return false;
