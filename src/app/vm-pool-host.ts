@@ -15,7 +15,7 @@ import { poolOf, type RootRef, type SystemOwner } from './actors.js';
 export interface PoolHostOptions {
   docker: DockerClient;
   /** Removes a spare found stopped at its take, with its workspace wherever that is (a volume on a remote engine). */
-  backend: Pick<SandboxBackend, 'remove'>;
+  backend: Pick<SandboxBackend, 'remove' | 'inspect'>;
   runDir: string;
   image: string;
   root: () => SystemOwner & Pick<RootRef, 'send'>;
@@ -52,7 +52,7 @@ export function createPoolHost(options: PoolHostOptions) {
       const entry = fitting.find((candidate) => candidate.repository === repository) ?? fitting[0];
       if (!pool || !entry) return undefined;
       pool.send({ type: 'pool.taken', containerId: entry.containerId });
-      const running = await docker.getContainer(entry.dockerId).inspect().then((info) => info.State.Running, () => false);
+      const running = await options.backend.inspect({ id: entry.containerId, engineId: entry.dockerId }).then((info) => info.running, () => false);
       if (running) return entry;
       await options.backend.remove({ id: entry.containerId, engineId: entry.dockerId, workspace: entry.workspace })
         .then(() => rm(join(runDir, entry.containerId), { recursive: true, force: true }))
